@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The capture engine: one generic entry program and one generic exit program
+ * that serve every API of a plugin. The API's index arrives as the attach
+ * cookie; the `specs` map, filled by user space from the plugin's API table,
+ * says what to copy for it. A plugin's bpf/<name>.bpf.c includes this file
+ * and adds only what its runtime needs beyond it.
+ */
+#ifndef CT_CAPTURE_BPF_H
+#define CT_CAPTURE_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <cudatracer/record.h>
+
+#define CT_MAX_DEPTH 4 /* nested traced calls kept per thread */
+#define CT_API_ENTRY_ONLY_BIT 1u
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Set by user space before load. */
+const volatile bool ct_filter_pids = false;
+const volatile __u64 ct_wakeup_bytes = 0; /* 0: wake the reader for every record */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 24); /* resized from config */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* resized to the plugin's API count */
+	__type(key, __u32);
+	__type(value, struct ct_spec);
+} specs SEC(".maps");
+
+/* Processes to trace when ct_filter_pids; shared with the watcher object. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CT_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct ct_frame {
+	__u64 ts;
+	__u32 api;
+	__u32 flags;
+	__u64 args[CT_REC_ARGS];
+	__u64 mem[CT_REC_MEM];
+	char str[CT_REC_STR];
+};
+
+struct ct_thread {
+	__u32 depth;
+	__u32 pad;
+	struct ct_frame f[CT_MAX_DEPTH];
+};
+
+/* Per-thread calls in flight, keyed by thread id. LRU: a thread that dies
+ * mid-call leaves no garbage behind for long. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct ct_thread);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ct_thread);
+} zero_thread SEC(".maps");
+
+static __always_inline void ct_count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&stats, &which);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline bool ct_wanted(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!ct_filter_pids)
+		return true;
+	if (bpf_map_lookup_elem(&pids, &tgid))
+		return true;
+	return false;
+}
+
+static __always_inline void ct_read_regs(struct pt_regs *ctx, __u64 *args,
+					 const struct ct_spec *s)
+{
+	args[0] = PT_REGS_PARM1(ctx);
+	args[1] = PT_REGS_PARM2(ctx);
+	args[2] = PT_REGS_PARM3(ctx);
+	args[3] = PT_REGS_PARM4(ctx);
+	args[4] = PT_REGS_PARM5(ctx);
+	args[5] = PT_REGS_PARM6(ctx);
+	/* At a function's first instruction sp points at the return address:
+	 * the seventh argument is at sp+8 (x86-64 SysV). */
+	if (s->stack_words)
+		bpf_probe_read_user(&args[6], CT_STACK_WORDS * 8,
+				    (void *)(PT_REGS_SP(ctx) + 8));
+}
+
+/* Copy the user memory the spec asks for in this phase into mem[]. */
+static __always_inline __u32 ct_do_reads(const struct ct_spec *s, __u8 phase,
+					 const __u64 *args, __u64 *mem)
+{
+	__u32 flags = 0;
+
+#pragma unroll
+	for (int i = 0; i < CT_SPEC_READS; i++) {
+		const struct ct_spec_read *r = &s->reads[i];
+		__u32 dst = r->dst, words = r->words;
+		__u64 ptr;
+
+		if (r->phase != phase || !words)
+			continue;
+		if (r->slot >= CT_REC_ARGS || dst >= CT_REC_MEM)
+			continue;
+		ptr = args[r->slot & 15];
+		if (words > CT_REC_MEM - dst)
+			words = CT_REC_MEM - dst;
+		if (!ptr) {
+			flags |= CT_REC_READ_FAIL;
+			continue;
+		}
+		dst &= CT_REC_MEM - 1;
+		words &= CT_REC_MEM * 2 - 1;
+		if (words == 0 || words > CT_REC_MEM)
+			continue;
+		if (bpf_probe_read_user((void *)mem + dst * 8, words * 8, (void *)ptr)) {
+			/* A short array at the end of a page: try the first word alone. */
+			if (bpf_probe_read_user((void *)mem + dst * 8, 8, (void *)ptr))
+				flags |= CT_REC_READ_FAIL;
+		}
+	}
+	return flags;
+}
+
+static __always_inline void ct_read_str(const struct ct_spec *s, const __u64 *args,
+					char *str, __u32 *flags)
+{
+	__u32 slot = s->str_slot;
+	__u64 ptr;
+
+	if (slot >= CT_REC_ARGS)
+		return;
+	ptr = args[slot & 15];
+	if (ptr && bpf_probe_read_user_str(str, CT_REC_STR, (void *)ptr) > 0)
+		*flags |= CT_REC_HAS_STR;
+}
+
+static __always_inline void ct_submit(struct ct_record *r)
+{
+	__u64 flags = 0;
+
+	if (ct_wakeup_bytes) {
+		if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= ct_wakeup_bytes)
+			flags = BPF_RB_FORCE_WAKEUP;
+		else
+			flags = BPF_RB_NO_WAKEUP;
+	}
+	bpf_ringbuf_submit(r, flags);
+	ct_count(CT_STAT_EMITTED);
+}
+
+static __always_inline int ct_on_entry(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, zero = 0, api;
+	struct ct_spec *s;
+	struct ct_thread *t;
+	struct ct_frame *f;
+
+	if (!ct_wanted())
+		return 0;
+	api = (__u32)bpf_get_attach_cookie(ctx);
+	s = bpf_map_lookup_elem(&specs, &api);
+	if (!s || !s->enabled)
+		return 0;
+
+	if (s->flags & CT_API_ENTRY_ONLY_BIT) {
+		struct ct_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+
+		if (!r) {
+			ct_count(CT_STAT_LOST);
+			return 0;
+		}
+		r->ts_ns = bpf_ktime_get_ns();
+		r->dur_ns = 0;
+		r->pid = id >> 32;
+		r->tid = tid;
+		r->api = api;
+		r->flags = CT_REC_ENTRY_ONLY;
+		r->depth = 0;
+		r->pad = 0;
+		r->ret = 0;
+		bpf_get_current_comm(r->comm, sizeof(r->comm));
+		__builtin_memset(r->args, 0, sizeof(r->args));
+		__builtin_memset(r->mem, 0, sizeof(r->mem));
+		r->str[0] = 0;
+		ct_read_regs(ctx, r->args, s);
+		r->flags |= ct_do_reads(s, 1, r->args, r->mem);
+		ct_read_str(s, r->args, r->str, &r->flags);
+		ct_submit(r);
+		return 0;
+	}
+
+	t = bpf_map_lookup_elem(&inflight, &tid);
+	if (!t) {
+		struct ct_thread *z = bpf_map_lookup_elem(&zero_thread, &zero);
+
+		if (!z)
+			return 0;
+		bpf_map_update_elem(&inflight, &tid, z, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&inflight, &tid);
+		if (!t)
+			return 0;
+	}
+	if (t->depth >= CT_MAX_DEPTH) {
+		/* Keep counting so that the matching exits pair up. */
+		t->depth++;
+		ct_count(CT_STAT_DEEP);
+		return 0;
+	}
+	f = &t->f[t->depth & (CT_MAX_DEPTH - 1)];
+	f->api = api;
+	f->flags = 0;
+	f->str[0] = 0;
+	ct_read_regs(ctx, f->args, s);
+	f->flags |= ct_do_reads(s, 1, f->args, f->mem);
+	ct_read_str(s, f->args, f->str, &f->flags);
+	t->depth++;
+	f->ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int ct_on_exit(struct pt_regs *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, api, d;
+	struct ct_spec *s;
+	struct ct_thread *t;
+	struct ct_frame *f;
+	struct ct_record *r;
+
+	t = bpf_map_lookup_elem(&inflight, &tid);
+	if (!t || t->depth == 0) {
+		ct_count(CT_STAT_UNPAIRED);
+		return 0;
+	}
+	t->depth--;
+	d = t->depth;
+	if (d >= CT_MAX_DEPTH)
+		return 0; /* counted at entry */
+	f = &t->f[d & (CT_MAX_DEPTH - 1)];
+	api = (__u32)bpf_get_attach_cookie(ctx);
+	if (f->api != api) {
+		ct_count(CT_STAT_UNPAIRED);
+		return 0;
+	}
+	s = bpf_map_lookup_elem(&specs, &api);
+	if (!s)
+		return 0;
+
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		ct_count(CT_STAT_LOST);
+		return 0;
+	}
+	r->ts_ns = f->ts;
+	r->dur_ns = now - f->ts;
+	r->pid = id >> 32;
+	r->tid = tid;
+	r->api = api;
+	r->flags = f->flags;
+	r->depth = d;
+	r->pad = 0;
+	r->ret = PT_REGS_RC(ctx);
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	__builtin_memcpy(r->args, f->args, sizeof(r->args));
+	__builtin_memcpy(r->mem, f->mem, sizeof(r->mem));
+	if (f->flags & CT_REC_HAS_STR)
+		bpf_probe_read_kernel_str(r->str, sizeof(r->str), f->str);
+	else
+		r->str[0] = 0;
+	r->flags |= ct_do_reads(s, 2, r->args, r->mem);
+	ct_submit(r);
+	return 0;
+}
+
+/* uprobe_multi: every symbol of a library in one link. */
+SEC("uprobe.multi")
+int ct_entry_multi(struct pt_regs *ctx)
+{
+	return ct_on_entry(ctx);
+}
+
+SEC("uretprobe.multi")
+int ct_exit_multi(struct pt_regs *ctx)
+{
+	return ct_on_exit(ctx);
+}
+
+/* Fallback for kernels without uprobe_multi: one link per symbol. */
+SEC("uprobe")
+int ct_entry_single(struct pt_regs *ctx)
+{
+	return ct_on_entry(ctx);
+}
+
+SEC("uretprobe")
+int ct_exit_single(struct pt_regs *ctx)
+{
+	return ct_on_exit(ctx);
+}
+
+#endif

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The watcher: keeps the set of traced processes (following forks) and
+ * catches runtimes that are loaded after tracing starts. When a traced
+ * process opens a file whose name starts with one of the plugins' library
+ * names, or calls exec, the task is stopped (SIGSTOP, delivered before it
+ * returns to user space) and user space is told; user space attaches the
+ * probes to that file, then sends SIGCONT. No call is lost to the race
+ * between a dlopen and the attach.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <cudatracer/record.h>
+#include "watch.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+#define SIGSTOP_NR 19
+#define NR_open 2
+#define NR_openat 257
+#define NR_openat2 437
+
+const volatile bool ct_filter_pids = false;
+const volatile bool ct_stop_on_exec = false;
+const volatile __u32 ct_n_patterns = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CT_WATCH_PATTERNS);
+	__type(key, __u32);
+	__type(value, char[CT_WATCH_PATTERN_LEN]);
+} patterns SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 16);
+} watch_events SEC(".maps");
+
+/* Opens that matched at syscall entry, by thread, until the syscall returns. */
+struct pending {
+	__u32 pattern;
+	char path[CT_WATCH_PATH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct pending);
+} opens SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pending);
+} scratch SEC(".maps");
+
+static __always_inline bool traced(__u32 tgid)
+{
+	return !ct_filter_pids || bpf_map_lookup_elem(&pids, &tgid);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(ct_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	__u32 one = 1;
+
+	if (ct_filter_pids && ptgid != ctgid && bpf_map_lookup_elem(&pids, &ptgid))
+		bpf_map_update_elem(&pids, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ct_exit, struct task_struct *p)
+{
+	__u32 pid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid);
+	struct ct_watch_event *e;
+
+	if (pid != tgid || !ct_filter_pids || !bpf_map_lookup_elem(&pids, &tgid))
+		return 0;
+	e = bpf_ringbuf_reserve(&watch_events, sizeof(*e), 0);
+	if (!e)
+		return 0;
+	__builtin_memset(e, 0, sizeof(*e));
+	e->kind = CT_WATCH_EXIT;
+	e->pid = tgid;
+	e->tid = pid;
+	e->exit_code = BPF_CORE_READ(p, exit_code);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(ct_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct ct_watch_event *e;
+
+	if (!ct_stop_on_exec || !ct_filter_pids || !bpf_map_lookup_elem(&pids, &tgid))
+		return 0;
+	e = bpf_ringbuf_reserve(&watch_events, sizeof(*e), 0);
+	if (!e)
+		return 0;
+	__builtin_memset(e, 0, sizeof(*e));
+	e->kind = CT_WATCH_EXEC;
+	e->pid = tgid;
+	e->tid = BPF_CORE_READ(p, pid);
+	bpf_probe_read_kernel_str(e->path, sizeof(e->path), BPF_CORE_READ(bprm, filename));
+	e->stopped = bpf_send_signal(SIGSTOP_NR) == 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+struct base_ctx {
+	const char *path;
+	int len;
+	int base;
+};
+
+static long find_base(__u64 i, void *data)
+{
+	struct base_ctx *c = data;
+	char ch;
+
+	if ((int)i >= c->len)
+		return 1;
+	bpf_probe_read_kernel(&ch, 1, c->path + (i & (CT_WATCH_PATH - 1)));
+	if (ch == '/')
+		c->base = i + 1;
+	return 0;
+}
+
+/* Does the basename of `path` start with one of the patterns? */
+static __always_inline int match_pattern(struct pending *pd, int len)
+{
+	struct base_ctx c = { pd->path, len, 0 };
+	char name[CT_WATCH_PATTERN_LEN];
+
+	bpf_loop(CT_WATCH_PATH, find_base, &c, 0);
+	__builtin_memset(name, 0, sizeof(name));
+	bpf_probe_read_kernel_str(name, sizeof(name), pd->path + (c.base & (CT_WATCH_PATH - 1)));
+	for (__u32 p = 0; p < CT_WATCH_PATTERNS; p++) {
+		const char *pat;
+		bool ok = true;
+
+		if (p >= ct_n_patterns)
+			break;
+		pat = bpf_map_lookup_elem(&patterns, &p);
+		if (!pat || !pat[0])
+			continue;
+		for (int j = 0; j < CT_WATCH_PATTERN_LEN; j++) {
+			if (!pat[j])
+				break;
+			if (name[j] != pat[j]) {
+				ok = false;
+				break;
+			}
+		}
+		if (ok)
+			return p;
+	}
+	return -1;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ct_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pt, zero = 0;
+	struct pending *pd;
+	const char *name;
+	int len, m;
+
+	if (id != NR_openat && id != NR_openat2 && id != NR_open)
+		return 0;
+	if (!ct_n_patterns || !traced(pt >> 32))
+		return 0;
+	name = (const char *)(id == NR_open ? BPF_CORE_READ(regs, di) : BPF_CORE_READ(regs, si));
+	pd = bpf_map_lookup_elem(&scratch, &zero);
+	if (!pd)
+		return 0;
+	len = bpf_probe_read_user_str(pd->path, sizeof(pd->path), name);
+	if (len <= 0)
+		return 0;
+	m = match_pattern(pd, len);
+	if (m < 0)
+		return 0;
+	pd->pattern = m;
+	bpf_map_update_elem(&opens, &tid, pd, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ct_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pt;
+	struct ct_watch_event *e;
+	struct pending *pd;
+
+	if (!ct_n_patterns)
+		return 0;
+	pd = bpf_map_lookup_elem(&opens, &tid);
+	if (!pd)
+		return 0;
+	if (ret >= 0) {
+		e = bpf_ringbuf_reserve(&watch_events, sizeof(*e), 0);
+		if (e) {
+			e->kind = CT_WATCH_OPEN;
+			e->pid = pt >> 32;
+			e->tid = tid;
+			e->pattern = pd->pattern;
+			e->fd = ret;
+			e->exit_code = 0;
+			__builtin_memcpy(e->path, pd->path, sizeof(e->path));
+			e->stopped = bpf_send_signal(SIGSTOP_NR) == 0;
+			bpf_ringbuf_submit(e, 0);
+		}
+	}
+	bpf_map_delete_elem(&opens, &tid);
+	return 0;
+}

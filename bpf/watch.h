@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* Events from the watcher (bpf/watch.bpf.c) to user space. */
+#ifndef CT_WATCH_H
+#define CT_WATCH_H
+
+#define CT_WATCH_PATTERNS 16
+#define CT_WATCH_PATTERN_LEN 32
+#define CT_WATCH_PATH 256
+
+enum ct_watch_kind {
+	CT_WATCH_OPEN = 1, /* a library the plugins want was opened; task stopped */
+	CT_WATCH_EXEC,     /* a traced process called exec; task stopped */
+	CT_WATCH_EXIT,     /* a traced process exited */
+};
+
+struct ct_watch_event {
+	ct_u32 kind;
+	ct_u32 pid;
+	ct_u32 tid;
+	ct_u32 pattern;    /* CT_WATCH_OPEN: index of the matched pattern */
+	ct_u64 fd;         /* CT_WATCH_OPEN: the fd openat returned */
+	ct_u32 exit_code;  /* CT_WATCH_EXIT */
+	ct_u32 stopped;    /* 1: the task was sent SIGSTOP and waits for SIGCONT */
+	char path[CT_WATCH_PATH];
+};
+
+#endif

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The table-driven decoder: a record plus the API's row in the plugin's table
+ * make an event. Every read is bounds-checked against the record, so a
+ * broken table or a hostile record yields invalid fields, never a crash.
+ */
+#include <errno.h>
+#include <string.h>
+#include "decode.h"
+
+const char *ct_enum_name(const struct ct_enum *e, int64_t v)
+{
+	size_t lo = 0, hi;
+
+	if (!e || !e->v)
+		return NULL;
+	hi = e->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->v[mid].value == v)
+			return e->v[mid].name;
+		if (e->v[mid].value < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static const uint8_t *area_base(const struct ct_record *r, uint8_t area, size_t *len)
+{
+	switch (area) {
+	case CT_AREA_ARGS: *len = sizeof(r->args); return (const uint8_t *)r->args;
+	case CT_AREA_MEM: *len = sizeof(r->mem); return (const uint8_t *)r->mem;
+	case CT_AREA_STR: *len = sizeof(r->str); return (const uint8_t *)r->str;
+	case CT_AREA_RET: *len = sizeof(r->ret); return (const uint8_t *)&r->ret;
+	}
+	*len = 0;
+	return NULL;
+}
+
+static bool load(const struct ct_record *r, uint8_t area, size_t off, size_t size, uint64_t *v)
+{
+	size_t len;
+	const uint8_t *base = area_base(r, area, &len);
+
+	*v = 0;
+	if (!base || size > 8 || off + size > len)
+		return false;
+	memcpy(v, base + off, size); /* little-endian: low bytes first */
+	return true;
+}
+
+static void decode_field(const struct ct_record *r, const struct ct_arg *a,
+			 const struct ct_event *ev, struct ct_field *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->arg = a;
+	switch (a->kind) {
+	case CT_ARG_DIM3:
+		f->valid = true;
+		f->n3 = 3;
+		for (int i = 0; i < 3; i++)
+			f->valid &= load(r, a->area, a->off + 4 * i, 4, &f->v3[i]);
+		return;
+	case CT_ARG_SIZES3: {
+		uint64_t n = 3;
+
+		if (a->count_from >= 0 && a->count_from < ev->n_fields)
+			n = ev->fields[a->count_from].v;
+		f->n3 = n > 3 ? 3 : (uint8_t)n;
+		f->valid = true;
+		for (int i = 0; i < f->n3; i++)
+			f->valid &= load(r, a->area, a->off + 8 * i, 8, &f->v3[i]);
+		return;
+	}
+	case CT_ARG_STRING:
+		f->valid = (r->flags & CT_REC_HAS_STR) != 0;
+		f->str = f->valid ? r->str : NULL;
+		return;
+	default:
+		break;
+	}
+	f->valid = load(r, a->area, a->off, a->size ? a->size : 8, &f->v);
+	if (a->area == CT_AREA_MEM && (r->flags & CT_REC_READ_FAIL) && !f->v)
+		f->valid = false;
+	if (a->kind == CT_ARG_INT && a->size && a->size < 8) {
+		unsigned shift = 64 - 8 * a->size;
+
+		f->v = (uint64_t)((int64_t)(f->v << shift) >> shift);
+	}
+	if (a->kind == CT_ARG_ENUM)
+		f->enum_name = ct_enum_name(a->names, (int64_t)f->v);
+}
+
+int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall_offset_ns,
+	      struct ct_event *ev)
+{
+	const struct ct_api *api;
+
+	if (r->api >= p->n_apis)
+		return -EINVAL;
+	api = &p->apis[r->api];
+	ev->rec = r;
+	ev->plugin = p;
+	ev->api = api;
+	ev->api_idx = r->api;
+	ev->mono_ns = r->ts_ns;
+	ev->ts_ns = r->ts_ns + wall_offset_ns;
+	ev->dur_ns = r->dur_ns;
+	ev->pid = r->pid;
+	ev->tid = r->tid;
+	ev->depth = r->depth;
+	ev->comm = r->comm;
+	ev->entry_only = (r->flags & CT_REC_ENTRY_ONLY) != 0;
+	ev->n_fields = 0;
+	for (int i = 0; i < api->n_args && i < CT_MAX_ARGS; i++) {
+		decode_field(r, &api->args[i], ev, &ev->fields[i]);
+		ev->n_fields++;
+	}
+
+	ev->has_result = false;
+	ev->has_ret_handle = false;
+	ev->result = 0;
+	ev->result_name = NULL;
+	ev->is_error = false;
+	if (ev->entry_only)
+		return 0;
+	switch (api->result) {
+	case CT_RES_ERROR:
+		ev->has_result = true;
+		ev->result = (int32_t)r->ret;
+		break;
+	case CT_RES_HANDLE:
+		ev->has_ret_handle = true;
+		ev->ret_handle = r->ret;
+		if (api->err_arg >= 0 && api->err_arg < ev->n_fields && ev->fields[api->err_arg].valid) {
+			ev->has_result = true;
+			ev->result = (int32_t)ev->fields[api->err_arg].v;
+		} else if (r->ret) {
+			ev->has_result = true; /* a handle and no error pointer: success */
+		}
+		break;
+	default:
+		return 0;
+	}
+	if (ev->has_result) {
+		ev->result_name = ct_enum_name(p->errors, ev->result);
+		ev->is_error = ev->result != 0;
+	}
+	return 0;
+}
+
+const struct ct_field *ct_event_role(const struct ct_event *ev, enum ct_role role)
+{
+	for (int i = 0; i < ev->n_fields; i++)
+		if (ev->fields[i].arg->role == role)
+			return &ev->fields[i];
+	return NULL;
+}
+
+uint64_t ct_event_bytes(const struct ct_event *ev)
+{
+	const struct ct_field *b = ct_event_role(ev, CT_ROLE_BYTES);
+	const struct ct_field *h = ct_event_role(ev, CT_ROLE_HEIGHT);
+
+	if (!b || !b->valid)
+		return 0;
+	return h && h->valid ? b->v * h->v : b->v;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CT_DECODE_H
+#define CT_DECODE_H
+
+#include <cudatracer/event.h>
+
+/* Name of `v` in a sorted enum table, or NULL. */
+const char *ct_enum_name(const struct ct_enum *e, int64_t v);
+
+/*
+ * Turn one record into an event, driven by the plugin's API table. The event
+ * points into the record and the plugin's tables: valid until the next call.
+ * Returns 0, or -EINVAL for a record that names no API of this plugin.
+ */
+int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall_offset_ns,
+	      struct ct_event *ev);
+
+#endif

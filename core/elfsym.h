@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CT_ELFSYM_H
+#define CT_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * For each names[i], the file offset of the function it names in the ELF
+ * file at `path` (an executable or shared library; .symtab and .dynsym),
+ * or 0 if the file does not define it. Returns how many were found, or a
+ * negative errno: -ENOEXEC for a file that is not ELF.
+ */
+int ct_elf_resolve(const char *path, const char *const *names, size_t n, uint64_t *offsets);
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A decoded event: what sinks see. Sinks are runtime-agnostic: they read
+ * api flags and argument roles, never API names or raw records.
+ */
+#ifndef CUDATRACER_EVENT_H
+#define CUDATRACER_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cudatracer/plugin.h>
+
+struct ct_field {
+	const struct ct_arg *arg;  /* name, kind, role, enum names */
+	uint64_t v;                /* the value (sign-extended for CT_ARG_INT) */
+	uint64_t v3[3];            /* CT_ARG_DIM3 / CT_ARG_SIZES3 */
+	uint8_t n3;                /* how many of v3 are meaningful */
+	const char *str;           /* CT_ARG_STRING; a remembered name for handles */
+	const char *enum_name;     /* CT_ARG_ENUM: name, or NULL if unknown */
+	bool valid;                /* false: the read failed (e.g. unmapped pointer) */
+};
+
+struct ct_event {
+	const struct ct_record *rec;
+	const struct ct_plugin *plugin;
+	const struct ct_api *api;
+	uint32_t api_idx;
+	uint64_t ts_ns;       /* wall clock, ns since the epoch */
+	uint64_t mono_ns;     /* CLOCK_MONOTONIC, as captured */
+	uint64_t dur_ns;
+	uint32_t pid, tid;
+	uint32_t depth;
+	const char *comm;
+	bool entry_only;      /* no result, no duration */
+	bool has_result;
+	int64_t result;       /* the error code */
+	const char *result_name; /* NULL if the code is not in the plugin's table */
+	bool is_error;
+	bool has_ret_handle;
+	uint64_t ret_handle;  /* CT_RES_HANDLE */
+	uint8_t n_fields;
+	struct ct_field fields[CT_MAX_ARGS];
+};
+
+/* Field lookup by role; NULL if the API has no such argument. */
+const struct ct_field *ct_event_role(const struct ct_event *ev, enum ct_role role);
+
+/* Bytes moved by a copy/set or allocated: BYTES (times HEIGHT for 2D). 0 if none. */
+uint64_t ct_event_bytes(const struct ct_event *ev);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The record the BPF capture engine writes to the ring buffer, one per call,
+ * and the per-API spec that user space hands the engine. Shared by BPF and
+ * user space, so it uses fixed-size types only.
+ */
+#ifndef CUDATRACER_RECORD_H
+#define CUDATRACER_RECORD_H
+
+#ifdef __bpf__
+typedef __u64 ct_u64;
+typedef __u32 ct_u32;
+typedef __u8 ct_u8;
+#else
+#include <stdint.h>
+typedef uint64_t ct_u64;
+typedef uint32_t ct_u32;
+typedef uint8_t ct_u8;
+#endif
+
+#define CT_REC_ARGS 12   /* 6 argument registers + 6 stack words */
+#define CT_REC_MEM 8     /* words copied from user memory */
+#define CT_REC_STR 128   /* bytes of one C string */
+#define CT_COMM_LEN 16
+#define CT_STACK_WORDS 6
+
+/* rec->flags */
+#define CT_REC_ENTRY_ONLY (1u << 0) /* emitted at entry: no ret, no duration */
+#define CT_REC_HAS_STR    (1u << 1)
+#define CT_REC_READ_FAIL  (1u << 2) /* a memory read the spec asked for failed */
+
+struct ct_record {
+	ct_u64 ts_ns;  /* entry time, CLOCK_MONOTONIC */
+	ct_u64 dur_ns;
+	ct_u32 pid;
+	ct_u32 tid;
+	ct_u32 api;    /* index in the plugin's API table (the attach cookie) */
+	ct_u32 flags;
+	ct_u32 depth;  /* nesting depth of traced calls on this thread (0 = outermost) */
+	ct_u32 pad;
+	char comm[CT_COMM_LEN];
+	ct_u64 ret;
+	ct_u64 args[CT_REC_ARGS];
+	ct_u64 mem[CT_REC_MEM];
+	char str[CT_REC_STR];
+};
+
+/* What the engine must do for one API; user space fills the map from ct_api. */
+#define CT_SPEC_READS 4
+struct ct_spec_read {
+	ct_u8 slot;
+	ct_u8 phase; /* 1 entry, 2 exit, 0 unused */
+	ct_u8 words;
+	ct_u8 dst;
+};
+
+struct ct_spec {
+	ct_u32 flags;       /* CT_API_ENTRY_ONLY only, here */
+	ct_u8 stack_words;  /* stack argument words to copy at entry */
+	ct_u8 str_slot;     /* 0xff: none */
+	ct_u8 enabled;
+	ct_u8 pad;
+	struct ct_spec_read reads[CT_SPEC_READS];
+};
+
+/* Counters in the engine's per-CPU `stats` array. */
+enum ct_stat {
+	CT_STAT_EMITTED = 0, /* records submitted */
+	CT_STAT_LOST,        /* records that could not be reserved */
+	CT_STAT_UNPAIRED,    /* exits with no matching entry (e.g. began before attach) */
+	CT_STAT_DEEP,        /* entries past the nesting limit */
+	CT_STAT_FILTERED,
+	CT_STAT_MAX,
+};
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Names remembered by handle, per process. A driver-API kernel is known by
+ * an opaque handle (CUfunction, CUkernel, cl_kernel) whose name is seen only
+ * once, when the handle is created (cuModuleGetFunction's `name`); launches
+ * later carry just the handle. The decoder puts the name when a call that
+ * creates a handle succeeds and gets it back for the calls that use it.
+ *
+ * Not thread-safe: the poll loop is the only user. Returned strings stay
+ * valid until the handle is put again, ct_names_forget() or ct_names_reset().
+ */
+#ifndef CT_NAMES_H
+#define CT_NAMES_H
+
+#include <stdint.h>
+
+/*
+ * Remember `name` for (pid, handle), replacing an older name: handles are
+ * reused after a module is unloaded. C++ names ("_Z...") are stored
+ * demangled. Returns 0, -EINVAL for a NULL or empty name, or -ENOMEM.
+ */
+int ct_names_put(uint32_t pid, uint64_t handle, const char *name);
+
+/* The name put for (pid, handle), or NULL if none was seen. */
+const char *ct_names_get(uint32_t pid, uint64_t handle);
+
+/* Drop a process's names (it exited; its pid may come back as another). */
+void ct_names_forget(uint32_t pid);
+
+/* Drop everything (at exit). */
+void ct_names_reset(void);
+
+#endif

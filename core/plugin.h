@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CT_PLUGIN_LOADER_H
+#define CT_PLUGIN_LOADER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <cudatracer/plugin.h>
+
+struct ct_loaded_plugin {
+	void *dl;
+	const struct ct_plugin *p;
+	char *path;
+	void *state; /* from the plugin's init hook */
+};
+
+/* Folders searched for "libct-NAME.so", in order, NULL-terminated; free with ct_plugin_dirs_free. */
+char **ct_plugin_dirs(const char *conf_path);
+void ct_plugin_dirs_free(char **dirs);
+
+/* Load by name (searched in dirs) or by path (contains '/'). Logs why on failure. */
+int ct_plugin_load(const char *name_or_path, char *const *dirs, struct ct_loaded_plugin *out);
+void ct_plugin_unload(struct ct_loaded_plugin *lp);
+
+/* Root must not load code that a non-root user could have changed. */
+int ct_path_is_trusted(const char *path, char *why, size_t why_len);
+
+/* --list-plugins */
+int ct_plugin_list(char *const *dirs, FILE *out);
+
+#endif

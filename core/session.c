@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One tracing run: load the plugins, start the watcher and one capture
+ * object per plugin, find the targets, attach, release a held command,
+ * then poll the ring buffers until the end; drain, close every sink and
+ * report what was lost. Resources are released in reverse order.
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cudatracer/record.h>
+#include "../bpf/watch.h"
+#include "decode.h"
+#include "log.h"
+#include "output.h"
+#include "plugin.h"
+#include "probe.h"
+#include "session.h"
+#include "target.h"
+#include "watch.h"
+
+#define CT_MAX_PLUGINS 8
+
+struct session {
+	struct ct_config *conf;
+	const struct ct_target *target;
+	int n_plugins;
+	struct ct_loaded_plugin plugins[CT_MAX_PLUGINS];
+	struct ct_probe probes[CT_MAX_PLUGINS];
+	bool *enabled[CT_MAX_PLUGINS];
+	struct ct_watcher watcher;
+	const char *patterns[CT_WATCH_PATTERNS];
+	int pattern_plugin[CT_WATCH_PATTERNS];
+	int n_patterns;
+	struct ring_buffer *rb;
+	struct ct_output out;
+	struct ct_run_stats stats;
+	int64_t wall_offset;
+	pid_t child;
+	int child_status;
+	bool child_done;
+	bool target_gone;
+	int release_fd; /* write end of the pipe that holds the command */
+	struct ct_event ev;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+/* libbpf's own messages (the verifier's log among them) only with -v. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG ? ct_verbosity < CT_LOG_DEBUG : ct_verbosity < CT_LOG_INFO)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int ct_check_privileges(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	bool bpf, perfmon, admin;
+
+	if (geteuid() == 0)
+		return 0;
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+#define HAS(cap) ((d[(cap) / 32].effective >> ((cap) % 32)) & 1)
+	bpf = HAS(CAP_BPF);
+	perfmon = HAS(CAP_PERFMON);
+	admin = HAS(CAP_SYS_ADMIN);
+#undef HAS
+	if (admin || (bpf && perfmon))
+		return 0;
+	ct_err("cudatracer loads BPF programs and uprobes: run it as root, or give it CAP_BPF and "
+	       "CAP_PERFMON (missing: %s%s%s)", bpf ? "" : "CAP_BPF", !bpf && !perfmon ? ", " : "",
+	       perfmon ? "" : "CAP_PERFMON");
+	ct_err("for example: sudo setcap cap_bpf,cap_perfmon+ep $(command -v cudatracer)");
+	return -EPERM;
+}
+
+static bool glob_list_matches(const char *list, const char *name)
+{
+	char *copy, *save = NULL;
+	bool hit = false;
+
+	if (!list || !*list)
+		return false;
+	copy = strdup(list);
+	if (!copy)
+		return false;
+	for (char *tok = strtok_r(copy, ", ", &save); tok && !hit; tok = strtok_r(NULL, ", ", &save))
+		hit = fnmatch(tok, name, 0) == 0;
+	free(copy);
+	return hit;
+}
+
+void ct_session_select(const struct ct_config *conf, const struct ct_plugin *p, bool *enabled)
+{
+	bool full = conf->tracer.profile && !strcmp(conf->tracer.profile, "full");
+	const char *inc = conf->filter.include, *exc = conf->filter.exclude;
+
+	for (size_t i = 0; i < p->n_apis; i++) {
+		const char *sym = p->apis[i].symbol;
+
+		if (inc && *inc)
+			enabled[i] = glob_list_matches(inc, sym);
+		else
+			enabled[i] = full || !(p->apis[i].flags & CT_API_HOT);
+		if (glob_list_matches(exc, sym))
+			enabled[i] = false;
+	}
+}
+
+static bool keep(const struct session *s, const struct ct_event *ev)
+{
+	const struct ct_filter_conf *f = &s->conf->filter;
+
+	if (f->comm && *f->comm && strcmp(f->comm, ev->comm))
+		return false;
+	if (f->min_duration && !ev->entry_only && ev->dur_ns < f->min_duration)
+		return false;
+	if (f->errors_only && !ev->is_error)
+		return false;
+	return true;
+}
+
+struct rb_ctx {
+	struct session *s;
+	int plugin;
+};
+
+static struct rb_ctx rb_ctx[CT_MAX_PLUGINS + 1];
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct rb_ctx *c = ctx;
+	struct session *s = c->s;
+	const struct ct_record *r = data;
+
+	if (len < sizeof(*r) ||
+	    ct_decode(s->plugins[c->plugin].p, r, s->wall_offset, &s->ev)) {
+		s->stats.filtered++;
+		return 0;
+	}
+	if (!keep(s, &s->ev)) {
+		s->stats.filtered++;
+		return 0;
+	}
+	s->stats.events++;
+	ct_output_event(&s->out, &s->ev);
+	return 0;
+}
+
+/* A runtime appeared in a traced process: probe it, then let the task go on. */
+static void attach_late(struct session *s, const struct ct_watch_event *e)
+{
+	char open_path[64], display[PATH_MAX];
+	ssize_t n;
+
+	if (e->kind == CT_WATCH_OPEN)
+		snprintf(open_path, sizeof(open_path), "/proc/%u/fd/%llu", e->pid, (unsigned long long)e->fd);
+	else
+		snprintf(open_path, sizeof(open_path), "/proc/%u/exe", e->pid);
+	n = readlink(open_path, display, sizeof(display) - 1);
+	if (n <= 0)
+		snprintf(display, sizeof(display), "%s", e->path);
+	else
+		display[n] = 0;
+	for (int i = 0; i < s->n_plugins; i++) {
+		if (e->kind == CT_WATCH_OPEN && s->pattern_plugin[e->pattern] != i)
+			continue;
+		if (e->kind == CT_WATCH_EXEC && !ct_probe_file_has_symbols(&s->probes[i], open_path))
+			continue;
+		if (ct_probe_attach_file(&s->probes[i], open_path, display) > 0)
+			ct_info("pid %u loaded %s: probed before its first call", e->pid, display);
+	}
+}
+
+static int on_watch(void *ctx, void *data, size_t len)
+{
+	struct session *s = ((struct rb_ctx *)ctx)->s;
+	const struct ct_watch_event *e = data;
+
+	if (len < sizeof(*e))
+		return 0;
+	switch (e->kind) {
+	case CT_WATCH_OPEN:
+	case CT_WATCH_EXEC:
+		attach_late(s, e);
+		if (e->stopped)
+			kill(e->pid, SIGCONT);
+		break;
+	case CT_WATCH_EXIT:
+		if (s->target->pid && (pid_t)e->pid == s->target->pid)
+			s->target_gone = true;
+		break;
+	}
+	return 0;
+}
+
+static int attach_cb(const char *open_path, const char *display, void *ctx)
+{
+	struct session *s = ctx;
+
+	for (int i = 0; i < s->n_plugins; i++)
+		if (ct_target_name_matches(display, s->plugins[i].p->libraries))
+			ct_probe_attach_file(&s->probes[i], open_path, display);
+	return 0;
+}
+
+static int attach_pid(struct session *s, pid_t pid)
+{
+	char exe[64];
+	int before = 0, after = 0, err;
+
+	for (int i = 0; i < s->n_plugins; i++)
+		before += s->probes[i].n_files;
+	err = ct_target_pid_files(pid, attach_cb, s);
+	if (err)
+		return err;
+	/* A runtime linked into the executable (nvcc's default). */
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	for (int i = 0; i < s->n_plugins; i++) {
+		char display[PATH_MAX];
+		ssize_t n = readlink(exe, display, sizeof(display) - 1);
+
+		display[n > 0 ? n : 0] = 0;
+		if (ct_probe_file_has_symbols(&s->probes[i], exe))
+			ct_probe_attach_file(&s->probes[i], exe, display);
+	}
+	for (int i = 0; i < s->n_plugins; i++)
+		after += s->probes[i].n_files;
+	if (after == before)
+		ct_warn("process %d maps no runtime of the loaded plugins yet; its calls will be traced "
+			"once it loads one", pid);
+	return 0;
+}
+
+static int attach_system(struct session *s)
+{
+	char searched[2048];
+	int total = 0;
+
+	for (int i = 0; i < s->n_plugins; i++) {
+		int found = ct_target_system_libs(s->plugins[i].p->libraries, attach_cb, s,
+						  searched, sizeof(searched));
+
+		if (!found)
+			ct_warn("plugin %s: no %s* found in %s; processes that load one from elsewhere "
+				"are still traced when they open it (or name it: --lib PATH, -p PID)",
+				s->plugins[i].p->name, s->plugins[i].p->libraries[0], searched);
+		total += found;
+	}
+	return total;
+}
+
+static int attach_lib(struct session *s, const char *path)
+{
+	int attached = 0;
+
+	if (access(path, R_OK)) {
+		ct_err("--lib %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	for (int i = 0; i < s->n_plugins; i++) {
+		int n = ct_probe_attach_file(&s->probes[i], path, path);
+
+		if (n < 0)
+			return n;
+		attached += n;
+	}
+	if (!attached) {
+		ct_err("--lib %s defines none of the symbols of the loaded plugins", path);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Fork the command, held on a pipe until the probes are in place. */
+static int spawn_held(struct session *s)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		char go;
+
+		close(fds[1]);
+		signal(SIGPIPE, SIG_DFL);
+		if (read(fds[0], &go, 1) != 1)
+			_exit(127); /* the tracer gave up */
+		execvp(s->target->argv[0], s->target->argv);
+		fprintf(stderr, "cudatracer: cannot run %s: %s\n", s->target->argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	s->child = pid;
+	s->release_fd = fds[1];
+	return 0;
+}
+
+static void reap_child(struct session *s)
+{
+	int status;
+
+	if (!s->child || s->child_done)
+		return;
+	if (waitpid(s->child, &status, WNOHANG) == s->child) {
+		s->child_done = true;
+		s->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	}
+}
+
+static int setup(struct session *s)
+{
+	const struct ct_config *c = s->conf;
+	bool filter = s->target->pid || s->target->argv;
+	char **dirs = ct_plugin_dirs(c->tracer.plugin_path);
+	char *list = strdup(c->tracer.plugins ? c->tracer.plugins : "cudart"), *save = NULL;
+	enum ct_attach_mode mode = CT_ATTACH_AUTO;
+	int err = 0;
+
+	if (!dirs || !list) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (char *tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		struct ct_loaded_plugin *lp = &s->plugins[s->n_plugins];
+
+		if (s->n_plugins == CT_MAX_PLUGINS) {
+			ct_err("at most %d plugins at once", CT_MAX_PLUGINS);
+			err = -E2BIG;
+			goto out;
+		}
+		err = ct_plugin_load(tok, dirs, lp);
+		if (err)
+			goto out;
+		s->enabled[s->n_plugins] = calloc(lp->p->n_apis, sizeof(bool));
+		if (!s->enabled[s->n_plugins]) {
+			err = -ENOMEM;
+			goto out;
+		}
+		ct_session_select(c, lp->p, s->enabled[s->n_plugins]);
+		for (int k = 0; lp->p->libraries[k] && s->n_patterns < CT_WATCH_PATTERNS; k++) {
+			s->patterns[s->n_patterns] = lp->p->libraries[k];
+			s->pattern_plugin[s->n_patterns++] = s->n_plugins;
+		}
+		s->n_plugins++;
+	}
+	if (!s->n_plugins) {
+		ct_err("no plugin to load ([tracer] plugins is empty)");
+		err = -EINVAL;
+		goto out;
+	}
+
+	err = ct_watcher_open(&s->watcher, s->patterns, s->n_patterns, filter, s->target->argv != NULL);
+	if (err)
+		goto out;
+	if (c->tracer.attach && !strcmp(c->tracer.attach, "multi"))
+		mode = CT_ATTACH_MULTI;
+	else if (c->tracer.attach && !strcmp(c->tracer.attach, "single"))
+		mode = CT_ATTACH_SINGLE;
+	for (int i = 0; i < s->n_plugins; i++) {
+		struct ct_probe_opts po = {
+			.ringbuf_size = c->tracer.ringbuf_size,
+			.wakeup_bytes = c->tracer.wakeup_bytes,
+			.filter_pids = filter,
+			.pids_fd = ct_watcher_pids_fd(&s->watcher),
+			.mode = mode,
+			.enabled = s->enabled[i],
+		};
+
+		err = ct_probe_open(&s->probes[i], &s->plugins[i], &po);
+		if (err)
+			goto out;
+		rb_ctx[i] = (struct rb_ctx){ s, i };
+		if (!s->rb)
+			s->rb = ring_buffer__new(ct_probe_ringbuf_fd(&s->probes[i]), on_record, &rb_ctx[i], NULL);
+		else if (ring_buffer__add(s->rb, ct_probe_ringbuf_fd(&s->probes[i]), on_record, &rb_ctx[i]))
+			err = -errno;
+		if (!s->rb || err) {
+			err = err ? err : -errno;
+			goto out;
+		}
+	}
+	rb_ctx[s->n_plugins] = (struct rb_ctx){ s, -1 };
+	if (ring_buffer__add(s->rb, ct_watcher_events_fd(&s->watcher), on_watch, &rb_ctx[s->n_plugins])) {
+		err = -errno;
+		goto out;
+	}
+
+	if (s->target->pid) {
+		err = ct_watcher_add_pid(&s->watcher, s->target->pid);
+		if (!err)
+			err = attach_pid(s, s->target->pid);
+	} else if (s->target->argv) {
+		err = spawn_held(s);
+		if (!err)
+			err = ct_watcher_add_pid(&s->watcher, s->child);
+	}
+	if (err)
+		goto out;
+	if (c->tracer.lib) {
+		err = attach_lib(s, c->tracer.lib);
+		if (err)
+			goto out;
+	} else if (!filter) {
+		attach_system(s);
+	}
+out:
+	free(list);
+	ct_plugin_dirs_free(dirs);
+	return err;
+}
+
+static void report(struct session *s)
+{
+	uint64_t st[CT_STAT_MAX] = { 0 };
+
+	for (int i = 0; i < s->n_plugins; i++) {
+		uint64_t one[CT_STAT_MAX];
+
+		if (!s->probes[i].obj || ct_probe_stats(&s->probes[i], one, CT_STAT_MAX))
+			continue;
+		for (int k = 0; k < CT_STAT_MAX; k++)
+			st[k] += one[k];
+	}
+	s->stats.lost = st[CT_STAT_LOST];
+	s->stats.unpaired = st[CT_STAT_UNPAIRED];
+	s->stats.too_deep = st[CT_STAT_DEEP];
+}
+
+static void teardown(struct session *s)
+{
+	if (s->rb)
+		ring_buffer__free(s->rb);
+	for (int i = s->n_plugins - 1; i >= 0; i--) {
+		if (s->probes[i].obj)
+			ct_probe_close(&s->probes[i]);
+		ct_plugin_unload(&s->plugins[i]);
+		free(s->enabled[i]);
+	}
+	if (s->watcher.obj)
+		ct_watcher_close(&s->watcher);
+}
+
+int ct_session_run(struct ct_config *conf, const struct ct_target *t)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct session *s = calloc(1, sizeof(*s));
+	uint64_t last_tick;
+	int err, ret = 1, outerr;
+	bool failed = false;
+
+	if (!s)
+		return 1;
+	s->conf = conf;
+	s->target = t;
+	libbpf_set_print(libbpf_print);
+	s->release_fd = -1;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	s->wall_offset = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
+	s->stats.start_ns = now_ns(CLOCK_REALTIME);
+
+	err = ct_output_open(&s->out, conf);
+	if (!err)
+		err = setup(s);
+	if (err) {
+		if (s->child) {
+			kill(s->child, SIGKILL);
+			waitpid(s->child, NULL, 0);
+			s->child = 0;
+		}
+		failed = true;
+		goto out;
+	}
+	if (s->release_fd >= 0) {
+		if (write(s->release_fd, "g", 1) != 1)
+			ct_warn("could not release the command: %s", strerror(errno));
+		close(s->release_fd);
+		s->release_fd = -1;
+	}
+	ct_info("tracing; Ctrl-C to stop");
+
+	last_tick = now_ns(CLOCK_MONOTONIC);
+	while (!stop_signal) {
+		err = ring_buffer__poll(s->rb, 100);
+		if (err < 0 && err != -EINTR) {
+			ct_err("reading the ring buffer failed: %s", strerror(-err));
+			failed = true;
+			break;
+		}
+		reap_child(s);
+		if (s->child_done || s->target_gone)
+			break;
+		if (now_ns(CLOCK_MONOTONIC) - last_tick >= 1000000000ull) {
+			last_tick = now_ns(CLOCK_MONOTONIC);
+			ct_output_tick(&s->out, now_ns(CLOCK_REALTIME));
+		}
+	}
+	/* Whatever the reason for stopping: every record that reached the ring is written. */
+	ring_buffer__consume(s->rb);
+	if (stop_signal)
+		ct_info("stopping on signal %d", (int)stop_signal);
+	ret = failed ? 1 : 0;
+	if (s->child) {
+		if (!s->child_done) {
+			/* Stopped by a signal: the command goes on untraced unless it got it too. */
+			waitpid(s->child, NULL, WNOHANG);
+			ret = 128 + (int)stop_signal;
+		} else {
+			ret = s->child_status;
+		}
+	}
+out:
+	report(s);
+	s->stats.end_ns = now_ns(CLOCK_REALTIME);
+	outerr = ct_output_close(&s->out, &s->stats);
+	fprintf(stderr, "cudatracer: %llu events, %llu records lost",
+		(unsigned long long)s->stats.events, (unsigned long long)s->stats.lost);
+	if (s->stats.unpaired || s->stats.too_deep)
+		fprintf(stderr, ", %llu returns without their call, %llu calls nested too deep to capture",
+			(unsigned long long)s->stats.unpaired, (unsigned long long)s->stats.too_deep);
+	if (s->stats.filtered)
+		fprintf(stderr, ", %llu filtered out", (unsigned long long)s->stats.filtered);
+	fputc('\n', stderr);
+	if (s->stats.lost)
+		ct_warn("%llu records did not fit in the ring buffer: raise [tracer] ringbuf_size",
+			(unsigned long long)s->stats.lost);
+	teardown(s);
+	if (failed && !s->child)
+		ret = 1;
+	if (outerr && !ret)
+		ret = 1;
+	free(s);
+	return ret;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CT_SESSION_H
+#define CT_SESSION_H
+
+#include <sys/types.h>
+#include "config.h"
+
+struct ct_target {
+	pid_t pid;          /* -p: a running process (0: none) */
+	char *const *argv;  /* -- COMMAND ARGS (NULL: none) */
+};
+
+/*
+ * Trace until the command or process ends, or SIGINT/SIGTERM. Returns the
+ * command's exit status (128+signal if it was killed) in command mode, 0 on
+ * a clean run otherwise, or 1 after an error that stopped tracing.
+ */
+int ct_session_run(struct ct_config *conf, const struct ct_target *t);
+
+/* Which APIs the config asks for: profile, include and exclude globs. */
+void ct_session_select(const struct ct_config *conf, const struct ct_plugin *p, bool *enabled);
+
+/* Exit early with a clear message when BPF is out of reach. */
+int ct_check_privileges(void);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CT_WATCHER_H
+#define CT_WATCHER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct bpf_object;
+struct bpf_link;
+
+/* The watcher BPF object: traced pids, forks, exits, late library loads. */
+struct ct_watcher {
+	struct bpf_object *obj;
+	struct bpf_link *links[5];
+	int n_links;
+};
+
+/*
+ * patterns: library basename prefixes to watch for ("libcudart.so"), n of
+ * them. filter_pids: only processes in the pid map (and their children).
+ * stop_on_exec: stop traced processes at exec so that a runtime linked into
+ * the new executable can be probed before it runs.
+ */
+int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
+		    bool filter_pids, bool stop_on_exec);
+int ct_watcher_pids_fd(struct ct_watcher *w);
+int ct_watcher_events_fd(struct ct_watcher *w);
+int ct_watcher_add_pid(struct ct_watcher *w, pid_t pid);
+void ct_watcher_close(struct ct_watcher *w);
+
+#endif

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs what cudatracer needs to build and test on Debian 12 (bookworm), as root.
+# libbpf 1.4 and bpftool come from bookworm-backports: bookworm's own libbpf 1.1
+# lacks uprobe_multi.
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: run as root (it calls apt-get)" >&2
+	exit 1
+fi
+
+backports=/etc/apt/sources.list.d/bookworm-backports.sources
+if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	cat >"$backports" <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends \
+	build-essential cmake pkg-config clang llvm \
+	libelf-dev libdw-dev zlib1g-dev libinih-dev libcmocka-dev \
+	python3
+apt-get install -y -q --no-install-recommends -t bookworm-backports \
+	libbpf-dev libbpf1 bpftool

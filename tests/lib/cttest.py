@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: MIT
+"""Helpers for integration tests: run cudatracer on a program, read its jsonl.
+
+A test is a plain python3 script; it exits 0 on success, 1 on failure (via
+assert), and 77 with one line saying why when it must skip.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BUILD = os.environ.get("CT_BUILD", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
+SOURCE = os.environ.get("CT_SOURCE", os.path.join(os.path.dirname(__file__), "..", ".."))
+TRACER = os.path.join(BUILD, "cudatracer")
+PROGRAMS = os.path.join(BUILD, "tests", "programs")
+
+
+def skip(why):
+    print("SKIP: " + why)
+    sys.exit(77)
+
+
+def need_root():
+    if os.geteuid() != 0:
+        skip("needs root to load BPF programs")
+
+
+def program(name):
+    p = os.path.join(PROGRAMS, name)
+    if not os.path.exists(p):
+        skip("test program %s was not built (is nvcc installed?)" % name)
+    return p
+
+
+class Trace:
+    """One tracer run: its exit code, stderr and the events it wrote."""
+
+    def __init__(self, rc, stdout, stderr, events, files):
+        self.rc, self.stdout, self.stderr, self.events, self.files = rc, stdout, stderr, events, files
+
+    def calls(self, api=None, plugin=None):
+        return [e for e in self.events
+                if (api is None or e["api"] == api) and (plugin is None or e["plugin"] == plugin)]
+
+    def apis(self, plugin=None):
+        return [e["api"] for e in self.events if plugin is None or e["plugin"] == plugin]
+
+    def lost(self):
+        """The lost-record count from the tracer's closing report."""
+        for line in self.stderr.splitlines():
+            if "lost" in line and "records" in line:
+                for tok in line.replace(",", " ").split():
+                    pass
+        import re
+        m = re.search(r"(\d+) records? lost", self.stderr)
+        assert m, "no lost-record report in stderr:\n" + self.stderr
+        return int(m.group(1))
+
+
+def read_jsonl(path):
+    events = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            try:
+                events.append(json.loads(line))
+            except ValueError as e:
+                raise AssertionError("%s:%d is not valid JSON (%s): %r" % (path, n, e, line[:200]))
+    return events
+
+
+def run(args, config=None, command=None, timeout=120, env=None, extra_sinks=""):
+    """Run the tracer with a jsonl sink to a temp file; return a Trace."""
+    tmp = tempfile.mkdtemp(prefix="cttest.")
+    jsonl = os.path.join(tmp, "events.jsonl")
+    conf = os.path.join(tmp, "ct.ini")
+    with open(conf, "w") as f:
+        f.write(config or "")
+        f.write("\n[sink.test]\ntype = jsonl\npath = %s\n" % jsonl)
+        f.write(extra_sinks.replace("@TMP@", tmp))
+    cmd = [TRACER, "-c", conf] + list(args)
+    if command:
+        cmd += ["--"] + list(command)
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e)
+    events = read_jsonl(jsonl) if os.path.exists(jsonl) else []
+    return Trace(p.returncode, p.stdout, p.stderr, events, tmp)
+
+
+def check(cond, msg, trace=None):
+    if not cond:
+        if trace is not None:
+            msg += "\n--- tracer stderr ---\n" + trace.stderr[-4000:]
+        raise AssertionError(msg)
