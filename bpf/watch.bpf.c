@@ -25,6 +25,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 const volatile bool ct_filter_pids = false;
 const volatile bool ct_stop_on_exec = false;
 const volatile __u32 ct_n_patterns = 0;
+const volatile __u32 ct_self_tgid = 0; /* the tracer reads these libraries too: never stop it */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -185,7 +186,7 @@ int BPF_PROG(ct_sys_enter, struct pt_regs *regs, long id)
 
 	if (id != NR_openat && id != NR_openat2 && id != NR_open)
 		return 0;
-	if (!ct_n_patterns || !traced(pt >> 32))
+	if (!ct_n_patterns || (pt >> 32) == ct_self_tgid || !traced(pt >> 32))
 		return 0;
 	name = (const char *)(id == NR_open ? BPF_CORE_READ(regs, di) : BPF_CORE_READ(regs, si));
 	pd = bpf_map_lookup_elem(&scratch, &zero);

@@ -185,6 +185,11 @@ static int open_plugin(const char *path, struct ct_loaded_plugin *out)
 	void *dl;
 	int err;
 
+	if (access(path, R_OK)) {
+		err = -errno;
+		ct_err("cannot load plugin %s: %s", path, strerror(errno));
+		return err;
+	}
 	err = ct_path_is_trusted(path, why, sizeof(why));
 	if (err) {
 		ct_err("refusing plugin %s as root: %s", path, why);

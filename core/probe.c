@@ -169,6 +169,24 @@ static int attach_single(struct ct_probe *pr, const char *path, uint64_t off, ui
 	return push_link(pr, l);
 }
 
+/* Missing symbols are said once per API, in one line per file. */
+static void missing_note(struct ct_probe *pr, size_t i, char **buf, size_t *len, int *n)
+{
+	const char *sym = pr->lp->p->apis[i].symbol;
+	size_t add = strlen(sym) + 2;
+	char *nb;
+
+	if (pr->warned_missing[i])
+		return;
+	pr->warned_missing[i] = true;
+	nb = realloc(*buf, *len + add + 1);
+	if (!nb)
+		return;
+	*buf = nb;
+	*len += snprintf(*buf + *len, add + 1, "%s%s", *n ? ", " : "", sym);
+	(*n)++;
+}
+
 bool ct_probe_file_has_symbols(struct ct_probe *pr, const char *path)
 {
 	size_t n = pr->lp->p->n_apis;
@@ -188,8 +206,10 @@ int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *disp
 	size_t n = p->n_apis, ne = 0, nx = 0;
 	uint64_t *offs = NULL, *eo = NULL, *ec = NULL, *xo = NULL, *xc = NULL;
 	struct ct_attached_file *f;
+	char *mbuf = NULL;
+	size_t mlen = 0;
+	int found, err = 0, nmissing = 0;
 	struct stat st;
-	int found, err = 0;
 
 	if (stat(path, &st)) {
 		err = -errno;
@@ -224,10 +244,7 @@ int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *disp
 		if (!pr->enabled[i])
 			continue;
 		if (!offs[i]) {
-			if (!pr->warned_missing[i])
-				ct_warn("%s: %s is not in %s (this runtime version lacks it); tracing the rest",
-					p->name, p->apis[i].symbol, display);
-			pr->warned_missing[i] = true;
+			missing_note(pr, i, &mbuf, &mlen, &nmissing);
 			continue;
 		}
 		eo[ne] = offs[i];
@@ -237,6 +254,10 @@ int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *disp
 			xc[nx++] = i;
 		}
 	}
+	if (nmissing)
+		ct_warn("%s: %d API%s not in %s (this runtime version lacks them); tracing the rest: %s",
+			p->name, nmissing, nmissing > 1 ? "s are" : " is", display, mbuf);
+	free(mbuf);
 	/* The uprobe_multi attach can fail for reasons the load did not reveal
 	 * (an old kernel with the program type but not the link); fall back. */
 	if (pr->multi) {

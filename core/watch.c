@@ -4,6 +4,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <cudatracer/record.h>
 #include "../bpf/watch.h"
 #include "bpfutil.h"
@@ -18,7 +19,7 @@ int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 		    bool filter_pids, bool stop_on_exec)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "ct_watch");
-	uint32_t np = n > CT_WATCH_PATTERNS ? CT_WATCH_PATTERNS : n;
+	uint32_t np = n > CT_WATCH_PATTERNS ? CT_WATCH_PATTERNS : n, self = getpid();
 	int err, fd;
 
 	memset(w, 0, sizeof(*w));
@@ -27,7 +28,8 @@ int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 		return -errno;
 	if ((err = ct_bpf_set_const(w->obj, "ct_filter_pids", &filter_pids, sizeof(bool))) ||
 	    (err = ct_bpf_set_const(w->obj, "ct_stop_on_exec", &stop_on_exec, sizeof(bool))) ||
-	    (err = ct_bpf_set_const(w->obj, "ct_n_patterns", &np, sizeof(np))))
+	    (err = ct_bpf_set_const(w->obj, "ct_n_patterns", &np, sizeof(np))) ||
+	    (err = ct_bpf_set_const(w->obj, "ct_self_tgid", &self, sizeof(self))))
 		return err;
 	err = bpf_object__load(w->obj);
 	if (err) {

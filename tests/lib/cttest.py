@@ -58,6 +58,18 @@ class Trace:
         return int(m.group(1))
 
 
+def wait_tracing(proc, err_lines=None):
+    """Read the tracer's stderr (started with -v) until it says it is tracing."""
+    lines = [] if err_lines is None else err_lines
+    while True:
+        line = proc.stderr.readline()
+        if line == "":
+            raise AssertionError("tracer ended before attaching:\n" + "".join(lines))
+        lines.append(line)
+        if "tracing; Ctrl-C to stop" in line:
+            return lines
+
+
 def read_jsonl(path):
     events = []
     with open(path) as f:

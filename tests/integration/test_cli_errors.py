@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: MIT
+"""What a user sees when something is wrong: config errors with file:line,
+a missing plugin with where we looked, a plugin for another ABI, a bad
+pid, a missing --lib, and a non-root user told which capabilities."""
+import os
+import subprocess
+import tempfile
+import cttest as t
+
+
+def run(args, **kw):
+    return subprocess.run([t.TRACER] + args, capture_output=True, text=True, timeout=60, **kw)
+
+
+def conf(text):
+    f = tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False)
+    f.write(text)
+    f.close()
+    return f.name
+
+
+def main():
+    c = conf("[tracer]\nplugins = cudart\n\nringbufsize = 1M\n")
+    p = run(["-c", c, "--list-apis"])
+    t.check(p.returncode != 0 and "%s:4: unknown key 'ringbufsize' in [tracer]" % c in p.stderr, p.stderr)
+
+    c = conf("[filter]\nmin_duration = soon\n")
+    p = run(["-c", c, "--list-apis"])
+    t.check(p.returncode != 0 and "%s:2: bad value 'soon' for filter.min_duration" % c in p.stderr, p.stderr)
+
+    c = conf("[sink.out]\ntype = jsonl\npath = /tmp/x\nindent = 2\n")
+    p = run(["-c", c, "--list-apis"])
+    t.check(p.returncode != 0 and "%s:4: unknown key 'indent' for a sink of type jsonl" % c in p.stderr, p.stderr)
+
+    p = run(["--plugin", "nosuch", "--list-apis"])
+    t.check(p.returncode != 0 and "plugin 'nosuch' not found: looked for libct-nosuch.so in:" in p.stderr
+            and os.path.join(t.BUILD, "plugins") in p.stderr, p.stderr)
+
+    p = run(["--plugin", os.path.join(t.BUILD, "tests", "badplugins", "libct-badabi.so"), "--list-apis"])
+    t.check(p.returncode != 0 and "was built for plugin ABI 42" in p.stderr and "rebuild the plugin" in p.stderr,
+            p.stderr)
+
+    p = run(["-p", "12abc"])
+    t.check(p.returncode != 0 and "-p 12abc: not a process id" in p.stderr, p.stderr)
+
+    p = run(["--config-help"])
+    t.check(p.returncode == 0 and "ringbuf_size" in p.stdout and "type = jsonl" in p.stdout, p.stdout)
+
+    p = run(["--list-apis"])
+    t.check(p.returncode == 0 and "cudaLaunchKernel" in p.stdout and "cudaGetDevice " in p.stdout, p.stdout)
+    line = [l for l in p.stdout.splitlines() if l.startswith("cudaGetDevice ")][0]
+    t.check(" off " in line and "[hot]" in line, "cudaGetDevice should be off by default: " + line)
+
+    if os.geteuid() == 0:
+        p = run(["-p", "999999999"])
+        t.check(p.returncode != 0 and "-p 999999999" in p.stderr or "no such process" in p.stderr, p.stderr)
+        p = run(["--lib", "/nonexistent/libcudart.so"])
+        t.check(p.returncode != 0 and "/nonexistent/libcudart.so: No such file or directory" in p.stderr, p.stderr)
+        # A user without root or capabilities is told which ones are needed.
+        p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+                            t.TRACER, "--", "true"], capture_output=True, text=True, timeout=60)
+        t.check(p.returncode != 0 and "CAP_BPF" in p.stderr and "CAP_PERFMON" in p.stderr, p.stderr)
+    print("ok")
+
+
+main()
