@@ -16,12 +16,14 @@
 
 #define CT_MAX_DEPTH 4 /* nested traced calls kept per thread */
 #define CT_API_ENTRY_ONLY_BIT 1u
+#define CT_SPEC_RET_IS_ERROR 2u /* the low 32 bits of the return value are an error code */
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* Set by user space before load. */
 const volatile bool ct_filter_pids = false;
 const volatile __u64 ct_wakeup_bytes = 0; /* 0: wake the reader for every record */
+const volatile bool ct_aggregate = false;  /* count in `agg`, send no records */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -50,6 +52,13 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1); /* resized to the plugin's API count */
+	__type(key, __u32);
+	__type(value, struct ct_agg);
+} agg SEC(".maps");
+
 struct ct_frame {
 	__u64 ts;
 	__u32 api;
@@ -65,21 +74,14 @@ struct ct_thread {
 	struct ct_frame f[CT_MAX_DEPTH];
 };
 
-/* Per-thread calls in flight, keyed by thread id. LRU: a thread that dies
- * mid-call leaves no garbage behind for long. */
+/* Per-thread calls in flight, in task-local storage: no hashing on the hot
+ * path, and the kernel frees a thread's frames when the thread ends. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct ct_thread);
 } inflight SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ct_thread);
-} zero_thread SEC(".maps");
 
 static __always_inline void ct_count(__u32 which)
 {
@@ -165,6 +167,47 @@ static __always_inline void ct_read_str(const struct ct_spec *s, const __u64 *ar
 		*flags |= CT_REC_HAS_STR;
 }
 
+static __always_inline __u32 ct_log2(__u64 v)
+{
+	__u32 b = 0;
+
+	if (v >> 32) { v >>= 32; b += 32; }
+	if (v >> 16) { v >>= 16; b += 16; }
+	if (v >> 8) { v >>= 8; b += 8; }
+	if (v >> 4) { v >>= 4; b += 4; }
+	if (v >> 2) { v >>= 2; b += 2; }
+	if (v >> 1) { v >>= 1; b += 1; }
+	return b + (v ? 1 : 0);
+}
+
+/* Aggregate mode: add one call to its API's totals. */
+static __always_inline void ct_aggregate_call(const struct ct_spec *s, __u32 api, const __u64 *args,
+					      __u64 dur, __u64 ret, bool has_ret)
+{
+	struct ct_agg *a = bpf_map_lookup_elem(&agg, &api);
+	__u32 b;
+
+	if (!a)
+		return;
+	a->calls++;
+	if (has_ret && (__u32)ret)
+		a->errors++;
+	a->total_ns += dur;
+	if (dur > a->max_ns)
+		a->max_ns = dur;
+	if (s->bytes_slot < CT_REC_ARGS) {
+		__u64 bytes = args[s->bytes_slot & 15];
+
+		if (s->height_slot < CT_REC_ARGS)
+			bytes *= args[s->height_slot & 15];
+		a->bytes += bytes;
+	}
+	b = ct_log2(dur);
+	if (b >= CT_AGG_BUCKETS)
+		b = CT_AGG_BUCKETS - 1;
+	a->hist[b]++;
+}
+
 static __always_inline void ct_submit(struct ct_record *r)
 {
 	__u64 flags = 0;
@@ -182,7 +225,7 @@ static __always_inline void ct_submit(struct ct_record *r)
 static __always_inline int ct_on_entry(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id, zero = 0, api;
+	__u32 tid = (__u32)id, api;
 	struct ct_spec *s;
 	struct ct_thread *t;
 	struct ct_frame *f;
@@ -195,7 +238,16 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		return 0;
 
 	if (s->flags & CT_API_ENTRY_ONLY_BIT) {
-		struct ct_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+		struct ct_record *r;
+
+		if (ct_aggregate) {
+			__u64 args[CT_REC_ARGS] = {};
+
+			ct_read_regs(ctx, args, s);
+			ct_aggregate_call(s, api, args, 0, 0, false);
+			return 0;
+		}
+		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 
 		if (!r) {
 			ct_count(CT_STAT_LOST);
@@ -221,17 +273,10 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		return 0;
 	}
 
-	t = bpf_map_lookup_elem(&inflight, &tid);
-	if (!t) {
-		struct ct_thread *z = bpf_map_lookup_elem(&zero_thread, &zero);
-
-		if (!z)
-			return 0;
-		bpf_map_update_elem(&inflight, &tid, z, BPF_NOEXIST);
-		t = bpf_map_lookup_elem(&inflight, &tid);
-		if (!t)
-			return 0;
-	}
+	t = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t)
+		return 0;
 	if (t->depth >= CT_MAX_DEPTH) {
 		/* Keep counting so that the matching exits pair up. */
 		t->depth++;
@@ -260,7 +305,7 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	struct ct_frame *f;
 	struct ct_record *r;
 
-	t = bpf_map_lookup_elem(&inflight, &tid);
+	t = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
 	if (!t || t->depth == 0) {
 		ct_count(CT_STAT_UNPAIRED);
 		return 0;
@@ -278,6 +323,10 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	s = bpf_map_lookup_elem(&specs, &api);
 	if (!s)
 		return 0;
+	if (ct_aggregate) {
+		ct_aggregate_call(s, api, f->args, now - f->ts, PT_REGS_RC(ctx), s->flags & CT_SPEC_RET_IS_ERROR);
+		return 0;
+	}
 
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {

@@ -33,6 +33,13 @@ static const struct ct_key tracer_keys[] = {
 	  "auto|multi|single" },
 	TK("lib", CT_KEY_STR, NULL, lib,
 	   "Probe this library or executable for every process that maps it"),
+	{ "mode", CT_KEY_CHOICE, "events", offsetof(struct ct_tracer_conf, mode),
+	  "events sends every call to the sinks; aggregate only counts calls, time and bytes per API "
+	  "in BPF maps (no per-call records at all) and prints a table at exit", "events|aggregate" },
+	TK("entry_only", CT_KEY_LIST, NULL, entry_only,
+	   "API globs recorded at entry only: no exit probe, no result or duration, less overhead"),
+	TK("aggregate_path", CT_KEY_STR, "-", aggregate_path,
+	   "mode = aggregate: file for the table; - is standard output"),
 	{ 0 },
 };
 

@@ -15,6 +15,9 @@ struct ct_tracer_conf {
 	char *plugin_path;  /* colon-separated folders */
 	char *attach;       /* auto | multi | single */
 	char *lib;          /* probe this file, for every process that maps it */
+	char *mode;         /* events | aggregate */
+	char *entry_only;   /* API globs recorded at entry only */
+	char *aggregate_path; /* aggregate mode: where the table goes */
 };
 
 struct ct_filter_conf {

@@ -46,10 +46,16 @@ static bool load(const struct ct_record *r, uint8_t area, size_t off, size_t siz
 	const uint8_t *base = area_base(r, area, &len);
 
 	*v = 0;
-	if (!base || size > 8 || off + size > len)
+	if (!base || off + size > len)
 		return false;
-	memcpy(v, base + off, size); /* little-endian: low bytes first */
-	return true;
+	/* Constant-size copies compile to single loads (little-endian: low bytes first). */
+	switch (size) {
+	case 8: memcpy(v, base + off, 8); return true;
+	case 4: { uint32_t x; memcpy(&x, base + off, 4); *v = x; return true; }
+	case 2: { uint16_t x; memcpy(&x, base + off, 2); *v = x; return true; }
+	case 1: *v = base[off]; return true;
+	}
+	return false;
 }
 
 static void decode_field(const struct ct_record *r, const struct ct_arg *a,

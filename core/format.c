@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "sink.h"
+#include "strbuf.h"
 
 int ct_format_field(char *buf, size_t n, const struct ct_field *f)
 {
@@ -53,78 +54,76 @@ int ct_format_field(char *buf, size_t n, const struct ct_field *f)
 	return snprintf(buf, n, "0x%" PRIx64, f->v);
 }
 
-void ct_json_str(FILE *out, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (*p < 0x20 || *p >= 0x7f) {
-				/* Bytes that are not printable ASCII: escaped, so that
-				 * invalid UTF-8 from a target can never break the JSON. */
-				fputs("\\u00", out);
-				fputc(hex[*p >> 4], out);
-				fputc(hex[*p & 15], out);
-			} else {
-				fputc(*p, out);
-			}
-		}
-	}
-	fputc('"', out);
-}
-
-void ct_json_field(FILE *out, const struct ct_field *f)
+void ct_json_field_sb(struct ct_sb *b, const struct ct_field *f)
 {
 	char buf[64];
 
 	if (!f->valid) {
-		fputs("null", out);
+		ct_sb_lit(b, "null");
 		return;
 	}
 	switch (f->arg->kind) {
 	case CT_ARG_INT:
-		fprintf(out, "%" PRId64, (int64_t)f->v);
+		ct_sb_i64(b, (int64_t)f->v);
 		return;
 	case CT_ARG_UINT:
 	case CT_ARG_SIZE:
-		fprintf(out, "%" PRIu64, f->v);
+		ct_sb_u64(b, f->v);
 		return;
 	case CT_ARG_ENUM:
 		if (f->enum_name)
-			ct_json_str(out, f->enum_name);
+			ct_sb_json_str(b, f->enum_name);
 		else
-			fprintf(out, "%" PRId64, (int64_t)f->v);
+			ct_sb_i64(b, (int64_t)f->v);
 		return;
 	case CT_ARG_DIM3:
 	case CT_ARG_SIZES3: {
 		int n = f->arg->kind == CT_ARG_DIM3 ? 3 : f->n3;
 
-		fputc('[', out);
-		for (int i = 0; i < n; i++)
-			fprintf(out, "%s%" PRIu64, i ? "," : "", f->v3[i]);
-		fputc(']', out);
+		ct_sb_ch(b, '[');
+		for (int i = 0; i < n; i++) {
+			if (i)
+				ct_sb_ch(b, ',');
+			ct_sb_u64(b, f->v3[i]);
+		}
+		ct_sb_ch(b, ']');
 		return;
 	}
 	case CT_ARG_STRING:
-		ct_json_str(out, f->str ? f->str : "");
+		ct_sb_json_str(b, f->str);
 		return;
 	case CT_ARG_FLOAT:
-		ct_format_field(buf, sizeof(buf), f);
-		fputs(buf, out);
+		ct_sb_put(b, buf, ct_format_field(buf, sizeof(buf), f));
 		return;
 	default:
 		if ((f->arg->kind == CT_ARG_PTR || f->arg->kind == CT_ARG_HANDLE) && f->str) {
-			ct_json_str(out, f->str);
+			ct_sb_json_str(b, f->str);
 			return;
 		}
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, f->v);
-		ct_json_str(out, buf);
+		ct_sb_ch(b, '"');
+		ct_sb_hex(b, f->v);
+		ct_sb_ch(b, '"');
 	}
+}
+
+/* The FILE versions, for sinks that are not on the hot path. */
+void ct_json_str(FILE *out, const char *s)
+{
+	struct ct_sb b = { 0 };
+
+	if (!ct_sb_room(&b, 6 * strlen(s ? s : "") + 2))
+		return;
+	ct_sb_json_str(&b, s);
+	fwrite(b.p, 1, b.len, out);
+	ct_sb_free(&b);
+}
+
+void ct_json_field(FILE *out, const struct ct_field *f)
+{
+	char stack[1024];
+	struct ct_sb b = { stack, 0, sizeof(stack) };
+
+	/* Strings in records are at most CT_REC_STR bytes: 6 * 128 + 2 fits. */
+	ct_json_field_sb(&b, f);
+	fwrite(b.p, 1, b.len, out);
 }

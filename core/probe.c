@@ -35,9 +35,20 @@ static int fill_specs(struct ct_probe *pr, const struct ct_probe_opts *o)
 	for (uint32_t i = 0; i < p->n_apis; i++) {
 		const struct ct_api *a = &p->apis[i];
 		struct ct_spec s = { 0 };
-		bool entry_only = o->entry_only ? o->entry_only[i] : (a->flags & CT_API_ENTRY_ONLY);
+		bool entry_only = pr->entry_only[i];
 
-		s.flags = entry_only ? CT_API_ENTRY_ONLY : 0;
+		s.flags = (entry_only ? CT_API_ENTRY_ONLY : 0) | (a->result == CT_RES_ERROR ? 2 : 0);
+		s.bytes_slot = s.height_slot = 0xff;
+		for (int k = 0; k < a->n_args; k++) {
+			const struct ct_arg *g = &a->args[k];
+
+			if (g->area != CT_AREA_ARGS || g->off % 8)
+				continue;
+			if (g->role == CT_ROLE_BYTES)
+				s.bytes_slot = g->off / 8;
+			else if (g->role == CT_ROLE_HEIGHT)
+				s.height_slot = g->off / 8;
+		}
 		s.enabled = o->enabled[i];
 		s.str_slot = a->str_slot;
 		for (int k = 0; k < a->n_args; k++)
@@ -78,11 +89,15 @@ static int load(struct ct_probe *pr, const struct ct_probe_opts *o, bool multi)
 	m = bpf_object__find_map_by_name(pr->obj, "specs");
 	if (!m || bpf_map__set_max_entries(m, p->n_apis))
 		goto bad_object;
+	m = bpf_object__find_map_by_name(pr->obj, "agg");
+	if (!m || bpf_map__set_max_entries(m, p->n_apis))
+		goto bad_object;
 	m = bpf_object__find_map_by_name(pr->obj, "pids");
 	if (!m || (o->pids_fd >= 0 && bpf_map__reuse_fd(m, o->pids_fd)))
 		goto bad_object;
 	if (ct_bpf_set_const(pr->obj, "ct_filter_pids", &o->filter_pids, sizeof(bool)) ||
-	    ct_bpf_set_const(pr->obj, "ct_wakeup_bytes", &o->wakeup_bytes, sizeof(uint64_t)))
+	    ct_bpf_set_const(pr->obj, "ct_wakeup_bytes", &o->wakeup_bytes, sizeof(uint64_t)) ||
+	    ct_bpf_set_const(pr->obj, "ct_aggregate", &o->aggregate, sizeof(bool)))
 		goto bad_object;
 	bpf_program__set_autoload(bpf_object__find_program_by_name(pr->obj, "ct_entry_multi"), multi);
 	bpf_program__set_autoload(bpf_object__find_program_by_name(pr->obj, "ct_exit_multi"), multi);
@@ -110,10 +125,13 @@ int ct_probe_open(struct ct_probe *pr, struct ct_loaded_plugin *lp, const struct
 	pr->enabled = o->enabled;
 	pr->warned_missing = calloc(p->n_apis, sizeof(bool));
 	pr->names = calloc(p->n_apis, sizeof(char *));
-	if (!pr->warned_missing || !pr->names)
+	pr->entry_only = calloc(p->n_apis, sizeof(bool));
+	if (!pr->warned_missing || !pr->names || !pr->entry_only)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->n_apis; i++)
+	for (size_t i = 0; i < p->n_apis; i++) {
 		pr->names[i] = p->apis[i].symbol;
+		pr->entry_only[i] = o->entry_only ? o->entry_only[i] : (p->apis[i].flags & CT_API_ENTRY_ONLY);
+	}
 
 	err = load(pr, o, o->mode != CT_ATTACH_SINGLE);
 	if (err && o->mode == CT_ATTACH_AUTO) {
@@ -249,7 +267,7 @@ int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *disp
 		}
 		eo[ne] = offs[i];
 		ec[ne++] = i;
-		if (!(p->apis[i].flags & CT_API_ENTRY_ONLY)) {
+		if (!pr->entry_only[i]) {
 			xo[nx] = offs[i];
 			xc[nx++] = i;
 		}
@@ -300,6 +318,38 @@ int ct_probe_ringbuf_fd(struct ct_probe *pr)
 	return bpf_map__fd(bpf_object__find_map_by_name(pr->obj, "events"));
 }
 
+int ct_probe_aggregates(struct ct_probe *pr, struct ct_agg *out)
+{
+	int fd = bpf_map__fd(bpf_object__find_map_by_name(pr->obj, "agg"));
+	int ncpu = libbpf_num_possible_cpus();
+	struct ct_agg *vals;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < pr->lp->p->n_apis; i++) {
+		struct ct_agg *o = &out[i];
+
+		memset(o, 0, sizeof(*o));
+		if (bpf_map_lookup_elem(fd, &i, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++) {
+			o->calls += vals[c].calls;
+			o->errors += vals[c].errors;
+			o->total_ns += vals[c].total_ns;
+			o->bytes += vals[c].bytes;
+			if (vals[c].max_ns > o->max_ns)
+				o->max_ns = vals[c].max_ns;
+			for (int b = 0; b < CT_AGG_BUCKETS; b++)
+				o->hist[b] += vals[c].hist[b];
+		}
+	}
+	free(vals);
+	return 0;
+}
+
 int ct_probe_stats(struct ct_probe *pr, uint64_t *out, int n)
 {
 	int fd = bpf_map__fd(bpf_object__find_map_by_name(pr->obj, "stats"));
@@ -335,5 +385,6 @@ void ct_probe_close(struct ct_probe *pr)
 	bpf_object__close(pr->obj);
 	free(pr->warned_missing);
 	free(pr->names);
+	free(pr->entry_only);
 	memset(pr, 0, sizeof(*pr));
 }

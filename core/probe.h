@@ -20,6 +20,7 @@ struct ct_probe_opts {
 	enum ct_attach_mode mode;
 	const bool *enabled;    /* per API: trace it */
 	const bool *entry_only; /* per API: override to entry-only (NULL: the table's) */
+	bool aggregate;         /* count per API in BPF maps; no records */
 };
 
 struct ct_attached_file {
@@ -40,6 +41,7 @@ struct ct_probe {
 	int n_files;
 	bool *warned_missing;  /* per API: "symbol missing" said once */
 	const bool *enabled;
+	bool *entry_only;      /* per API, as attached */
 	const char **names;    /* symbol per API, for the ELF resolver */
 };
 
@@ -53,6 +55,8 @@ int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *disp
 /* Does `path` define any of this plugin's symbols? (static runtimes) */
 bool ct_probe_file_has_symbols(struct ct_probe *pr, const char *path);
 int ct_probe_ringbuf_fd(struct ct_probe *pr);
+/* Aggregate mode: the per-API totals, summed over CPUs, into out[n_apis]. */
+int ct_probe_aggregates(struct ct_probe *pr, struct ct_agg *out);
 /* Sum of the per-CPU counters. */
 int ct_probe_stats(struct ct_probe *pr, uint64_t *out, int n);
 void ct_probe_close(struct ct_probe *pr);

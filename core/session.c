@@ -22,7 +22,9 @@
 #include <unistd.h>
 #include <cudatracer/record.h>
 #include "../bpf/watch.h"
+#include "aggregate.h"
 #include "decode.h"
+#include "guard.h"
 #include "log.h"
 #include "output.h"
 #include "plugin.h"
@@ -40,7 +42,10 @@ struct session {
 	struct ct_loaded_plugin plugins[CT_MAX_PLUGINS];
 	struct ct_probe probes[CT_MAX_PLUGINS];
 	bool *enabled[CT_MAX_PLUGINS];
+	bool *entry_only[CT_MAX_PLUGINS];
+	bool aggregate;
 	struct ct_watcher watcher;
+	struct ct_guard guard; /* continues stopped tasks if we die: see guard.c */
 	const char *patterns[CT_WATCH_PATTERNS];
 	int pattern_plugin[CT_WATCH_PATTERNS];
 	int n_patterns;
@@ -372,6 +377,14 @@ static int setup(struct session *s)
 			goto out;
 		}
 		ct_session_select(c, lp->p, s->enabled[s->n_plugins]);
+		s->entry_only[s->n_plugins] = calloc(lp->p->n_apis, sizeof(bool));
+		if (!s->entry_only[s->n_plugins]) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (size_t k = 0; k < lp->p->n_apis; k++)
+			s->entry_only[s->n_plugins][k] = (lp->p->apis[k].flags & CT_API_ENTRY_ONLY) ||
+				glob_list_matches(c->tracer.entry_only, lp->p->apis[k].symbol);
 		for (int k = 0; lp->p->libraries[k] && s->n_patterns < CT_WATCH_PATTERNS; k++) {
 			s->patterns[s->n_patterns] = lp->p->libraries[k];
 			s->pattern_plugin[s->n_patterns++] = s->n_plugins;
@@ -387,6 +400,8 @@ static int setup(struct session *s)
 	err = ct_watcher_open(&s->watcher, s->patterns, s->n_patterns, filter, s->target->argv != NULL);
 	if (err)
 		goto out;
+	if (ct_guard_start(&s->guard, ct_watcher_events_fd(&s->watcher)))
+		ct_warn("cannot start the guard process: if cudatracer is killed, a process it stopped may stay stopped");
 	if (c->tracer.attach && !strcmp(c->tracer.attach, "multi"))
 		mode = CT_ATTACH_MULTI;
 	else if (c->tracer.attach && !strcmp(c->tracer.attach, "single"))
@@ -399,6 +414,8 @@ static int setup(struct session *s)
 			.pids_fd = ct_watcher_pids_fd(&s->watcher),
 			.mode = mode,
 			.enabled = s->enabled[i],
+			.entry_only = s->entry_only[i],
+			.aggregate = s->aggregate,
 		};
 
 		err = ct_probe_open(&s->probes[i], &s->plugins[i], &po);
@@ -461,6 +478,40 @@ static void report(struct session *s)
 	s->stats.too_deep = st[CT_STAT_DEEP];
 }
 
+/* Aggregate mode: the kernel's per-API totals, one table per plugin. */
+static int print_aggregates(struct session *s)
+{
+	const char *path = s->conf->tracer.aggregate_path;
+	FILE *out = stdout;
+	int err = 0;
+
+	if (path && strcmp(path, "-")) {
+		out = fopen(path, "w");
+		if (!out) {
+			err = -errno;
+			ct_err("cannot write the aggregate table to %s: %s", path, strerror(errno));
+			return err;
+		}
+	}
+	for (int i = 0; i < s->n_plugins; i++) {
+		struct ct_agg *a = calloc(s->plugins[i].p->n_apis, sizeof(*a));
+
+		if (!a || !s->probes[i].obj || ct_probe_aggregates(&s->probes[i], a)) {
+			free(a);
+			continue;
+		}
+		for (size_t k = 0; k < s->plugins[i].p->n_apis; k++)
+			s->stats.events += a[k].calls;
+		ct_agg_print(out, s->plugins[i].p, a);
+		free(a);
+	}
+	if (fflush(out) || ferror(out))
+		err = -EIO;
+	if (out != stdout)
+		fclose(out);
+	return err;
+}
+
 static void teardown(struct session *s)
 {
 	if (s->rb)
@@ -470,6 +521,7 @@ static void teardown(struct session *s)
 			ct_probe_close(&s->probes[i]);
 		ct_plugin_unload(&s->plugins[i]);
 		free(s->enabled[i]);
+		free(s->entry_only[i]);
 	}
 	if (s->watcher.obj)
 		ct_watcher_close(&s->watcher);
@@ -487,8 +539,10 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 		return 1;
 	s->conf = conf;
 	s->target = t;
+	s->aggregate = conf->tracer.mode && !strcmp(conf->tracer.mode, "aggregate");
 	libbpf_set_print(libbpf_print);
 	s->release_fd = -1;
+	s->guard.fd = -1;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -547,6 +601,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 	}
 out:
 	report(s);
+	if (s->aggregate && !failed && print_aggregates(s))
+		ret = ret ? ret : 1;
 	s->stats.end_ns = now_ns(CLOCK_REALTIME);
 	outerr = ct_output_close(&s->out, &s->stats);
 	fprintf(stderr, "cudatracer: %llu events, %llu records lost",
@@ -561,6 +617,7 @@ out:
 		ct_warn("%llu records did not fit in the ring buffer: raise [tracer] ringbuf_size",
 			(unsigned long long)s->stats.lost);
 	teardown(s);
+	ct_guard_stop(&s->guard);
 	if (failed && !s->child)
 		ret = 1;
 	if (outerr && !ret)

@@ -51,5 +51,8 @@ int ct_format_field(char *buf, size_t n, const struct ct_field *f);
 void ct_json_str(FILE *out, const char *s);
 /* Write a field's value as a JSON value (number, string or array). */
 void ct_json_field(FILE *out, const struct ct_field *f);
+struct ct_sb;
+/* The same into a buffer (with room for 1 KiB reserved): the hot path's version. */
+void ct_json_field_sb(struct ct_sb *b, const struct ct_field *f);
 
 #endif

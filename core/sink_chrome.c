@@ -21,12 +21,14 @@
 #include "memtrack.h"
 #include "sink.h"
 #include "sinkio.h"
+#include "strbuf.h"
 
 #ifndef CT_VERSION
 #define CT_VERSION "0"
 #endif
 
 #define CHUNK (256 * 1024)     /* bytes formatted before a write */
+#define EVENT_MAX (32 * 1024)  /* the most one call can add: its event, names and counters */
 #define MAX_KINDS 8            /* copy kinds tracked per counter track */
 
 static const char head[] = "{\"traceEvents\":[\n";
@@ -53,9 +55,8 @@ struct chrome_ctx {
 	int fd;
 	bool seekable;
 	off_t pos;        /* where the next chunk goes (seekable files) */
-	FILE *ms;         /* the chunk being formatted */
-	char *mbuf;
-	size_t msize;
+	struct ct_sb b;   /* the chunk being formatted */
+	bool open;        /* b is usable: no write has failed */
 	bool any;         /* an event was written: the next needs a comma */
 	uint64_t events;
 	struct ct_u64map procs;  /* pid -> proc_track */
@@ -74,14 +75,6 @@ static const struct ct_key chrome_keys[] = {
 	  "counter tracks for memory in use and bytes copied" },
 	{ 0 },
 };
-
-static int chunk_new(struct chrome_ctx *s)
-{
-	s->mbuf = NULL;
-	s->msize = 0;
-	s->ms = open_memstream(&s->mbuf, &s->msize);
-	return s->ms ? 0 : -errno;
-}
 
 static int write_all(int fd, const char *p, size_t n, off_t *pos)
 {
@@ -106,49 +99,45 @@ static int write_all(int fd, const char *p, size_t n, off_t *pos)
 static int chunk_flush(struct chrome_ctx *s, const char *tail)
 {
 	const char *t = tail ? tail : trailer;
-	size_t tl = strlen(t);
+	size_t tl = strlen(t), n = s->b.len;
 	int err;
 
-	if (fflush(s->ms))
-		return -errno;
 	if (s->err)
 		return s->err;
 	if (s->seekable) {
-		struct iovec iov[2] = { { s->mbuf, s->msize }, { (void *)t, tl } };
-		ssize_t w = s->msize + tl ? pwritev(s->fd, iov, 2, s->pos) : 0;
+		struct iovec iov[2] = { { s->b.p, n }, { (void *)t, tl } };
+		ssize_t w = pwritev(s->fd, iov, 2, s->pos);
 
 		/* short writes are rare on files; finish them the slow way */
-		if (w >= 0 && (size_t)w < s->msize + tl) {
+		if (w >= 0 && (size_t)w < n + tl) {
 			off_t p = s->pos + w;
 
-			if ((size_t)w < s->msize) {
-				err = write_all(s->fd, s->mbuf + w, s->msize - (size_t)w, &p);
+			if ((size_t)w < n) {
+				err = write_all(s->fd, s->b.p + w, n - (size_t)w, &p);
 				if (!err)
 					err = write_all(s->fd, t, tl, &p);
 			} else {
-				err = write_all(s->fd, t + (w - s->msize), tl - (size_t)(w - s->msize), &p);
+				err = write_all(s->fd, t + (w - n), tl - (size_t)(w - n), &p);
 			}
 		} else {
 			err = w < 0 ? -errno : 0;
 		}
 		if (!err)
-			s->pos += (off_t)s->msize;
+			s->pos += (off_t)n;
 		if (!err && tail && ftruncate(s->fd, s->pos + (off_t)tl))
 			err = -errno;
 	} else {
 		/* a pipe or terminal: the trailer only once, at the end */
-		err = write_all(s->fd, s->mbuf, s->msize, NULL);
+		err = write_all(s->fd, s->b.p, n, NULL);
 		if (!err && tail)
 			err = write_all(s->fd, t, tl, NULL);
 	}
-	fclose(s->ms);
-	free(s->mbuf);
-	s->ms = NULL;
+	s->b.len = 0;
 	if (err) {
 		s->err = err;
-		return err;
+		s->open = false;
 	}
-	return tail ? 0 : chunk_new(s);
+	return err;
 }
 
 static int plugin_number(struct chrome_ctx *s, const struct ct_plugin *pl)
@@ -164,24 +153,44 @@ static int plugin_number(struct chrome_ctx *s, const struct ct_plugin *pl)
 
 static void sep(struct chrome_ctx *s)
 {
-	fputs(s->any ? ",\n" : "", s->ms);
+	if (s->any)
+		ct_sb_lit(&s->b, ",\n");
 	s->any = true;
 }
 
 /* Timestamps in microseconds, exact to the ns; CLOCK_MONOTONIC keeps the
  * numbers small enough for a double. */
-static void ts_us(FILE *out, const char *key, uint64_t ns)
+static void ts_us(struct ct_sb *b, uint64_t ns)
 {
-	fprintf(out, ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned)(ns % 1000));
+	unsigned frac = (unsigned)(ns % 1000);
+
+	ct_sb_u64(b, ns / 1000);
+	ct_sb_ch(b, '.');
+	ct_sb_ch(b, (char)('0' + frac / 100));
+	ct_sb_ch(b, (char)('0' + frac / 10 % 10));
+	ct_sb_ch(b, (char)('0' + frac % 10));
+}
+
+static void pid_tid(struct ct_sb *b, uint32_t pid, uint32_t tid)
+{
+	ct_sb_lit(b, ",\"pid\":");
+	ct_sb_u64(b, pid);
+	ct_sb_lit(b, ",\"tid\":");
+	ct_sb_u64(b, tid);
 }
 
 static void meta(struct chrome_ctx *s, const char *what, uint32_t pid, uint32_t tid, const char *name)
 {
+	struct ct_sb *b = &s->b;
+
 	sep(s);
-	fprintf(s->ms, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
-		what, pid, tid);
-	ct_json_str(s->ms, name);
-	fputs("}}", s->ms);
+	ct_sb_lit(b, "{\"name\":");
+	ct_sb_json_str(b, what);
+	ct_sb_lit(b, ",\"ph\":\"M\"");
+	pid_tid(b, pid, tid);
+	ct_sb_lit(b, ",\"args\":{\"name\":");
+	ct_sb_json_str(b, name);
+	ct_sb_lit(b, "}}");
 }
 
 static int name_tracks(struct chrome_ctx *s, const struct ct_event *ev)
@@ -212,50 +221,73 @@ static int name_tracks(struct chrome_ctx *s, const struct ct_event *ev)
 
 static void call_event(struct chrome_ctx *s, const struct ct_event *ev)
 {
-	FILE *o = s->ms;
-	char res[64];
+	struct ct_sb *b = &s->b;
 
 	sep(s);
-	fputs("{\"name\":", o);
-	ct_json_str(o, ev->api && ev->api->symbol ? ev->api->symbol : "?");
-	fputs(",\"cat\":", o);
-	ct_json_str(o, ev->plugin && ev->plugin->name ? ev->plugin->name : "?");
+	ct_sb_lit(b, "{\"name\":");
+	ct_sb_json_str(b, ev->api && ev->api->symbol ? ev->api->symbol : "?");
+	ct_sb_lit(b, ",\"cat\":");
+	ct_sb_json_str(b, ev->plugin && ev->plugin->name ? ev->plugin->name : "?");
 	if (ev->entry_only) {
-		fputs(",\"ph\":\"i\",\"s\":\"t\"", o);
-		ts_us(o, "ts", ev->mono_ns);
+		ct_sb_lit(b, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+		ts_us(b, ev->mono_ns);
 	} else {
-		fputs(",\"ph\":\"X\"", o);
-		ts_us(o, "ts", ev->mono_ns);
-		ts_us(o, "dur", ev->dur_ns);
+		ct_sb_lit(b, ",\"ph\":\"X\",\"ts\":");
+		ts_us(b, ev->mono_ns);
+		ct_sb_lit(b, ",\"dur\":");
+		ts_us(b, ev->dur_ns);
 	}
-	fprintf(o, ",\"pid\":%u,\"tid\":%u,\"args\":{", ev->pid, ev->tid);
+	pid_tid(b, ev->pid, ev->tid);
+	ct_sb_lit(b, ",\"args\":{");
 	if (s->args) {
 		for (unsigned i = 0; i < ev->n_fields; i++) {
-			ct_json_str(o, ev->fields[i].arg && ev->fields[i].arg->name ?
+			ct_sb_json_str(b, ev->fields[i].arg && ev->fields[i].arg->name ?
 					       ev->fields[i].arg->name : "?");
-			fputc(':', o);
-			ct_json_field(o, &ev->fields[i]);
-			fputc(',', o);
+			ct_sb_ch(b, ':');
+			ct_json_field_sb(b, &ev->fields[i]);
+			ct_sb_ch(b, ',');
 		}
 	}
 	if (ev->has_result) {
-		ct_fmt_result(res, sizeof(res), ev);
-		fputs("\"result\":", o);
-		ct_json_str(o, res);
-		fprintf(o, ",\"error\":%s,", ev->is_error ? "true" : "false");
+		ct_sb_lit(b, "\"result\":");
+		if (ev->result_name) {
+			ct_sb_json_str(b, ev->result_name);
+		} else {
+			ct_sb_ch(b, '"');
+			ct_sb_i64(b, ev->result);
+			ct_sb_ch(b, '"');
+		}
+		if (ev->is_error)
+			ct_sb_lit(b, ",\"error\":true,");
+		else
+			ct_sb_lit(b, ",\"error\":false,");
 	}
-	if (ev->has_ret_handle)
-		fprintf(o, "\"ret\":\"0x%" PRIx64 "\",", ev->ret_handle);
-	fprintf(o, "\"depth\":%u}}", ev->depth);
+	if (ev->has_ret_handle) {
+		ct_sb_lit(b, "\"ret\":\"");
+		ct_sb_hex(b, ev->ret_handle);
+		ct_sb_lit(b, "\",");
+	}
+	ct_sb_lit(b, "\"depth\":");
+	ct_sb_u64(b, ev->depth);
+	ct_sb_lit(b, "}}");
 }
 
+/* {"name":"WHAT (RUNTIME)","ph":"C","ts":..,"pid":..,"args":{   -- the caller closes it */
 static void counter(struct chrome_ctx *s, const struct ct_event *ev, const char *what,
 		    const char *runtime)
 {
+	struct ct_sb *b = &s->b;
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s (%s)", what, runtime);
 	sep(s);
-	fprintf(s->ms, "{\"name\":\"%s (%s)\",\"ph\":\"C\"", what, runtime);
-	ts_us(s->ms, "ts", ev->mono_ns + ev->dur_ns);
-	fprintf(s->ms, ",\"pid\":%u,\"args\":{", ev->pid);
+	ct_sb_lit(b, "{\"name\":");
+	ct_sb_json_str(b, name);
+	ct_sb_lit(b, ",\"ph\":\"C\",\"ts\":");
+	ts_us(b, ev->mono_ns + ev->dur_ns);
+	ct_sb_lit(b, ",\"pid\":");
+	ct_sb_u64(b, ev->pid);
+	ct_sb_lit(b, ",\"args\":{");
 }
 
 static int copy_counter(struct chrome_ctx *s, const struct ct_event *ev)
@@ -289,11 +321,12 @@ static int copy_counter(struct chrome_ctx *s, const struct ct_event *ev)
 	counter(s, ev, "bytes copied", ev->plugin && ev->plugin->name ? ev->plugin->name : "?");
 	for (unsigned j = 0; j < t->n; j++) {
 		if (j)
-			fputc(',', s->ms);
-		ct_json_str(s->ms, t->k[j].name);
-		fprintf(s->ms, ":%" PRIu64, t->k[j].bytes);
+			ct_sb_ch(&s->b, ',');
+		ct_sb_json_str(&s->b, t->k[j].name);
+		ct_sb_ch(&s->b, ':');
+		ct_sb_u64(&s->b, t->k[j].bytes);
 	}
-	fputs("}}", s->ms);
+	ct_sb_lit(&s->b, "}}");
 	return 0;
 }
 
@@ -311,12 +344,13 @@ static int chrome_open(void *ctx)
 		if (s->pos < 0)
 			s->seekable = false;
 	}
-	err = chunk_new(s);
-	if (err)
-		return err;
-	fputs(head, s->ms);
+	if (!ct_sb_room(&s->b, CHUNK + EVENT_MAX))
+		return -ENOMEM;
+	s->open = true;
+	ct_sb_lit(&s->b, head);
 	/* the file is a valid, empty trace from the start */
-	return chunk_flush(s, NULL);
+	err = chunk_flush(s, NULL);
+	return err;
 }
 
 static int chrome_event(void *ctx, const struct ct_event *ev)
@@ -326,8 +360,11 @@ static int chrome_event(void *ctx, const struct ct_event *ev)
 	uint32_t flags = ev->api ? ev->api->flags : 0;
 	int err;
 
-	if (!s->ms)
+	if (!s->open)
 		return s->err ? s->err : -EIO;
+	/* room reserved at open; grows only for a call larger than any real one */
+	if (!ct_sb_room(&s->b, EVENT_MAX))
+		return -ENOMEM;
 	err = name_tracks(s, ev);
 	if (err)
 		return err;
@@ -342,7 +379,9 @@ static int chrome_event(void *ctx, const struct ct_event *ev)
 
 			snprintf(what, sizeof(what), "%s memory in use", ct_mem_kind_name(ch.kind));
 			counter(s, ev, what, ch.space->plugin);
-			fprintf(s->ms, "\"bytes\":%" PRIu64 "}}", ch.space->in_use[ch.kind]);
+			ct_sb_lit(&s->b, "\"bytes\":");
+			ct_sb_u64(&s->b, ch.space->in_use[ch.kind]);
+			ct_sb_lit(&s->b, "}}");
 		}
 		if ((flags & CT_API_COPY) && !ev->is_error && !ev->entry_only) {
 			err = copy_counter(s, ev);
@@ -350,7 +389,7 @@ static int chrome_event(void *ctx, const struct ct_event *ev)
 				return err;
 		}
 	}
-	if (ftello(s->ms) >= CHUNK)
+	if (s->b.len >= CHUNK)
 		return chunk_flush(s, NULL);
 	return 0;
 }
@@ -359,10 +398,10 @@ static int chrome_tick(void *ctx, uint64_t now_ns)
 {
 	struct chrome_ctx *s = ctx;
 
-	if (!s->ms)
+	if (!s->open)
 		return s->err;
 	/* nothing new: the file on disk is already complete */
-	if (ftello(s->ms) == 0)
+	if (!s->b.len)
 		return 0;
 	return chunk_flush(s, NULL);
 }
@@ -375,7 +414,7 @@ static int chrome_close(void *ctx, const struct ct_run_stats *st)
 	FILE *t;
 	int err;
 
-	if (!s->ms)
+	if (!s->open)
 		return s->err ? s->err : -EIO;
 	t = open_memstream(&tail, &tl);
 	if (!t)
@@ -390,6 +429,7 @@ static int chrome_close(void *ctx, const struct ct_run_stats *st)
 	fclose(t);
 	err = chunk_flush(s, tail ? tail : trailer);
 	free(tail);
+	s->open = false;
 	return err;
 }
 
@@ -399,10 +439,7 @@ static void chrome_destroy(void *ctx)
 	struct copy_track *t;
 	void *p;
 
-	if (s->ms) {
-		fclose(s->ms);
-		free(s->mbuf);
-	}
+	ct_sb_free(&s->b);
 	for (size_t i = 0; ct_u64map_next(&s->procs, &i, NULL, &p);)
 		free(p);
 	for (size_t i = 0; ct_u64map_next(&s->copies, &i, NULL, (void **)&t);) {

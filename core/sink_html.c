@@ -334,12 +334,12 @@ static int page_apis(struct html_ctx *s, FILE *o)
 				td_u64(o, ct_hist_percentile(&a->hist, 50));
 				td_u64(o, ct_hist_percentile(&a->hist, 99));
 			} else {
-				fputs("<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>", o);
+				fputs("<td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td>", o);
 			}
 			if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
 				td_u64(o, a->bytes);
 			else
-				fputs("<td>-</td>", o);
+				fputs("<td class=\"n\">-</td>", o);
 			fputs("</tr>\n", o);
 		}
 		fputs("</table>\n", o);
@@ -426,8 +426,8 @@ static int page_memory(struct html_ctx *s, FILE *o)
 		return 0;
 	}
 	fprintf(o, "<svg id=\"memplot\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-		"xmlns=\"http://www.w3.org/2000/svg\">\n", LABEL_W + PLOT_W + 20, PLOT_H + 40,
-		LABEL_W + PLOT_W + 20, PLOT_H + 40);
+		"xmlns=\"http://www.w3.org/2000/svg\">\n", LABEL_W + PLOT_W + 50, PLOT_H + 40,
+		LABEL_W + PLOT_W + 50, PLOT_H + 40);
 	fprintf(o, "<text x=\"%.0f\" y=\"14\" font-size=\"11\" text-anchor=\"end\">%" PRIu64
 		" bytes</text><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
 		LABEL_W - 6, top, LABEL_W - 6, PLOT_H + 10);
@@ -479,7 +479,7 @@ static void page_timeline(struct html_ctx *s, FILE *o)
 		return;
 	}
 	fprintf(o, "<svg id=\"timeline\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-		"xmlns=\"http://www.w3.org/2000/svg\">\n", LABEL_W + PLOT_W + 20, h, LABEL_W + PLOT_W + 20, h);
+		"xmlns=\"http://www.w3.org/2000/svg\">\n", LABEL_W + PLOT_W + 50, h, LABEL_W + PLOT_W + 50, h);
 	for (size_t i = 0; i < s->n_threads; i++) {
 		const struct thread *t = s->threads[i];
 

@@ -6,6 +6,7 @@
  * checks, and JSON escaping.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include "decode.h"
 #include "plugin.h"
 #include "sink.h"
+#include "strbuf.h"
 
 extern const struct ct_enum cudart_errors; /* the --check table, compiled against driver_types.h */
 
@@ -249,6 +251,28 @@ static void test_json_escaping(void **state)
 	assert_string_equal(out, "\"\\u00ff\\u00fe<bad utf8\"");
 }
 
+static void test_number_formatting(void **state)
+{
+	static const uint64_t dec[] = { 0, 9, 10, 99, 100, 999, 1000, 12345678, 99999999, 100000000,
+					123456789, 9999999999999999999ull, UINT64_MAX };
+	char want[96];
+
+	for (size_t i = 0; i < sizeof(dec) / sizeof(dec[0]); i++) {
+		struct ct_sb b = { 0 };
+
+		assert_true(ct_sb_room(&b, 64));
+		ct_sb_u64(&b, dec[i]);
+		ct_sb_ch(&b, ' ');
+		ct_sb_hex(&b, dec[i]);
+		ct_sb_ch(&b, ' ');
+		ct_sb_i64(&b, -(int64_t)(dec[i] >> 1));
+		snprintf(want, sizeof(want), "%" PRIu64 " 0x%" PRIx64 " %" PRId64, dec[i], dec[i], -(int64_t)(dec[i] >> 1));
+		assert_int_equal(b.len, strlen(want));
+		assert_memory_equal(b.p, want, b.len);
+		ct_sb_free(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_plugin_abi_refused),
 		cmocka_unit_test(test_json_escaping),
+		cmocka_unit_test(test_number_formatting),
 	};
 
 	return cmocka_run_group_tests(tests, load_cudart, unload_cudart);

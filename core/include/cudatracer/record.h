@@ -59,8 +59,25 @@ struct ct_spec {
 	ct_u8 stack_words;  /* stack argument words to copy at entry */
 	ct_u8 str_slot;     /* 0xff: none */
 	ct_u8 enabled;
-	ct_u8 pad;
+	ct_u8 bytes_slot;   /* aggregate mode: argument slot with a byte count, 0xff none */
+	ct_u8 height_slot;  /* ... times this slot's value (2D copies), 0xff none */
+	ct_u8 pad[3];
 	struct ct_spec_read reads[CT_SPEC_READS];
+};
+
+/*
+ * Aggregate mode: per-API totals kept in a per-CPU map, no ring buffer
+ * traffic at all. Durations go into log2 buckets: bucket b holds calls
+ * of [2^(b-1), 2^b) ns (bucket 0: 0 ns).
+ */
+#define CT_AGG_BUCKETS 40
+struct ct_agg {
+	ct_u64 calls;
+	ct_u64 errors;
+	ct_u64 total_ns;
+	ct_u64 max_ns;
+	ct_u64 bytes;
+	ct_u64 hist[CT_AGG_BUCKETS];
 };
 
 /* Counters in the engine's per-CPU `stats` array. */

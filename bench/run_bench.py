@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""cudatracer's benchmark: per-call overhead against the kernel's floor,
+loss at full call rate, CPU use and peak RSS, in one run.
+
+Modes, run in rotating order for --rounds rounds, each on a fresh workload:
+  untraced    the workload alone
+  floor       empty BPF programs on the same probes (bench/floor.c): what
+              uprobes cost by themselves
+  jsonl       cudatracer, every call to a jsonl file
+  aggregate   cudatracer, mode = aggregate (counts in BPF maps, no records)
+  entry_only  cudatracer, jsonl, launches recorded at entry only
+  floor_eo    the floor with launches entry-only, to compare entry_only with
+The tracer attaches with -p to a workload held before its loop, so its CPU
+time and peak RSS are its own. Prints a markdown table; --json writes all
+figures. Needs root.
+"""
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+B = os.environ.get("CT_BUILD", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
+
+
+def start_workload(workload, n):
+    p = subprocess.Popen([workload, str(n), "all", "wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    if not line.startswith("ready"):
+        sys.exit("workload did not start: %r" % line)
+    return p
+
+
+def wait_line(proc, needle):
+    lines = []
+    while True:
+        line = proc.stderr.readline()
+        if not line:
+            sys.exit("%s ended early:\n%s" % (proc.args[0], "".join(lines)))
+        lines.append(line)
+        if needle in line:
+            return lines
+
+
+def tracer_cmd(mode, pid, tmp, plugin, cudart):
+    base = [os.path.join(B, "cudatracer"), "-v", "--plugin", "cudart", "--profile", "full", "-p", str(pid)]
+    out = os.path.join(tmp, "events.jsonl")
+    if mode == "jsonl":
+        return base + ["-o", "jsonl:" + out], "tracing; Ctrl-C"
+    if mode == "aggregate":
+        return base + ["-C", "tracer.mode=aggregate", "-C", "tracer.aggregate_path=" + os.path.join(tmp, "agg.txt")], "tracing; Ctrl-C"
+    if mode == "entry_only":
+        return base + ["-o", "jsonl:" + out, "-C", "tracer.entry_only=cudaLaunch*"], "tracing; Ctrl-C"
+    floor = [os.path.join(B, "bench", "ct-floor"), plugin, cudart]
+    if mode == "floor":
+        return floor, "attached"
+    if mode == "floor_eo":
+        return floor + ["--entry-only", "cudaLaunch*"], "attached"
+    return None, None
+
+
+def run_mode(mode, workload, n, plugin, cudart):
+    tmp = tempfile.mkdtemp(prefix="ctbench.")
+    wl = start_workload(workload, n)
+    cmd, needle = tracer_cmd(mode, wl.pid, tmp, plugin, cudart)
+    tr = None
+    if cmd:
+        tr = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+        wait_line(tr, needle)
+    wl.stdin.write("go\n")
+    wl.stdin.flush()
+    result = json.loads(wl.stdout.readline())
+    wl.wait()
+    res = {"ns_per_call": result}
+    if tr:
+        if mode.startswith("floor"):
+            tr.send_signal(2)
+        stderr = tr.stderr.read()
+        _, status, ru = os.wait4(tr.pid, 0)
+        tr.returncode = os.waitstatus_to_exitcode(status)
+        res["tracer_cpu_s"] = ru.ru_utime + ru.ru_stime
+        res["tracer_peak_rss_kb"] = ru.ru_maxrss
+        if not mode.startswith("floor"):
+            import re
+            m = re.search(r"(\d+) events, (\d+) records lost", stderr)
+            res["events"], res["lost"] = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+    subprocess.run(["rm", "-rf", tmp])
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-n", type=int, default=100000, help="calls per API per run")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--modes", default="untraced,floor,jsonl,aggregate,entry_only,floor_eo")
+    ap.add_argument("--workload", default=os.path.join(B, "bench", "workload"))
+    ap.add_argument("--cudart", default=None, help="libcudart the workload maps (default: from ldd)")
+    ap.add_argument("--json", help="write every figure here")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("run_bench: needs root")
+    plugin = os.path.join(B, "plugins", "libct-cudart.so")
+    cudart = a.cudart
+    if not cudart:
+        out = subprocess.run(["ldd", a.workload], capture_output=True, text=True).stdout
+        cudart = [l.split("=>")[1].split()[0] for l in out.splitlines() if "libcudart" in l][0]
+    modes = a.modes.split(",")
+    runs = {m: [] for m in modes}
+    for r in range(a.rounds):
+        order = modes[r % len(modes):] + modes[:r % len(modes)]
+        for m in order:
+            runs[m].append(run_mode(m, a.workload, a.n, plugin, cudart))
+            print("round %d %-10s %s" % (r + 1, m, runs[m][-1]["ns_per_call"]), file=sys.stderr)
+
+    apis = list(runs[modes[0]][0]["ns_per_call"].keys())
+    med = {m: {api: statistics.median(x["ns_per_call"][api] for x in runs[m]) for api in apis} for m in modes}
+    print("\nns per call, median of %d rounds of %d calls per API\n" % (a.rounds, a.n))
+    print("| API | " + " | ".join(modes) + " |")
+    print("|---|" + "---|" * len(modes))
+    for api in apis:
+        print("| %s | %s |" % (api, " | ".join("%.0f" % med[m][api] for m in modes)))
+    if "untraced" in modes and "floor" in modes:
+        print("\nadded ns per call, and the ratio to the floor's added time (1.00 = as cheap as empty programs)\n")
+        pairs = [(m, "floor_eo" if m == "entry_only" and "floor_eo" in modes else "floor") for m in modes
+                 if m not in ("untraced", "floor", "floor_eo")]
+        print("| API | floor added | " + " | ".join("%s added | ratio" % m for m, _ in pairs) + " |")
+        print("|---|---|" + "---|---|" * len(pairs))
+        for api in apis:
+            u = med["untraced"][api]
+            cells = []
+            for m, f in pairs:
+                fa = med[f][api] - u
+                ma = med[m][api] - u
+                cells.append("%.0f | %.2f" % (ma, ma / fa if fa > 0 else float("nan")))
+            print("| %s | %.0f | %s |" % (api, med["floor"][api] - u, " | ".join(cells)))
+    print("\n| mode | events | lost | tracer CPU s (median) | tracer peak RSS KiB (max) |")
+    print("|---|---|---|---|---|")
+    for m in modes:
+        if m == "untraced":
+            continue
+        ev = [x.get("events") for x in runs[m]]
+        lost = [x.get("lost") for x in runs[m]]
+        print("| %s | %s | %s | %.2f | %d |" % (m, ev if ev[0] is not None else "-", lost if lost[0] is not None else "-",
+                                                  statistics.median(x["tracer_cpu_s"] for x in runs[m]),
+                                                  max(x["tracer_peak_rss_kb"] for x in runs[m])))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"n": a.n, "rounds": a.rounds, "runs": runs, "median": med}, f, indent=1)
+
+
+main()

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The benchmark workload: for each API, a tight loop of N calls, timed
+ * with CLOCK_MONOTONIC; prints one JSON object of ns per call. Arguments
+ * are made-up values that the runtime rejects or that do real work on a
+ * GPU: on a machine without one every call fails fast with error 35.
+ *   workload N [api,api,...|all] [wait]
+ */
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <time.h>
+#include <unistd.h>
+#include <cuda_runtime.h>
+
+__global__ void empty_kernel() {}
+
+static void *dev, *host;
+static cudaStream_t stream;
+
+static double now()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void call_getdevice() { int d; cudaGetDevice(&d); }
+static void call_launch() { void *args[1] = { nullptr }; cudaLaunchKernel((const void *)empty_kernel, dim3(1), dim3(32), args, 0, stream); }
+static void call_memcpy() { cudaMemcpyAsync(dev, host, 256, cudaMemcpyHostToDevice, stream); }
+static void call_malloc() { void *p = nullptr; if (cudaMalloc(&p, 256) == cudaSuccess) cudaFree(p); }
+static void call_memset() { cudaMemsetAsync(dev, 0, 256, stream); }
+
+static const struct {
+	const char *name;
+	void (*fn)();
+} apis[] = {
+	{ "cudaGetDevice", call_getdevice },
+	{ "cudaLaunchKernel", call_launch },
+	{ "cudaMemcpyAsync", call_memcpy },
+	{ "cudaMalloc+cudaFree", call_malloc },
+	{ "cudaMemsetAsync", call_memset },
+};
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 100000;
+	const char *only = argc > 2 && strcmp(argv[2], "all") ? argv[2] : nullptr;
+	bool first = true;
+
+	if (argc > 3 && !strcmp(argv[3], "wait")) {
+		/* Hold until a tracer has attached with -p: its own resource use is then its own. */
+		char line[16];
+
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 2;
+	}
+
+	cudaMalloc(&dev, 1 << 20);
+	cudaMallocHost(&host, 1 << 20);
+	cudaStreamCreate(&stream);
+	for (int i = 0; i < 1000; i++) /* warm up: the first calls initialise the runtime */
+		call_launch(), call_memcpy(), call_getdevice();
+	cudaStreamSynchronize(stream);
+	printf("{");
+	for (size_t a = 0; a < sizeof(apis) / sizeof(apis[0]); a++) {
+		double t0, t1;
+
+		if (only && !strstr(only, apis[a].name))
+			continue;
+		t0 = now();
+		for (long i = 0; i < n; i++) {
+			apis[a].fn();
+			/* A real GPU queues launches and copies: drain now and then so
+			 * the loop measures the API, not a full queue. */
+			if ((i & 1023) == 1023)
+				cudaStreamSynchronize(stream);
+		}
+		cudaStreamSynchronize(stream);
+		t1 = now();
+		printf("%s\"%s\": %.1f", first ? "" : ", ", apis[a].name, (t1 - t0) / n);
+		first = false;
+	}
+	printf("}\n");
+	return 0;
+}
