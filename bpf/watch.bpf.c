@@ -152,13 +152,17 @@ static __always_inline int match_pattern(struct pending *pd, int len)
 	bpf_loop(CT_WATCH_PATH, find_base, &c, 0);
 	__builtin_memset(name, 0, sizeof(name));
 	bpf_probe_read_kernel_str(name, sizeof(name), pd->path + (c.base & (CT_WATCH_PATH - 1)));
-	for (__u32 p = 0; p < CT_WATCH_PATTERNS; p++) {
+	/* p is a register and key its stack copy: a loop counter whose address
+	 * is taken is spilled as 32 bits, which the verifier does not track, and
+	 * it then rejects the loop as infinite (seen with four plugins). */
+	for (int p = 0; p < CT_WATCH_PATTERNS; p++) {
+		__u32 key = p;
 		const char *pat;
 		bool ok = true;
 
 		if (p >= ct_n_patterns)
 			break;
-		pat = bpf_map_lookup_elem(&patterns, &p);
+		pat = bpf_map_lookup_elem(&patterns, &key);
 		if (!pat || !pat[0])
 			continue;
 		for (int j = 0; j < CT_WATCH_PATTERN_LEN; j++) {

@@ -5,11 +5,14 @@
  * their own key tables. Unknown sections and keys are errors with file:line.
  */
 #include <errno.h>
+#include <limits.h>
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "config.h"
 #include "log.h"
+#include "plugin.h"
 
 #define TK(name, type, def, field, help) \
 	{ name, type, def, offsetof(struct ct_tracer_conf, field), help, NULL }
@@ -109,6 +112,7 @@ struct parse_state {
 	struct ct_config *c;
 	const char *file;
 	bool failed; /* a handler already said what is wrong */
+	int fail_line; /* ... about this line */
 	int line; /* inih's running line count is not passed to handlers */
 };
 
@@ -177,6 +181,13 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 	if (!name) /* a new section (INI_CALL_HANDLER_ON_NEW_SECTION) */
 		return 1;
 	snprintf(origin, sizeof(origin), "%s:%d", ps->file, ps->line);
+	if (!ps->failed)
+		ps->fail_line = ps->line; /* frozen at the first failure */
+	if (!*section) {
+		ct_err("%s: key '%s' is not in a [section]", origin, name);
+		ps->failed = true;
+		return 0;
+	}
 	if (!strncmp(section, "sink.", 5) && section[5]) {
 		struct ct_sink_conf *s = sink_section(ps->c, section + 5, ps->file);
 
@@ -211,20 +222,29 @@ int ct_config_load(struct ct_config *c, const char *path)
 {
 	struct parse_state ps = { .c = c, .file = path };
 	struct { FILE *f; struct parse_state *ps; } rd = { NULL, &ps };
-	int line;
+	char why[PATH_MAX + 128];
+	int line, err;
 
 	rd.f = fopen(path, "r");
 	if (!rd.f) {
-		int err = -errno;
-
+		err = -errno;
 		ct_err("cannot read config file %s: %s", path, strerror(errno));
+		return err;
+	}
+	/* A config names plugins and plugin folders: as root, it is code.
+	 * (Under setcap the plugins themselves are checked, not the config.) */
+	err = geteuid() == 0 ? ct_path_is_trusted(path, why, sizeof(why)) : 0;
+	if (err) {
+		ct_err("refusing config file %s as root: %s", path, why);
+		fclose(rd.f);
 		return err;
 	}
 	line = ini_parse_stream(counting_reader, &rd, on_ini, &ps);
 	fclose(rd.f);
 	if (line > 0) {
-		/* Handlers print their own errors; the rest are syntax errors. */
-		if (!ps.failed)
+		/* Handlers print their own errors; the rest are syntax errors,
+		 * such as a broken [section line before the key it made fail. */
+		if (!ps.failed || line < ps.fail_line)
 			ct_err("%s:%d: syntax error (expected [section] or key = value)", path, line);
 		return -EINVAL;
 	}

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "ksym.h"
 #include "log.h"
@@ -82,6 +84,8 @@ char *ct_demangle(const char *name)
 }
 
 /* ---- ELF symbols ---------------------------------------------------- */
+
+static void file_free(struct ksym_file *f);
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -290,10 +294,11 @@ static void index_syms(struct ksym_file *f)
 }
 
 /*
- * Parse the file behind a mapping. `path` is how the tracer reaches it
- * (through the process's root); `root` prefixes the debug-file lookup.
+ * Parse the file behind a mapping. `path` is how the tracer reaches it;
+ * `root` prefixes the debug-file lookup. Returns 0 when the file was read
+ * (even if it has no symbols), or a negative errno when it could not be.
  */
-static void load_file(struct ksym_file *f, const char *path, const char *root)
+static int load_file(struct ksym_file *f, const char *path, const char *root)
 {
 	char build_id[2 * 64 + 1] = "", dbg[4096];
 	bool has_symtab;
@@ -302,7 +307,7 @@ static void load_file(struct ksym_file *f, const char *path, const char *root)
 	err = read_elf(path, f, true, &has_symtab, build_id, sizeof(build_id));
 	if (err) {
 		ct_dbg("ksym: cannot read symbols of %s: %s", path, strerror(-err));
-		return;
+		return err;
 	}
 	if (!has_symtab && build_id[0]) {
 		/* Stripped: distributions keep the symbols in a debug file by build-id. */
@@ -312,6 +317,32 @@ static void load_file(struct ksym_file *f, const char *path, const char *root)
 			ct_dbg("ksym: symbols of %s from %s", path, dbg);
 	}
 	index_syms(f);
+	return 0;
+}
+
+/*
+ * A path by which the tracer can open the file behind a mapping: the
+ * mapping itself (/proc/PID/map_files: needs root, right even for a file
+ * deleted or replaced since), the file in the process's root (containers),
+ * or, once the process is gone, the same path here if it still names the
+ * same file (device and inode).
+ */
+static int mapped_file_path(const struct ksym_map *m, uint32_t pid, char *path, size_t n)
+{
+	struct stat st;
+
+	snprintf(path, n, "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
+		 m->end);
+	if (access(path, R_OK) == 0)
+		return 0;
+	snprintf(path, n, "/proc/%" PRIu32 "/root%s", pid, m->path);
+	if (access(path, R_OK) == 0)
+		return 0;
+	snprintf(path, n, "%s", m->path);
+	if (stat(path, &st) == 0 && major(st.st_dev) == (m->dev >> 32) &&
+	    minor(st.st_dev) == (uint32_t)m->dev && st.st_ino == m->ino)
+		return 0;
+	return -ENOENT;
 }
 
 static struct ksym_file *file_get(const struct ksym_map *m, uint32_t pid)
@@ -322,20 +353,19 @@ static struct ksym_file *file_get(const struct ksym_map *m, uint32_t pid)
 	for (f = files; f; f = f->next)
 		if (f->dev == m->dev && f->ino == m->ino)
 			return f;
+	if (mapped_file_path(m, pid, path, sizeof(path)))
+		return NULL; /* not cached: another process may still show it */
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
 	f->dev = m->dev;
 	f->ino = m->ino;
 	snprintf(root, sizeof(root), "/proc/%" PRIu32 "/root", pid);
-	snprintf(path, sizeof(path), "%s%s", root, m->path);
-	if (access(path, R_OK)) {
-		/* Deleted or replaced since it was mapped: the mapping still holds it. */
-		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64,
-			 pid, m->start, m->end);
+	if (load_file(f, path, root)) {
+		file_free(f);
+		return NULL;
 	}
-	load_file(f, path, root);
-	/* Cached even when empty, so a stripped file is read once. */
+	/* Cached even when it has no symbols, so a stripped file is read once. */
 	f->next = files;
 	files = f;
 	return f;

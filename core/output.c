@@ -99,6 +99,16 @@ void ct_output_tick(struct ct_output *o, uint64_t now_ns)
 	}
 }
 
+void ct_output_proc_exit(struct ct_output *o, uint32_t pid, uint64_t ts_ns)
+{
+	for (int i = 0; i < o->conf->n_sinks; i++) {
+		struct ct_sink_conf *s = &o->conf->sinks[i];
+
+		if (!o->dead[i] && s->ops->proc_exit)
+			s->ops->proc_exit(s->ctx, pid, ts_ns);
+	}
+}
+
 int ct_output_close(struct ct_output *o, const struct ct_run_stats *st)
 {
 	int ret = 0;

@@ -100,7 +100,8 @@ static int check_one(const char *path, const struct stat *st, char *why, size_t 
 	/* A root-owned sticky folder (/tmp) is safe: others cannot replace our entries. */
 	bool sticky_dir = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && st->st_uid == 0;
 
-	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+	/* A setuid or setcap run must not trust its caller's own files either. */
+	if (st->st_uid != 0 && (st->st_uid != geteuid() || getauxval(AT_SECURE))) {
 		snprintf(why, n, "%s is owned by uid %u, not root", path, st->st_uid);
 		return -EPERM;
 	}
@@ -117,7 +118,7 @@ int ct_path_is_trusted(const char *path, char *why, size_t n)
 	char real[PATH_MAX];
 	struct stat st;
 
-	if (geteuid() != 0)
+	if (geteuid() != 0 && !getauxval(AT_SECURE))
 		return 0;
 	if (!realpath(path, real)) {
 		snprintf(why, n, "%s: %s", path, strerror(errno));

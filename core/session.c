@@ -222,6 +222,11 @@ static int on_watch(void *ctx, void *data, size_t len)
 			kill(e->pid, SIGCONT);
 		break;
 	case CT_WATCH_EXIT:
+		/* The process's records were all written before it exited: deliver
+		 * them first, then tell the sinks it is gone. */
+		for (int i = 0; i < s->n_plugins; i++)
+			ring__consume(ring_buffer__ring(s->rb, i));
+		ct_output_proc_exit(&s->out, e->pid, now_ns(CLOCK_REALTIME));
 		if (s->target->pid && (pid_t)e->pid == s->target->pid)
 			s->target_gone = true;
 		break;
@@ -585,8 +590,6 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 			ct_output_tick(&s->out, now_ns(CLOCK_REALTIME));
 		}
 	}
-	/* Whatever the reason for stopping: every record that reached the ring is written. */
-	ring_buffer__consume(s->rb);
 	if (stop_signal)
 		ct_info("stopping on signal %d", (int)stop_signal);
 	ret = failed ? 1 : 0;
@@ -600,6 +603,15 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 		}
 	}
 out:
+	/*
+	 * Whatever the reason for stopping: every record that reached the ring
+	 * is written. The watcher goes first, so that no process can be stopped
+	 * after its last event is read: every task it stopped gets its SIGCONT.
+	 */
+	if (s->watcher.obj)
+		ct_watcher_detach(&s->watcher);
+	if (s->rb)
+		ring_buffer__consume(s->rb);
 	report(s);
 	if (s->aggregate && !failed && print_aggregates(s))
 		ret = ret ? ret : 1;

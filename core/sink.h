@@ -40,6 +40,9 @@ struct ct_sink_ops {
 	int (*tick)(void *ctx, uint64_t now_ns); /* about once a second; may be NULL */
 	int (*close)(void *ctx, const struct ct_run_stats *st); /* final output */
 	void (*destroy)(void *ctx); /* free what open() allocated; may be NULL */
+	/* A traced process exited (its records have all been delivered); may be NULL.
+	 * Called for processes traced by pid or command, not in system-wide mode. */
+	void (*proc_exit)(void *ctx, uint32_t pid, uint64_t ts_ns);
 };
 
 const struct ct_sink_ops *ct_sink_find(const char *type);

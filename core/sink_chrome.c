@@ -70,9 +70,9 @@ struct chrome_ctx {
 
 static const struct ct_key chrome_keys[] = {
 	{ "args", CT_KEY_BOOL, "true", offsetof(struct chrome_ctx, args),
-	  "put each call's decoded arguments in its event" },
+	  "Put each call's decoded arguments in its event" },
 	{ "counters", CT_KEY_BOOL, "true", offsetof(struct chrome_ctx, counters),
-	  "counter tracks for memory in use and bytes copied" },
+	  "Counter tracks for memory in use and bytes copied" },
 	{ 0 },
 };
 
@@ -106,7 +106,11 @@ static int chunk_flush(struct chrome_ctx *s, const char *tail)
 		return s->err;
 	if (s->seekable) {
 		struct iovec iov[2] = { { s->b.p, n }, { (void *)t, tl } };
-		ssize_t w = pwritev(s->fd, iov, 2, s->pos);
+		ssize_t w;
+
+		do
+			w = pwritev(s->fd, iov, 2, s->pos);
+		while (w < 0 && errno == EINTR);
 
 		/* short writes are rare on files; finish them the slow way */
 		if (w >= 0 && (size_t)w < n + tl) {

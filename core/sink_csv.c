@@ -3,80 +3,138 @@
  * csv sink: a header row, then one row per call, quoted as RFC 4180 says
  * (fields with a comma, quote or line break in double quotes, quotes
  * doubled, CRLF line ends). The decoded arguments share one column as
- * "name=value ..." because each API has its own.
+ * "name=value ..." because each API has its own. Rows are built in one
+ * buffer and handed to stdio in large writes.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include "sink.h"
 #include "sinkio.h"
+#include "strbuf.h"
+
+#define CSV_FLUSH (64 * 1024)
+#define CSV_ROW_MAX (16 * 1024) /* args text is cut at 4 KiB; quoting at most doubles it */
 
 struct csv_ctx {
 	struct ct_sink_common c;
 	bool header;
+	struct ct_sb b;
 };
 
 static const struct ct_key csv_keys[] = {
 	{ "header", CT_KEY_BOOL, "true", offsetof(struct csv_ctx, header),
-	  "write a header row first" },
+	  "Write a header row first" },
 	{ 0 },
 };
+
+/* One RFC 4180 field into the buffer (room reserved by the caller). */
+static void csv_field(struct ct_sb *b, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		ct_sb_put(b, s, strlen(s));
+		return;
+	}
+	ct_sb_ch(b, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			ct_sb_ch(b, '"');
+		ct_sb_ch(b, *s);
+	}
+	ct_sb_ch(b, '"');
+}
+
+static int csv_write(struct csv_ctx *s)
+{
+	size_t n = s->b.len;
+
+	s->b.len = 0;
+	if (fwrite(s->b.p, 1, n, s->c.out) != n)
+		return -(errno ? errno : EIO);
+	return 0;
+}
 
 static int csv_open(void *ctx)
 {
 	struct csv_ctx *s = ctx;
 
+	if (!ct_sb_room(&s->b, CSV_FLUSH + CSV_ROW_MAX))
+		return -ENOMEM;
 	if (s->header)
-		fputs("ts_ns,pid,tid,comm,plugin,api,dur_ns,depth,result,error,bytes,args\r\n", s->c.out);
+		ct_sb_lit(&s->b, "ts_ns,pid,tid,comm,plugin,api,dur_ns,depth,result,error,bytes,args\r\n");
 	return 0;
 }
 
 static int csv_event(void *ctx, const struct ct_event *ev)
 {
 	struct csv_ctx *s = ctx;
-	FILE *out = s->c.out;
-	char buf[4096];
+	struct ct_sb *b = &s->b;
 	uint32_t flags = ev->api ? ev->api->flags : 0;
+	char buf[4096];
 
-	fprintf(out, "%" PRIu64 ",%u,%u,", ev->ts_ns, ev->pid, ev->tid);
-	ct_csv_field(out, ev->comm);
-	fputc(',', out);
-	ct_csv_field(out, ev->plugin && ev->plugin->name ? ev->plugin->name : "");
-	fputc(',', out);
-	ct_csv_field(out, ev->api && ev->api->symbol ? ev->api->symbol : "");
-	if (ev->entry_only)
-		fprintf(out, ",,%u,", ev->depth);
+	if (!ct_sb_room(b, CSV_ROW_MAX))
+		return -ENOMEM;
+	ct_sb_u64(b, ev->ts_ns);
+	ct_sb_ch(b, ',');
+	ct_sb_u64(b, ev->pid);
+	ct_sb_ch(b, ',');
+	ct_sb_u64(b, ev->tid);
+	ct_sb_ch(b, ',');
+	csv_field(b, ev->comm);
+	ct_sb_ch(b, ',');
+	csv_field(b, ev->plugin ? ev->plugin->name : NULL);
+	ct_sb_ch(b, ',');
+	csv_field(b, ev->api ? ev->api->symbol : NULL);
+	ct_sb_ch(b, ',');
+	if (!ev->entry_only)
+		ct_sb_u64(b, ev->dur_ns);
+	ct_sb_ch(b, ',');
+	ct_sb_u64(b, ev->depth);
+	ct_sb_ch(b, ',');
+	if (ev->has_result && ev->result_name)
+		csv_field(b, ev->result_name);
+	else if (ev->has_result)
+		ct_sb_i64(b, ev->result);
+	if (ev->is_error)
+		ct_sb_lit(b, ",1,");
 	else
-		fprintf(out, ",%" PRIu64 ",%u,", ev->dur_ns, ev->depth);
-	ct_fmt_result(buf, sizeof(buf), ev);
-	ct_csv_field(out, buf);
-	fputs(ev->is_error ? ",1," : ",0,", out);
+		ct_sb_lit(b, ",0,");
 	if (flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
-		fprintf(out, "%" PRIu64, ct_event_bytes(ev));
-	fputc(',', out);
+		ct_sb_u64(b, ct_event_bytes(ev));
+	ct_sb_ch(b, ',');
 	ct_fmt_args(buf, sizeof(buf), ev);
-	ct_csv_field(out, buf);
-	fputs("\r\n", out);
-	return ferror(out) ? -EIO : 0;
+	csv_field(b, buf);
+	ct_sb_lit(b, "\r\n");
+	return b->len >= CSV_FLUSH ? csv_write(s) : 0;
 }
 
 static int csv_tick(void *ctx, uint64_t now_ns)
 {
 	struct csv_ctx *s = ctx;
+	int err = csv_write(s);
 
 	/* whole rows on disk about once a second, for tail -f and for crashes */
-	return fflush(s->c.out) ? -errno : 0;
+	if (!err && fflush(s->c.out))
+		err = -errno;
+	return err;
 }
 
 static int csv_close(void *ctx, const struct ct_run_stats *st)
 {
+	return csv_tick(ctx, 0);
+}
+
+static void csv_destroy(void *ctx)
+{
 	struct csv_ctx *s = ctx;
 
-	return fflush(s->c.out) ? -errno : 0;
+	ct_sb_free(&s->b);
 }
 
 const struct ct_sink_ops ct_sink_csv = {
 	.type = "csv",
-	.help = "one row per call, RFC 4180",
+	.help = "One row per call, RFC 4180",
 	.keys = csv_keys,
 	.ctx_size = sizeof(struct csv_ctx),
 	.wants_file = true,
@@ -84,4 +142,5 @@ const struct ct_sink_ops ct_sink_csv = {
 	.event = csv_event,
 	.tick = csv_tick,
 	.close = csv_close,
+	.destroy = csv_destroy,
 };

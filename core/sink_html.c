@@ -78,11 +78,11 @@ struct html_ctx {
 
 static const struct ct_key html_keys[] = {
 	{ "title", CT_KEY_STR, "cudatracer report", offsetof(struct html_ctx, title),
-	  "the page's title" },
+	  "The page's title" },
 	{ "max_calls", CT_KEY_U64, "20000", offsetof(struct html_ctx, max_calls),
-	  "calls drawn in the timeline (the tables count all)" },
+	  "Calls drawn in the timeline (the tables count all)" },
 	{ "max_points", CT_KEY_U64, "10000", offsetof(struct html_ctx, max_points),
-	  "points kept per memory series before thinning" },
+	  "Points kept per memory series before thinning" },
 	{ 0 },
 };
 
@@ -564,7 +564,7 @@ static void html_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_html = {
 	.type = "html",
-	.help = "a self-contained HTML report: summary tables, memory plot, per-thread timeline",
+	.help = "A self-contained HTML report: summary tables, memory plot, per-thread timeline",
 	.keys = html_keys,
 	.ctx_size = sizeof(struct html_ctx),
 	.wants_file = true,

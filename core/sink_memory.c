@@ -22,14 +22,15 @@ struct memory_ctx {
 	uint64_t max_list;
 	bool json;
 	bool any;          /* json: a process was written */
+	bool header;       /* text: the report's title was written */
 	struct ct_memtrack mem;
 };
 
 static const struct ct_key memory_keys[] = {
 	{ "format", CT_KEY_CHOICE, "text", offsetof(struct memory_ctx, format),
-	  "text or json", "text|json" },
+	  "Text report or json", "text|json" },
 	{ "max_list", CT_KEY_U64, "100", offsetof(struct memory_ctx, max_list),
-	  "text: allocations and unknown frees listed per process (all are counted)" },
+	  "In the text report, allocations and unknown frees listed per process (all are counted)" },
 	{ 0 },
 };
 
@@ -186,9 +187,11 @@ static int memory_report(struct memory_ctx *s, const struct ct_run_stats *st)
 			fprintf(s->c.out, ",\"lost\":%" PRIu64, st->lost);
 		fputs("}\n", s->c.out);
 	} else {
-		fputs("cudatracer memory report\n", s->c.out);
-		if (!n)
+		if (!s->header)
+			fputs("cudatracer memory report\n", s->c.out);
+		if (!n && !s->header)
 			fputs("\nno calls traced\n", s->c.out);
+		s->header = true;
 		for (size_t i = 0; i < n && !err; i++)
 			err = text_space(s, v[i]);
 		if (st && st->lost)
@@ -214,6 +217,32 @@ static int memory_event(void *ctx, const struct ct_event *ev)
 	return ct_memtrack_event(&s->mem, ev, NULL);
 }
 
+/* Text reports name a process's leaks when it exits; json keeps one document for the end. */
+static void memory_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
+{
+	struct memory_ctx *s = ctx;
+	struct ct_mem_space **v;
+	size_t n;
+	bool any = false;
+
+	if (s->json || ct_memtrack_spaces(&s->mem, &v, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i]->pid != pid)
+			continue;
+		if (!s->header)
+			fputs("cudatracer memory report\n", s->c.out);
+		s->header = true;
+		text_space(s, v[i]);
+		any = true;
+	}
+	free(v);
+	if (any) {
+		fprintf(s->c.out, "  (pid %u exited)\n", pid);
+		ct_memtrack_drop_pid(&s->mem, pid);
+	}
+}
+
 static int memory_close(void *ctx, const struct ct_run_stats *st)
 {
 	struct memory_ctx *s = ctx;
@@ -233,7 +262,7 @@ static void memory_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_memory = {
 	.type = "memory",
-	.help = "allocations never freed, frees of unknown pointers, peak memory, per process",
+	.help = "Allocations never freed, frees of unknown pointers, peak memory, per process",
 	.keys = memory_keys,
 	.ctx_size = sizeof(struct memory_ctx),
 	.wants_file = true,
@@ -241,4 +270,5 @@ const struct ct_sink_ops ct_sink_memory = {
 	.event = memory_event,
 	.close = memory_close,
 	.destroy = memory_destroy,
+	.proc_exit = memory_proc_exit,
 };

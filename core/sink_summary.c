@@ -30,9 +30,9 @@ struct summary_ctx {
 
 static const struct ct_key summary_keys[] = {
 	{ "format", CT_KEY_CHOICE, "table", offsetof(struct summary_ctx, format),
-	  "table (aligned text), json or csv", "table|json|csv" },
+	  "Aligned table, json or csv", "table|json|csv" },
 	{ "interval", CT_KEY_DUR, "0", offsetof(struct summary_ctx, interval_ns),
-	  "also write the summary this often (e.g. 10s); 0: only at exit" },
+	  "Also write the summary this often (e.g. 10s); 0: only at exit" },
 	{ 0 },
 };
 
@@ -325,7 +325,7 @@ static void summary_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_summary = {
 	.type = "summary",
-	.help = "per-API call counts, errors, time, p50/p99 and bytes, per process",
+	.help = "Per-API call counts, errors, time, p50/p99 and bytes, per process",
 	.keys = summary_keys,
 	.ctx_size = sizeof(struct summary_ctx),
 	.wants_file = true,

@@ -77,10 +77,16 @@ int ct_watcher_add_pid(struct ct_watcher *w, pid_t pid)
 	return bpf_map_update_elem(ct_watcher_pids_fd(w), &key, &one, BPF_ANY) ? -errno : 0;
 }
 
-void ct_watcher_close(struct ct_watcher *w)
+void ct_watcher_detach(struct ct_watcher *w)
 {
 	for (int i = w->n_links - 1; i >= 0; i--)
 		bpf_link__destroy(w->links[i]);
+	w->n_links = 0;
+}
+
+void ct_watcher_close(struct ct_watcher *w)
+{
+	ct_watcher_detach(w);
 	bpf_object__close(w->obj);
 	memset(w, 0, sizeof(*w));
 }

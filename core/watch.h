@@ -26,6 +26,8 @@ int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 int ct_watcher_pids_fd(struct ct_watcher *w);
 int ct_watcher_events_fd(struct ct_watcher *w);
 int ct_watcher_add_pid(struct ct_watcher *w, pid_t pid);
+/* Stop watching (detach the programs); the event ring stays readable. */
+void ct_watcher_detach(struct ct_watcher *w);
 void ct_watcher_close(struct ct_watcher *w);
 
 #endif

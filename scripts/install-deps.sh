@@ -27,6 +27,6 @@ apt-get install -y -q --no-install-recommends \
 	build-essential cmake pkg-config clang llvm \
 	libelf-dev libdw-dev zlib1g-dev libinih-dev libcmocka-dev \
 	libamdhip64-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd \
-	python3
+	python3 chromium
 apt-get install -y -q --no-install-recommends -t bookworm-backports \
 	libbpf-dev libbpf1 bpftool

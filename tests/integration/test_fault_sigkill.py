@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: MIT
+"""The tracer killed with SIGKILL, then started again.
+
+- Nothing is left in the kernel: every BPF program, link and map the tracer
+  held (read from its /proc/PID/fdinfo) is gone soon after, since links are
+  owned by file descriptors and nothing is pinned in /sys/fs/bpf.
+- A traced task that the watcher had stopped (SIGSTOP at the dlopen of a
+  runtime) while the tracer could not answer is continued by the guard
+  process (core/guard.c) and runs to its end; without it the task would
+  stay stopped for good.
+- A new tracer starts and traces as before."""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import cttest as t
+
+
+def bpf_ids(pid):
+    """{"prog": {...}, "link": {...}, "map": {...}} ids held by pid's fds."""
+    ids = {"prog": set(), "link": set(), "map": set()}
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                info = f.read()
+        except OSError:
+            continue
+        if not target.startswith("anon_inode:bpf"):
+            continue
+        for line in info.splitlines():
+            key, _, val = line.partition(":")
+            if key in ("prog_id", "link_id", "map_id"):
+                ids[key[:-3]].add(int(val))
+    return ids
+
+
+def live_ids(kind):
+    out = subprocess.run(["bpftool", "-j", kind, "list"], capture_output=True, text=True, check=True).stdout
+    return {o["id"] for o in json.loads(out or "[]")}
+
+
+def pinned():
+    found = []
+    for root, dirs, files in os.walk("/sys/fs/bpf"):
+        found += [os.path.join(root, f) for f in files + dirs]
+    return set(found)
+
+
+def state(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def guards(tracer_pid):
+    """ct-guard processes forked by the tracer (they outlive it briefly)."""
+    found = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/comm" % d) as f:
+                    comm = f.read().strip()
+                with open("/proc/%s/stat" % d) as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            if comm == "ct-guard" and ppid in (tracer_pid, 1):
+                found.append(int(d))
+    return found
+
+
+def test_nothing_left():
+    before_pins = pinned()
+    prog = t.program("cudart_loop_shared")
+    target = subprocess.Popen([prog, "1000000000"], stdout=subprocess.DEVNULL)
+    tp = subprocess.Popen([t.TRACER, "-v", "--plugin", "cudart", "-p", str(target.pid), "-o", "jsonl:/dev/null"],
+                          stderr=subprocess.PIPE, text=True)
+    t.wait_tracing(tp)
+    time.sleep(0.3)
+    held = bpf_ids(tp.pid)
+    t.check(held["prog"] and held["link"] and held["map"], "tracer holds no BPF objects? %r" % held)
+    for kind in ("prog", "link", "map"):
+        t.check(held[kind] <= live_ids(kind), "%s ids %s not listed by bpftool" % (kind, held[kind]))
+    tp.kill()
+    tp.wait()
+    left = held
+    for _ in range(100):
+        left = {k: held[k] & live_ids(k) for k in held}
+        if not any(left.values()):
+            break
+        time.sleep(0.1)
+    target.kill()
+    target.wait()
+    t.check(not any(left.values()), "still in the kernel 10 s after SIGKILL: %r" % left)
+    t.check(pinned() == before_pins, "objects pinned in /sys/fs/bpf: %s" % (pinned() - before_pins))
+
+
+def test_stopped_task_continued():
+    # The stand-in runtime, dlopen'ed only after "go": the watcher stops the
+    # task at that open and waits for the tracer, which we freeze then kill.
+    lib = os.path.join(t.PROGRAMS, "fault", "lib", "libcudart.so.98")
+    target = subprocess.Popen([os.path.join(t.PROGRAMS, "fault_dlclose"), lib, "wait"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    t.check(target.stdout.readline().startswith("ready"), "program did not start")
+    tp = subprocess.Popen([t.TRACER, "-v", "--plugin", "cudart", "-p", str(target.pid), "-o", "jsonl:/dev/null"],
+                          stderr=subprocess.PIPE, text=True)
+    t.wait_tracing(tp)
+    os.kill(tp.pid, signal.SIGSTOP)
+    target.stdin.write("go\n")
+    target.stdin.flush()
+    for _ in range(100):
+        if state(target.pid) == "T":
+            break
+        time.sleep(0.05)
+    t.check(state(target.pid) == "T", "the watcher did not stop the task at its dlopen (state %s)" % state(target.pid))
+    tp.kill()
+    tp.wait()
+    try:
+        rc = target.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        st = state(target.pid)
+        os.kill(target.pid, signal.SIGKILL)
+        raise AssertionError("the task stayed stopped (state %s) after the tracer was killed" % st)
+    t.check(rc == 0 and target.stdout.read().split("\n")[:2] == ["unloaded 1", "unloaded 2"],
+            "the continued task did not finish its work (rc %d)" % rc)
+    for _ in range(50):
+        if not guards(tp.pid):
+            break
+        time.sleep(0.1)
+    t.check(not guards(tp.pid), "the guard process did not exit")
+
+
+def test_start_again():
+    tr = t.run(["--plugin", "cudart"], command=[t.program("cudart_loop_shared"), "1000"])
+    t.check(tr.rc == 0 and [e["args"]["count"] for e in tr.events] == list(range(1000)),
+            "a new tracer after the kill: rc %d, %d events" % (tr.rc, len(tr.events)), tr)
+    t.check(tr.lost() == 0, "lost records", tr)
+
+
+def main():
+    t.need_root()
+    if subprocess.run(["bpftool", "version"], capture_output=True).returncode:
+        t.skip("bpftool is not installed")
+    if not os.path.exists(os.path.join(t.PROGRAMS, "fault_dlclose")):
+        t.skip("fault_dlclose was not built")
+    test_nothing_left()
+    test_stopped_task_continued()
+    test_start_again()
+    print("ok")
+
+
+main()

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: MIT
+"""Every BPF program passes this kernel's verifier: the watcher, with one to
+eight plugins loaded (its library-name patterns loop once per plugin
+library), and each plugin's capture engine in both attach modes (one
+uprobe_multi link per file, or one link per symbol, the fallback for kernels
+before 6.6), then attached for real to a library of that runtime when the
+machine has one (in single mode, to the small stand-in runtime only: each
+link takes about 0.1 s to attach and detach). docs/reliability.md lists the kernels and features."""
+import os
+import platform
+import subprocess
+import cttest as t
+
+PLUGINS = ["cudart", "cuda", "hip", "opencl"]
+CUDA = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+LIBS = {
+    "cudart": [os.path.join(CUDA, "lib64", "libcudart.so")],
+    "cuda": [os.path.join(CUDA, "lib64", "stubs", "libcuda.so")],
+    "hip": ["/usr/lib/x86_64-linux-gnu/libamdhip64.so", "/opt/rocm/lib/libamdhip64.so"],
+    "opencl": ["/usr/lib/x86_64-linux-gnu/libOpenCL.so.1"],
+}
+FAULT_LIB = os.path.join(t.PROGRAMS, "fault", "lib", "libcudart.so.98")
+
+
+def trace(args):
+    p = subprocess.run([t.TRACER, "-v"] + args + ["--", "true"], capture_output=True, text=True, timeout=120)
+    return p, p.returncode == 0 and "failed" not in p.stderr and "tracing; Ctrl-C to stop" in p.stderr
+
+
+def main():
+    t.need_root()
+    have = [n for n in PLUGINS if os.path.exists(os.path.join(t.BUILD, "plugins", "libct-%s.so" % n))]
+    if not have:
+        t.skip("no plugin was built")
+    print("kernel %s, BTF %s" % (platform.release(), os.path.exists("/sys/kernel/btf/vmlinux")))
+    # The watcher with 1..8 plugins (the same plugin may be named twice).
+    names = (have * 8)[:8]
+    for n in range(1, 9):
+        p, ok = trace(["--plugin", ",".join(names[:n])])
+        t.check(ok, "%d plugins (%s): rc %d\n%s" % (n, ",".join(names[:n]), p.returncode, p.stderr[-3000:]))
+    for name in have:
+        for mode in ("multi", "single"):
+            args = ["--plugin", name, "--attach", mode]
+            lib = next((l for l in LIBS[name] if os.path.exists(l)), None)
+            if mode == "single":
+                # About 0.1 s a link here: attach to the small stand-in runtime only.
+                lib = FAULT_LIB if name == "cudart" and os.path.exists(FAULT_LIB) else None
+            if lib:
+                args += ["--lib", lib]
+            p, ok = trace(args)
+            t.check(ok, "%s, %s: rc %d\n%s" % (name, mode, p.returncode, p.stderr[-3000:]))
+            if lib:
+                how = "uprobe_multi" if mode == "multi" else "one link per symbol"
+                t.check("probes on %s (%s)" % (lib, how) in p.stderr, "%s, %s: not attached:\n%s" % (name, mode, p.stderr))
+        # auto picks uprobe_multi where the kernel has it, without a fallback warning.
+        p, ok = trace(["--plugin", name])
+        t.check(ok and "falling back" not in p.stderr, "%s, auto: %s" % (name, p.stderr[-2000:]))
+    print("ok")
+
+
+main()

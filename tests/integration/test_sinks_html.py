@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The html report of a real traced run, rendered by headless Chromium (Debian's
+package): the page renders with the expected numbers, fetches nothing, and a
+screenshot is saved to build/tests/sinks_report.png for a person to look at."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import cttest
+import test_sinks_common as common
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    cttest.skip("chromium is not installed (scripts/install-deps.sh installs it)")
+
+
+def browse(browser, page, *what):
+    profile = tempfile.mkdtemp(prefix="ct-chromium.")
+    # no network of any kind: a page that tried to fetch would fail to, and say so in the log
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--no-first-run",
+           "--user-data-dir=" + profile, "--host-resolver-rules=MAP * ~NOTFOUND",
+           "--window-size=1300,1600"] + list(what) + ["file://" + page]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    shutil.rmtree(profile, ignore_errors=True)
+    assert p.returncode == 0, "chromium failed (%d):\n%s" % (p.returncode, p.stderr[-3000:])
+    return p
+
+
+def cells(dom, table_class):
+    m = re.search(r'<table class="%s"[^>]*>(.*?)</table>' % table_class, dom, re.S)
+    assert m, "no table %s in the rendered page" % table_class
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", m.group(1), re.S)
+    return [[re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", r, re.S)]
+            for r in rows]
+
+
+def main():
+    cttest.need_root()
+    browser = chromium()
+    tmp = common.tmpdir()
+    prog = common.build_fake(tmp)
+    conf = common.write_config(tmp)
+    p = subprocess.run([cttest.TRACER, "-c", conf, "--plugin", "cudart", "--", prog, "5"],
+                       capture_output=True, text=True, timeout=120)
+    trace = cttest.Trace(p.returncode, p.stdout, p.stderr, [], tmp)
+    cttest.check(p.returncode == 0, "tracer exited %d" % p.returncode, trace)
+    d = common.files(tmp)
+    common.check_consistent(d, trace)
+    page = os.path.join(tmp, "report.html")
+    pid = d["events"][0]["pid"]
+
+    # the DOM after Chromium parsed and laid it out
+    dom = browse(browser, page, "--dump-dom").stdout
+    apis = {r[0]: r for r in cells(dom, "apis")[1:]}
+    cttest.check(apis["cudaMemcpy"][4] == "10" and apis["cudaMemcpy"][11] == "7500",
+                 "cudaMemcpy row %r" % apis.get("cudaMemcpy"), trace)
+    cttest.check(apis["cudaMalloc"][4] == "2" and apis["cudaMalloc"][11] == "12288",
+                 "cudaMalloc row %r" % apis.get("cudaMalloc"), trace)
+    summary = {a["api"]: a for a in d["summary"]["processes"][0]["apis"]}
+    for name, row in apis.items():
+        s = summary[name]
+        cttest.check([int(row[3]), int(row[4]), int(row[8])] == [s["total_ns"], s["calls"], s["max_ns"]],
+                     "html and summary disagree on %s: %r vs %r" % (name, row, s), trace)
+    mem = cells(dom, "memory")
+    cttest.check(mem[1][:3] == [str(pid), "sinks_user", "cudart"] and mem[1][5:10] ==
+                 ["12288", "1000", "0", "1", "8192"], "memory row %r" % mem[1], trace)
+    rects = re.findall(r'<rect class="([a-z ]+)" x=', dom.split('id="timeline"', 1)[1])
+    cttest.check(len(rects) == len(d["events"]), "timeline has %d calls, trace %d" %
+                 (len(rects), len(d["events"])), trace)
+    cttest.check(rects.count("copy") == 10 and rects.count("alloc") == 3, "timeline kinds", trace)
+    cttest.check('id="memplot"' in dom, "device memory plot", trace)
+
+    # and the pixels, for a person to look at
+    shot = os.path.join(cttest.BUILD, "tests", "sinks_report.png")
+    os.makedirs(os.path.dirname(shot), exist_ok=True)
+    if os.path.exists(shot):
+        os.unlink(shot)
+    browse(browser, page, "--screenshot=" + shot)
+    with open(shot, "rb") as f:
+        png = f.read()
+    cttest.check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000, "screenshot", trace)
+    print("ok: screenshot in " + shot)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

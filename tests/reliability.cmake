@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: MIT
+# Reliability and security (issue 7): faults, privilege checks and bad input.
+# The fuzz targets are in fuzz/ (-DCT_FUZZ=ON); docs/reliability.md says what
+# each test pins and how to run it.
+set(P "${CMAKE_CURRENT_SOURCE_DIR}/programs")
+set(PB "${CMAKE_BINARY_DIR}/tests/programs")
+file(MAKE_DIRECTORY "${PB}/fault/lib")
+
+# A stand-in runtime with a nested call and a call that blocks, and its user,
+# in a pip-like layout: fault/lib/libcudart.so.98 (see fault_cudart.c).
+add_library(fault_cudart SHARED "${P}/fault_cudart.c")
+set_target_properties(fault_cudart PROPERTIES OUTPUT_NAME cudart SUFFIX ".so.98"
+	LIBRARY_OUTPUT_DIRECTORY "${PB}/fault/lib")
+add_executable(fault_user "${P}/fault_user.c")
+target_link_libraries(fault_user PRIVATE fault_cudart)
+set_target_properties(fault_user PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/fault"
+	BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
+add_executable(fault_dlclose "${P}/fault_dlclose.c")
+target_link_libraries(fault_dlclose PRIVATE dl)
+set_target_properties(fault_dlclose PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
+
+set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
+foreach(t kill exec dlclose output sigkill threads nested input)
+	ct_integration_test(fault_${t} "${I}/test_fault_${t}.py" LABELS "root;reliability")
+endforeach()
+foreach(t files env verifier)
+	ct_integration_test(privilege_${t} "${I}/test_privilege_${t}.py" LABELS "root;reliability")
+endforeach()

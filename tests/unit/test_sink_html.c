@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/* The html sink: a self-contained page whose tables, plot and timeline hold the right numbers. */
+#include "test_sink_fixture.h"
+
+static void feed(struct fx_sink *s)
+{
+	struct ct_event ev[] = {
+		fx_event(FX_MALLOC, 100, 100, 1000, 5000, 0, U(0x1000), U(4096)),
+		fx_event(FX_MALLOC, 100, 101, 10000, 3000, 0, U(0x2000), U(8192)),
+		fx_event(FX_MEMCPY, 100, 101, 20000, 2000, 0, U(0x1000), U(0x9000), U(4096), U(1)),
+		fx_event(FX_LAUNCH, 100, 100, 30000, 500, 2, U(0x401000), U(1), U(1), U(1)),
+		fx_event(FX_FREE, 100, 100, 40000, 1000, 0, U(0x1000)),
+		fx_event(FX_MALLOC_HOST, 200, 200, 50000, 1000, 0, U(0x7000), U(100)),
+	};
+
+	ev[1].comm = "<w&>"; /* a thread's own name, escaped in the page */
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		fx_sink_event(s, &ev[i]);
+}
+
+/* Parse the page and check what a reader sees. */
+static const char check[] =
+	"import sys, re\n"
+	"from html.parser import HTMLParser\n"
+	"page = sys.stdin.read()\n"
+	"assert page.startswith('<!DOCTYPE html>')\n"
+	"assert \"default-src 'none'\" in page\n"
+	"low = page.lower()\n"
+	"for bad in ('<script', 'src=', 'href=', 'url(', '@import', '<link', '<img', '<iframe'):\n"
+	"    assert bad not in low, bad\n"
+	"class P(HTMLParser):\n"
+	"    def __init__(s):\n"
+	"        super().__init__(); s.tables = {}; s.cur = None; s.row = None; s.cell = None\n"
+	"        s.rects = []; s.threads = []; s.text = None; s.lines = 0; s.stack = []; s.svg = None\n"
+	"    def handle_starttag(s, t, a):\n"
+	"        a = dict(a)\n"
+	"        if t not in ('meta', 'line'): s.stack.append(t)\n"
+	"        if t == 'table': s.cur = (a.get('class'), a.get('data-pid')); s.tables[s.cur] = []\n"
+	"        elif t == 'tr' and s.cur: s.row = []; s.tables[s.cur].append(s.row)\n"
+	"        elif t in ('td', 'th') and s.row is not None: s.cell = ''\n"
+	"        elif t == 'svg': s.svg = a.get('id')\n"
+	"        elif t == 'rect' and s.svg == 'timeline': s.rects.append(a)\n"
+	"        elif t == 'text' and a.get('class') == 'thread': s.text = ''\n"
+	"        elif t == 'polyline': s.lines += 1\n"
+	"    def handle_endtag(s, t):\n"
+	"        if t not in ('meta', 'line'):\n"
+	"            assert s.stack and s.stack[-1] == t, (s.stack[-3:], t)\n"
+	"            s.stack.pop()\n"
+	"        if t in ('td', 'th') and s.cell is not None: s.row.append(s.cell); s.cell = None\n"
+	"        elif t == 'table': s.cur = None; s.row = None\n"
+	"        elif t == 'svg': s.svg = None\n"
+	"        elif t == 'text' and s.text is not None: s.threads.append(s.text); s.text = None\n"
+	"    def handle_data(s, d):\n"
+	"        if s.cell is not None: s.cell += d\n"
+	"        if s.text is not None: s.text += d\n"
+	"p = P(); p.feed(page); p.close()\n"
+	"assert not p.stack, p.stack\n"
+	"apis = p.tables[('apis', '100')]\n"
+	"assert apis[0][:5] == ['API', 'Runtime', 'Time(%)', 'Total(ns)', 'Calls'], apis[0]\n"
+	"rows = {r[0]: r for r in apis[1:]}\n"
+	"assert rows['xMalloc'][1:] == ['fake', '69.6', '8000', '2', '0', '4000', '3000', '5000', '3000', '5000', '12288'], rows['xMalloc']\n"
+	"assert rows['xLaunchKernel'][5] == '1' and rows['xLaunchKernel'][11] == '-'\n"
+	"assert p.tables[('apis', '200')][1][0] == 'xMallocHost'\n"
+	"mem = p.tables[('memory', None)]\n"
+	"assert mem[1] == ['100', 'app', 'fake', '2', '1', '12288', '0', '0', '1', '8192', '0'], mem[1]\n"
+	"assert mem[2] == ['200', 'app', 'fake', '1', '0', '0', '100', '0', '1', '100', '0'], mem[2]\n"
+	"assert len(p.rects) == 6, len(p.rects)\n"
+	"assert [r['class'] for r in p.rects] == ['alloc', 'alloc', 'copy', 'launch err', 'free', 'alloc']\n"
+	"assert p.threads == ['app 100 (pid 100)', '<w&> 101 (pid 100)', 'app 200 (pid 200)'], p.threads\n"
+	"assert p.lines == 1, p.lines\n"
+	"assert 'id=\"totals\">6 calls from 2 processes, 3 threads' in page\n"
+	"assert '<span id=\"lost\">4</span>' in page\n";
+
+static void test_page(void **state)
+{
+	struct fx_sink s;
+	struct ct_run_stats st = { .lost = 4 };
+	char *out;
+
+	fx_sink_open(&s, "html", NULL);
+	feed(&s);
+	out = fx_sink_close(&s, &st);
+	assert_int_equal(fx_python(check, out), 0);
+	/* the device memory plot climbs to the peak and ends at what is still in use */
+	assert_non_null(strstr(out, ">12288 bytes</text>"));
+	free(out);
+}
+
+static void test_timeline_is_bounded(void **state)
+{
+	struct fx_sink s;
+	char *out;
+
+	fx_sink_open(&s, "html", "max_calls", "4", "title", "run <1>", NULL);
+	feed(&s);
+	out = fx_sink_close(&s, NULL);
+	assert_non_null(strstr(out, "<title>run &lt;1&gt;</title>"));
+	assert_non_null(strstr(out, "The timeline shows the first 4 calls; 2 later calls are counted in "
+				    "the tables but not drawn (max_calls)."));
+	/* the tables still count every call */
+	assert_non_null(strstr(out, "6 calls from 2 processes"));
+	free(out);
+}
+
+static void test_empty_page(void **state)
+{
+	struct fx_sink s;
+	char *out;
+
+	fx_sink_open(&s, "html", NULL);
+	out = fx_sink_close(&s, NULL);
+	assert_non_null(strstr(out, "<p>No calls were traced.</p>"));
+	assert_non_null(strstr(out, "</html>\n"));
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page),
+		cmocka_unit_test(test_timeline_is_bounded),
+		cmocka_unit_test(test_empty_page),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/* The summary sink: exact tables, JSON and CSV for a known set of calls. */
+#include "test_sink_fixture.h"
+
+/* Two processes; the first has two threads and calls of every sort. */
+static void feed(struct fx_sink *s)
+{
+	struct ct_event ev[] = {
+		fx_event(FX_MALLOC, 100, 100, 1000, 5000, 0, U(0x1000), U(4096)),
+		fx_event(FX_MALLOC, 100, 100, 10000, 3000, 0, U(0x2000), U(8192)),
+		fx_event(FX_MALLOC, 100, 100, 20000, 1000, 2, U(0), U(1) << 40),
+		fx_event(FX_MEMCPY, 100, 100, 30000, 2000, 0, U(0x1000), U(0x9000), U(4096), U(1)),
+		fx_event(FX_MEMCPY, 100, 101, 40000, 4000, 0, U(0x9000), U(0x1000), U(1024), U(2)),
+		fx_event(FX_MEMCPY2D, 100, 101, 50000, 1000, 0, U(100), U(10), U(1)),
+		fx_event(FX_LAUNCH, 100, 100, 60000, 500, 0, U(0x401000), U(1), U(1), U(1)),
+		fx_event(FX_MARK, 100, 100, 65000, 0, 0, "phase1"),
+		fx_event(FX_FREE, 100, 100, 70000, 2000, 0, U(0x1000)),
+		fx_event(FX_MEMSET, 100, 100, 80000, 700, 0, U(0x2000), U(0), U(256)),
+		fx_event_pl(&fx_plugin2, FX_SYNC, 200, 200, 90000, 100, 0),
+	};
+
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		fx_sink_event(s, &ev[i]);
+}
+
+static const char want_table[] =
+	"cudatracer summary\n"
+	"\n"
+	"pid 100 (app): 10 calls, 1 errors, 19200 ns in traced calls\n"
+	"\n"
+	"Time(%)  Total(ns)  Calls  Errors  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
+	"   46.9       9000      3       1     3000     1000     5000     3007     5000  12288  fake     xMalloc\n"
+	"   31.2       6000      2       0     3000     2000     4000     2000     4000   5120  fake     xMemcpy\n"
+	"   10.4       2000      1       0     2000     2000     2000     2000     2000      -  fake     xFree\n"
+	"    5.2       1000      1       0     1000     1000     1000     1000     1000   1000  fake     xMemcpy2D\n"
+	"    3.6        700      1       0      700      700      700      700      700    256  fake     xMemset\n"
+	"    2.6        500      1       0      500      500      500      500      500      -  fake     xLaunchKernel\n"
+	"      -          -      1       0        -        -        -        -        -      -  fake     xMark\n"
+	"\n"
+	"Bytes by copy kind:\n"
+	"Runtime  API        Kind           Calls  Bytes\n"
+	"fake     xMemcpy    xHostToDevice      1   4096\n"
+	"fake     xMemcpy    xDeviceToHost      1   1024\n"
+	"fake     xMemcpy2D  xHostToDevice      1   1000\n"
+	"fake     xMemset    -                  1    256\n"
+	"\n"
+	"pid 200 (app): 1 calls, 0 errors, 100 ns in traced calls\n"
+	"\n"
+	"Time(%)  Total(ns)  Calls  Errors  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
+	"  100.0        100      1       0      100      100      100      100      100      -  other    xDeviceSynchronize\n"
+	"\n"
+	"warning: 3 records lost: the figures above undercount\n";
+
+static void test_table(void **state)
+{
+	struct fx_sink s;
+	struct ct_run_stats st = { .events = 11, .lost = 3 };
+	char *out;
+
+	fx_sink_open(&s, "summary", NULL);
+	feed(&s);
+	out = fx_sink_close(&s, &st);
+	assert_text_equal(out, want_table);
+	free(out);
+}
+
+static void test_json(void **state)
+{
+	struct fx_sink s;
+	struct ct_run_stats st = { .events = 11 };
+	char *out;
+
+	fx_sink_open(&s, "summary", "format", "json", NULL);
+	feed(&s);
+	out = fx_sink_close(&s, &st);
+	assert_int_equal(fx_python(
+		"import json, sys\n"
+		"d = json.load(sys.stdin)\n"
+		"assert d['final'] is True and d['calls'] == 11 and d['lost'] == 0, d\n"
+		"p = d['processes']\n"
+		"assert [x['pid'] for x in p] == [100, 200]\n"
+		"assert p[0]['comm'] == 'app' and p[0]['calls'] == 10 and p[0]['errors'] == 1\n"
+		"assert p[0]['total_ns'] == 19200\n"
+		"a = {x['api']: x for x in p[0]['apis']}\n"
+		"assert [x['api'] for x in p[0]['apis']][:2] == ['xMalloc', 'xMemcpy']\n"
+		"m = a['xMalloc']\n"
+		"assert (m['calls'], m['errors'], m['total_ns'], m['avg_ns'], m['min_ns'], m['max_ns'],\n"
+		"        m['p50_ns'], m['p99_ns'], m['bytes']) == (3, 1, 9000, 3000, 1000, 5000, 3007, 5000, 12288), m\n"
+		"assert m['time_pct'] == 46.88 and m['plugin'] == 'fake'\n"
+		"assert a['xMemcpy']['bytes_by_kind'] == {'xHostToDevice': {'calls': 1, 'bytes': 4096},\n"
+		"                                        'xDeviceToHost': {'calls': 1, 'bytes': 1024}}\n"
+		"assert a['xMemcpy2D']['bytes'] == 1000\n"
+		"assert 'bytes' not in a['xLaunchKernel'] and 'p50_ns' not in a['xMark']\n"
+		"assert a['xMark']['calls'] == 1 and a['xMark']['timed'] == 0\n"
+		"assert p[1]['apis'][0]['plugin'] == 'other' and p[1]['apis'][0]['time_pct'] == 100.0\n",
+		out), 0);
+	free(out);
+}
+
+static const char want_csv[] =
+	"pid,comm,plugin,api,calls,errors,total_ns,time_pct,avg_ns,min_ns,max_ns,p50_ns,p99_ns,bytes,bytes_by_kind\r\n"
+	"100,app,fake,xMalloc,3,1,9000,46.88,3000,1000,5000,3007,5000,12288,\r\n"
+	"100,app,fake,xMemcpy,2,0,6000,31.25,3000,2000,4000,2000,4000,5120,xHostToDevice=4096;xDeviceToHost=1024\r\n"
+	"100,app,fake,xFree,1,0,2000,10.42,2000,2000,2000,2000,2000,,\r\n"
+	"100,app,fake,xMemcpy2D,1,0,1000,5.21,1000,1000,1000,1000,1000,1000,xHostToDevice=1000\r\n"
+	"100,app,fake,xMemset,1,0,700,3.65,700,700,700,700,700,256,=256\r\n"
+	"100,app,fake,xLaunchKernel,1,0,500,2.60,500,500,500,500,500,,\r\n"
+	"100,app,fake,xMark,1,0,0,0.00,,,,,,,\r\n"
+	"200,app,other,xDeviceSynchronize,1,0,100,100.00,100,100,100,100,100,,\r\n";
+
+static void test_csv(void **state)
+{
+	struct fx_sink s;
+	char *out;
+
+	fx_sink_open(&s, "summary", "format", "csv", NULL);
+	feed(&s);
+	out = fx_sink_close(&s, NULL);
+	assert_text_equal(out, want_csv);
+	free(out);
+}
+
+/* With an interval, the file is rewritten: it always holds one whole summary. */
+static void test_interval_rewrites(void **state)
+{
+	struct fx_sink s;
+	struct ct_event e1 = fx_event(FX_SYNC, 7, 7, 0, 100, 0);
+	struct ct_event e2 = fx_event(FX_SYNC, 7, 7, 200, 300, 0);
+	char *out;
+
+	fx_sink_open(&s, "summary", "format", "json", "interval", "1s", NULL);
+	fx_sink_event(&s, &e1);
+	assert_int_equal(s.ops->tick(s.ctx, 10000000000ull), 0); /* first tick: starts the clock */
+	out = fx_sink_peek(&s);
+	assert_string_equal(out, "");
+	free(out);
+	assert_int_equal(s.ops->tick(s.ctx, 10500000000ull), 0); /* not yet due */
+	out = fx_sink_peek(&s);
+	assert_string_equal(out, "");
+	free(out);
+	assert_int_equal(s.ops->tick(s.ctx, 11000000000ull), 0);
+	out = fx_sink_peek(&s);
+	assert_int_equal(fx_python("import json, sys\nd = json.load(sys.stdin)\n"
+				   "assert d['final'] is False and d['calls'] == 1, d\n", out), 0);
+	free(out);
+	fx_sink_event(&s, &e2);
+	assert_int_equal(s.ops->tick(s.ctx, 12000000000ull), 0);
+	out = fx_sink_peek(&s);
+	assert_int_equal(fx_python("import json, sys\nd = json.load(sys.stdin)\n"
+				   "a = d['processes'][0]['apis'][0]\n"
+				   "assert d['final'] is False and a['calls'] == 2 and a['total_ns'] == 400, d\n",
+				   out), 0);
+	free(out);
+	out = fx_sink_close(&s, NULL);
+	assert_int_equal(fx_python("import json, sys\nd = json.load(sys.stdin)\n"
+				   "assert d['final'] is True and d['calls'] == 2, d\n", out), 0);
+	free(out);
+}
+
+static void test_empty(void **state)
+{
+	struct fx_sink s;
+	char *out;
+
+	fx_sink_open(&s, "summary", NULL);
+	out = fx_sink_close(&s, NULL);
+	assert_text_equal(out, "cudatracer summary\n\nno calls traced\n");
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_interval_rewrites),
+		cmocka_unit_test(test_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
