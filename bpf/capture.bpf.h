@@ -68,6 +68,14 @@ struct ct_frame {
 	char str[CT_REC_STR];
 };
 
+/* Scratch for entry-only calls, which need no frame of their own. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ct_frame);
+} scratch SEC(".maps");
+
 struct ct_thread {
 	__u32 depth;
 	__u32 pad;
@@ -208,6 +216,27 @@ static __always_inline void ct_aggregate_call(const struct ct_spec *s, __u32 api
 	a->hist[b]++;
 }
 
+/*
+ * Reserve a record: the full size with the frame's string, or the small size
+ * without one. Each reserve site has the constant size the verifier wants,
+ * and the string is copied in the same branch as its reserve.
+ */
+static __always_inline struct ct_record *ct_reserve(const struct ct_frame *f)
+{
+	struct ct_record *r;
+
+	if (f->flags & CT_REC_HAS_STR) {
+		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+		if (r)
+			bpf_probe_read_kernel_str(r->str, sizeof(r->str), f->str);
+	} else {
+		r = bpf_ringbuf_reserve(&events, CT_REC_SMALL_SIZE, 0);
+	}
+	if (!r)
+		ct_count(CT_STAT_LOST);
+	return r;
+}
+
 static __always_inline void ct_submit(struct ct_record *r)
 {
 	__u64 flags = 0;
@@ -238,37 +267,36 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		return 0;
 
 	if (s->flags & CT_API_ENTRY_ONLY_BIT) {
+		__u32 zero = 0;
 		struct ct_record *r;
 
+		f = bpf_map_lookup_elem(&scratch, &zero);
+		if (!f)
+			return 0;
+		f->flags = CT_REC_ENTRY_ONLY;
+		__builtin_memset(f->mem, 0, sizeof(f->mem));
+		ct_read_regs(ctx, f->args, s);
 		if (ct_aggregate) {
-			__u64 args[CT_REC_ARGS] = {};
-
-			ct_read_regs(ctx, args, s);
-			ct_aggregate_call(s, api, args, 0, 0, false);
+			ct_aggregate_call(s, api, f->args, 0, 0, false);
 			return 0;
 		}
-		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-
-		if (!r) {
-			ct_count(CT_STAT_LOST);
+		f->flags |= ct_do_reads(s, 1, f->args, f->mem);
+		ct_read_str(s, f->args, f->str, &f->flags);
+		r = ct_reserve(f);
+		if (!r)
 			return 0;
-		}
 		r->ts_ns = bpf_ktime_get_ns();
 		r->dur_ns = 0;
 		r->pid = id >> 32;
 		r->tid = tid;
 		r->api = api;
-		r->flags = CT_REC_ENTRY_ONLY;
+		r->flags = f->flags;
 		r->depth = 0;
 		r->pad = 0;
 		r->ret = 0;
 		bpf_get_current_comm(r->comm, sizeof(r->comm));
-		__builtin_memset(r->args, 0, sizeof(r->args));
-		__builtin_memset(r->mem, 0, sizeof(r->mem));
-		r->str[0] = 0;
-		ct_read_regs(ctx, r->args, s);
-		r->flags |= ct_do_reads(s, 1, r->args, r->mem);
-		ct_read_str(s, r->args, r->str, &r->flags);
+		__builtin_memcpy(r->args, f->args, sizeof(r->args));
+		__builtin_memcpy(r->mem, f->mem, sizeof(r->mem));
 		ct_submit(r);
 		return 0;
 	}
@@ -287,6 +315,8 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 	f->api = api;
 	f->flags = 0;
 	f->str[0] = 0;
+	/* No value of an earlier call may show through a read that fails. */
+	__builtin_memset(f->mem, 0, sizeof(f->mem));
 	ct_read_regs(ctx, f->args, s);
 	f->flags |= ct_do_reads(s, 1, f->args, f->mem);
 	ct_read_str(s, f->args, f->str, &f->flags);
@@ -328,11 +358,12 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 		return 0;
 	}
 
-	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-	if (!r) {
-		ct_count(CT_STAT_LOST);
+	/* Exit reads go to the frame (whose string buffer follows mem[], room the
+	 * verifier can see), then the whole frame is copied into the record. */
+	f->flags |= ct_do_reads(s, 2, f->args, f->mem);
+	r = ct_reserve(f);
+	if (!r)
 		return 0;
-	}
 	r->ts_ns = f->ts;
 	r->dur_ns = now - f->ts;
 	r->pid = id >> 32;
@@ -345,11 +376,6 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	__builtin_memcpy(r->args, f->args, sizeof(r->args));
 	__builtin_memcpy(r->mem, f->mem, sizeof(r->mem));
-	if (f->flags & CT_REC_HAS_STR)
-		bpf_probe_read_kernel_str(r->str, sizeof(r->str), f->str);
-	else
-		r->str[0] = 0;
-	r->flags |= ct_do_reads(s, 2, r->args, r->mem);
 	ct_submit(r);
 	return 0;
 }

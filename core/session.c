@@ -59,6 +59,7 @@ struct session {
 	bool target_gone;
 	int release_fd; /* write end of the pipe that holds the command */
 	struct ct_event ev;
+	struct ct_record full;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -168,6 +169,14 @@ static int on_record(void *ctx, void *data, size_t len)
 	struct session *s = c->s;
 	const struct ct_record *r = data;
 
+	if (len >= CT_REC_SMALL_SIZE && len < sizeof(*r)) {
+		/* A record without its string: give the decoder a whole one. */
+		memcpy(&s->full, data, CT_REC_SMALL_SIZE);
+		s->full.flags &= ~CT_REC_HAS_STR;
+		s->full.str[0] = 0;
+		r = &s->full;
+		len = sizeof(*r);
+	}
 	if (len < sizeof(*r) ||
 	    ct_decode(s->plugins[c->plugin].p, r, s->wall_offset, &s->ev)) {
 		s->stats.filtered++;

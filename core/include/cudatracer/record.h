@@ -45,6 +45,10 @@ struct ct_record {
 	char str[CT_REC_STR];
 };
 
+/* A record with no string ends before `str`: 40% fewer bytes through the
+ * ring for most calls. Readers treat a short record's string as empty. */
+#define CT_REC_SMALL_SIZE (sizeof(struct ct_record) - CT_REC_STR)
+
 /* What the engine must do for one API; user space fills the map from ct_api. */
 #define CT_SPEC_READS 4
 struct ct_spec_read {
