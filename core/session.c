@@ -87,6 +87,12 @@ static uint64_t now_ns(clockid_t c)
 
 int ct_check_privileges(void)
 {
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		ct_err("this kernel exposes no BTF (/sys/kernel/btf/vmlinux: %s): cudatracer's programs need a "
+		       "kernel built with CONFIG_DEBUG_INFO_BTF=y (most distribution kernels since 5.x)",
+		       strerror(errno));
+		return -ENOTSUP;
+	}
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
 	bool bpf, perfmon, admin;

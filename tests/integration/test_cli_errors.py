@@ -46,6 +46,10 @@ def main():
     p = run(["--config-help"])
     t.check(p.returncode == 0 and "ringbuf_size" in p.stdout and "type = jsonl" in p.stdout, p.stdout)
 
+    p = run(["--list-plugins"])
+    t.check(p.returncode == 0 and any(l.split()[0] == "cudart" and l.endswith("libct-cudart.so")
+                                      for l in p.stdout.splitlines() if l.strip()), p.stdout)
+
     p = run(["--list-apis"])
     t.check(p.returncode == 0 and "cudaLaunchKernel" in p.stdout and "cudaGetDevice " in p.stdout, p.stdout)
     line = [l for l in p.stdout.splitlines() if l.startswith("cudaGetDevice ")][0]

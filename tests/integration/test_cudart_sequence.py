@@ -72,6 +72,11 @@ def main():
         t.check(tr.lost() == 0, "%s: records lost" % variant, tr)
         t.check(len({e["pid"] for e in tr.events}) == 1, "one process", tr)
 
+    # The fallback for kernels without uprobe_multi: one link per symbol, same events.
+    tr = t.run(["--plugin", "cudart", "--attach", "single", "-v"], command=[t.program("cudart_calls_static")])
+    check_sequence(tr, EXPECTED, "attach=single")
+    t.check("one link per symbol" in tr.stderr, "attach=single: not said", tr)
+
     # profile = full adds the hot getter cudaGetDevice, in its place.
     tr = t.run(["--plugin", "cudart", "--profile", "full"], command=[t.program("cudart_calls_shared")])
     full = EXPECTED[:2] + [("cudaGetDevice", {})] + EXPECTED[2:]
