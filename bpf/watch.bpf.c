@@ -24,6 +24,9 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 const volatile bool ct_filter_pids = false;
 const volatile bool ct_stop_on_exec = false;
+/* Stop a process that opened a runtime, until it is probed: only for processes
+ * we were asked to trace. System-wide, a process is never stopped. */
+const volatile bool ct_stop_opens = false;
 const volatile __u32 ct_n_patterns = 0;
 const volatile __u32 ct_self_tgid = 0; /* the tracer reads these libraries too: never stop it */
 
@@ -230,7 +233,7 @@ int BPF_PROG(ct_sys_exit, struct pt_regs *regs, long ret)
 			e->fd = ret;
 			e->exit_code = 0;
 			__builtin_memcpy(e->path, pd->path, sizeof(e->path));
-			e->stopped = bpf_send_signal(SIGSTOP_NR) == 0;
+			e->stopped = ct_stop_opens && bpf_send_signal(SIGSTOP_NR) == 0;
 			bpf_ringbuf_submit(e, 0);
 		}
 	}

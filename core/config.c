@@ -41,6 +41,9 @@ static const struct ct_key tracer_keys[] = {
 	  "in BPF maps (no per-call records at all) and prints a table at exit", "events|aggregate" },
 	TK("entry_only", CT_KEY_LIST, NULL, entry_only,
 	   "API globs recorded at entry only: no exit probe, no result or duration, less overhead"),
+	TK("scan_libraries", CT_KEY_BOOL, "false", scan_libraries,
+	   "With a command or -p: check every library the process loads for a runtime linked into it "
+	   "(a static libcudart inside a .so); each load pauses the process while its symbols are read"),
 	TK("aggregate_path", CT_KEY_STR, "-", aggregate_path,
 	   "mode = aggregate: file for the table; - is standard output"),
 	{ 0 },

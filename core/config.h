@@ -18,6 +18,7 @@ struct ct_tracer_conf {
 	char *mode;         /* events | aggregate */
 	char *entry_only;   /* API globs recorded at entry only */
 	char *aggregate_path; /* aggregate mode: where the table goes */
+	bool scan_libraries; /* check every library a traced process loads for a linked-in runtime */
 };
 
 struct ct_filter_conf {

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <string.h>
 #include "decode.h"
+#include "ksym.h"
+#include "names.h"
 
 const char *ct_enum_name(const struct ct_enum *e, int64_t v)
 {
@@ -26,6 +28,22 @@ const char *ct_enum_name(const struct ct_enum *e, int64_t v)
 			hi = mid;
 	}
 	return NULL;
+}
+
+/*
+ * The BPF side always ends comm and str with a NUL, but a broken record may
+ * not, and sinks print them with %s: such a string is cut, in a copy that
+ * lives as long as the event (until the next call on this thread).
+ */
+static __thread char comm_copy[CT_COMM_LEN], str_copy[CT_REC_STR];
+
+static const char *bounded(const char *s, size_t n, char *copy)
+{
+	if (memchr(s, 0, n))
+		return s;
+	memcpy(copy, s, n - 1);
+	copy[n - 1] = 0;
+	return copy;
 }
 
 static const uint8_t *area_base(const struct ct_record *r, uint8_t area, size_t *len)
@@ -58,7 +76,25 @@ static bool load(const struct ct_record *r, uint8_t area, size_t off, size_t siz
 	return false;
 }
 
-static void decode_field(const struct ct_record *r, const struct ct_arg *a,
+/*
+ * Whether the mem word at byte `off` holds what a read copied: the read that
+ * fills it had a non-NULL pointer (a NULL out-parameter or an optional array
+ * left out, like clEnqueueNDRangeKernel's local_work_size, is not a value).
+ */
+static bool mem_was_read(const struct ct_api *api, const struct ct_record *r, size_t off)
+{
+	size_t w = off / 8;
+
+	for (int i = 0; i < CT_MAX_READS; i++) {
+		const struct ct_read *rd = &api->reads[i];
+
+		if (rd->phase && w >= rd->dst && w < (size_t)rd->dst + rd->words)
+			return rd->slot < CT_REC_ARGS && r->args[rd->slot] != 0;
+	}
+	return false;
+}
+
+static void decode_field(const struct ct_record *r, const struct ct_api *api, const struct ct_arg *a,
 			 const struct ct_event *ev, struct ct_field *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -76,28 +112,74 @@ static void decode_field(const struct ct_record *r, const struct ct_arg *a,
 		if (a->count_from >= 0 && a->count_from < ev->n_fields)
 			n = ev->fields[a->count_from].v;
 		f->n3 = n > 3 ? 3 : (uint8_t)n;
-		f->valid = true;
+		f->valid = a->area != CT_AREA_MEM || mem_was_read(api, r, a->off);
 		for (int i = 0; i < f->n3; i++)
 			f->valid &= load(r, a->area, a->off + 8 * i, 8, &f->v3[i]);
 		return;
 	}
 	case CT_ARG_STRING:
 		f->valid = (r->flags & CT_REC_HAS_STR) != 0;
-		f->str = f->valid ? r->str : NULL;
+		f->str = f->valid ? bounded(r->str, sizeof(r->str), str_copy) : NULL;
 		return;
 	default:
 		break;
 	}
 	f->valid = load(r, a->area, a->off, a->size ? a->size : 8, &f->v);
-	if (a->area == CT_AREA_MEM && (r->flags & CT_REC_READ_FAIL) && !f->v)
+	if (a->area == CT_AREA_MEM && !mem_was_read(api, r, a->off))
 		f->valid = false;
-	if (a->kind == CT_ARG_INT && a->size && a->size < 8) {
+	/* C enums and error codes (cl_int) are signed. */
+	if ((a->kind == CT_ARG_INT || a->kind == CT_ARG_ENUM) && a->size && a->size < 8) {
 		unsigned shift = 64 - 8 * a->size;
 
 		f->v = (uint64_t)((int64_t)(f->v << shift) >> shift);
 	}
 	if (a->kind == CT_ARG_ENUM)
 		f->enum_name = ct_enum_name(a->names, (int64_t)f->v);
+}
+
+/*
+ * Kernel and handle names. A launch's kernel is a host stub address, named
+ * from the ELF symbols mapped there (ksym.c), or a handle named when it was
+ * created (names.c). A call that creates a handle names it, if it
+ * succeeded, from the string it read, else from the named handle it was
+ * made from (cuKernelGetFunction), else from the kernel stub it was given
+ * (__cudaGetKernel).
+ */
+static void name_handles(const struct ct_record *r, struct ct_event *ev)
+{
+	struct ct_field *created = NULL;
+	const char *from = NULL;
+
+	for (int i = 0; i < ev->n_fields; i++) {
+		struct ct_field *f = &ev->fields[i];
+		uint8_t role = f->arg->role;
+
+		if (!f->valid || !f->v)
+			continue;
+		if (role == CT_ROLE_KERNEL && f->arg->kind == CT_ARG_PTR) {
+			f->str = ct_ksym_lookup(ev->pid, f->v);
+			if (!f->str) /* cudaLaunchKernel takes a cudaKernel_t too */
+				f->str = ct_names_get(ev->pid, f->v);
+		} else if (role == CT_ROLE_KERNEL || role == CT_ROLE_HANDLE_NAMED) {
+			f->str = ct_names_get(ev->pid, f->v);
+		} else if (role == CT_ROLE_HANDLE_NEW) {
+			created = f;
+			continue;
+		} else {
+			continue;
+		}
+		if (f->str && !from)
+			from = f->str;
+	}
+	/* A failed call leaves its out-handle unwritten: it names nothing. */
+	if (!created || !ev->has_result || ev->is_error)
+		return;
+	if (r->flags & CT_REC_HAS_STR)
+		from = bounded(r->str, sizeof(r->str), str_copy);
+	if (from) {
+		ct_names_put(ev->pid, created->v, from);
+		created->str = ct_names_get(ev->pid, created->v);
+	}
 }
 
 int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall_offset_ns,
@@ -118,11 +200,11 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->pid = r->pid;
 	ev->tid = r->tid;
 	ev->depth = r->depth;
-	ev->comm = r->comm;
+	ev->comm = bounded(r->comm, sizeof(r->comm), comm_copy);
 	ev->entry_only = (r->flags & CT_REC_ENTRY_ONLY) != 0;
 	ev->n_fields = 0;
 	for (int i = 0; i < api->n_args && i < CT_MAX_ARGS; i++) {
-		decode_field(r, &api->args[i], ev, &ev->fields[i]);
+		decode_field(r, api, &api->args[i], ev, &ev->fields[i]);
 		ev->n_fields++;
 	}
 
@@ -155,6 +237,7 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 		ev->result_name = ct_enum_name(p->errors, ev->result);
 		ev->is_error = ev->result != 0;
 	}
+	name_handles(r, ev);
 	return 0;
 }
 

@@ -25,7 +25,9 @@
 #include "aggregate.h"
 #include "decode.h"
 #include "guard.h"
+#include "ksym.h"
 #include "log.h"
+#include "names.h"
 #include "output.h"
 #include "plugin.h"
 #include "probe.h"
@@ -213,9 +215,13 @@ static void attach_late(struct session *s, const struct ct_watch_event *e)
 	else
 		display[n] = 0;
 	for (int i = 0; i < s->n_plugins; i++) {
-		if (e->kind == CT_WATCH_OPEN && s->pattern_plugin[e->pattern] != i)
+		int owner = e->kind == CT_WATCH_OPEN ? s->pattern_plugin[e->pattern] : -1;
+
+		/* A plugin's own library, or (exec, scan_libraries) any file that
+		 * defines its symbols: a runtime linked into it. */
+		if (owner >= 0 && owner != i)
 			continue;
-		if (e->kind == CT_WATCH_EXEC && !ct_probe_file_has_symbols(&s->probes[i], open_path))
+		if (owner < 0 && !ct_probe_file_has_symbols(&s->probes[i], open_path))
 			continue;
 		if (ct_probe_attach_file(&s->probes[i], open_path, display) > 0)
 			ct_info("pid %u loaded %s: probed before its first call", e->pid, display);
@@ -233,6 +239,11 @@ static int on_watch(void *ctx, void *data, size_t len)
 	case CT_WATCH_OPEN:
 	case CT_WATCH_EXEC:
 		attach_late(s, e);
+		/* Stopped, with the executable and the libraries loaded so far mapped:
+		 * keep its maps, for names decoded after it has exited. */
+		if (e->kind == CT_WATCH_EXEC)
+			ct_ksym_forget(e->pid);
+		ct_ksym_refresh(e->pid);
 		if (e->stopped)
 			kill(e->pid, SIGCONT);
 		break;
@@ -242,6 +253,8 @@ static int on_watch(void *ctx, void *data, size_t len)
 		for (int i = 0; i < s->n_plugins; i++)
 			ring__consume(ring_buffer__ring(s->rb, i));
 		ct_output_proc_exit(&s->out, e->pid, now_ns(CLOCK_REALTIME));
+		ct_ksym_forget(e->pid);
+		ct_names_forget(e->pid);
 		if (s->target->pid && (pid_t)e->pid == s->target->pid)
 			s->target_gone = true;
 		break;
@@ -254,7 +267,8 @@ static int attach_cb(const char *open_path, const char *display, void *ctx)
 	struct session *s = ctx;
 
 	for (int i = 0; i < s->n_plugins; i++)
-		if (ct_target_name_matches(display, s->plugins[i].p->libraries))
+		if (ct_target_name_matches(display, s->plugins[i].p->libraries) ||
+		    (s->conf->tracer.scan_libraries && ct_probe_file_has_symbols(&s->probes[i], open_path)))
 			ct_probe_attach_file(&s->probes[i], open_path, display);
 	return 0;
 }
@@ -417,6 +431,12 @@ static int setup(struct session *s)
 		goto out;
 	}
 
+	/* Last, so that a plugin's own library matches its own pattern first:
+	 * every other library is checked for a runtime linked into it. */
+	if (c->tracer.scan_libraries && filter && s->n_patterns < CT_WATCH_PATTERNS) {
+		s->patterns[s->n_patterns] = "lib";
+		s->pattern_plugin[s->n_patterns++] = -1;
+	}
 	err = ct_watcher_open(&s->watcher, s->patterns, s->n_patterns, filter, s->target->argv != NULL);
 	if (err)
 		goto out;
@@ -534,6 +554,8 @@ static int print_aggregates(struct session *s)
 
 static void teardown(struct session *s)
 {
+	ct_ksym_reset();
+	ct_names_reset();
 	if (s->rb)
 		ring_buffer__free(s->rb);
 	for (int i = s->n_plugins - 1; i >= 0; i--) {
@@ -592,6 +614,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 	last_tick = now_ns(CLOCK_MONOTONIC);
 	while (!stop_signal) {
 		err = ring_buffer__poll(s->rb, 100);
+		if (err == 0) /* records below the wake-up threshold are read at least every 100 ms */
+			err = ring_buffer__consume(s->rb);
 		if (err < 0 && err != -EINTR) {
 			ct_err("reading the ring buffer failed: %s", strerror(-err));
 			failed = true;

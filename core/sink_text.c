@@ -58,7 +58,8 @@ static int text_event(void *ctx, const struct ct_event *ev)
 		snprintf(res, sizeof(res), "%s %s", ev->result_name, dur);
 	else
 		snprintf(res, sizeof(res), "%" PRId64 "(unknown) %s", ev->result, dur);
-	fprintf(out, "%-15s %-28s %-26s %*s%s(", when, who, res, (int)(2 * ev->depth), "",
+	/* Indent by depth, capped: a broken record's depth must not print gigabytes. */
+	fprintf(out, "%-15s %-28s %-26s %*s%s(", when, who, res, (int)(2 * (ev->depth < 32 ? ev->depth : 32)), "",
 		ev->api->symbol);
 	for (int i = 0; i < ev->n_fields; i++) {
 		ct_format_field(val, sizeof(val), &ev->fields[i]);

@@ -28,6 +28,7 @@ int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 		return -errno;
 	if ((err = ct_bpf_set_const(w->obj, "ct_filter_pids", &filter_pids, sizeof(bool))) ||
 	    (err = ct_bpf_set_const(w->obj, "ct_stop_on_exec", &stop_on_exec, sizeof(bool))) ||
+	    (err = ct_bpf_set_const(w->obj, "ct_stop_opens", &filter_pids, sizeof(bool))) ||
 	    (err = ct_bpf_set_const(w->obj, "ct_n_patterns", &np, sizeof(np))) ||
 	    (err = ct_bpf_set_const(w->obj, "ct_self_tgid", &self, sizeof(self))))
 		return err;

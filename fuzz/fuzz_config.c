@@ -4,7 +4,8 @@
  * durations, booleans, choices, lists), the [sink.NAME] sections and their
  * per-type key tables (ct_config_finish), and freeing all of it. The input
  * is the file's text. No sink is opened: paths in the input are never
- * created.
+ * created. With CT_FUZZ_WRITE_SEEDS=DIR, a config with a section for every
+ * sink type and every key of it (from the key tables) is written there.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -25,6 +26,26 @@ static void cleanup(void)
 	rmdir(tmpdir);
 }
 
+static void write_seed(const char *dir)
+{
+	char seed[PATH_MAX];
+	FILE *f;
+
+	snprintf(seed, sizeof(seed), "%s/seed-all-sinks.ini", dir);
+	f = fopen(seed, "w");
+	if (!f) {
+		perror(seed);
+		exit(1);
+	}
+	fputs("[tracer]\nplugins = cudart, cuda\nringbuf_size = 1M\n[filter]\nmin_duration = 2ms\n", f);
+	for (int i = 0; ct_sink_types[i]; i++) {
+		fprintf(f, "[sink.%s]\ntype = %s\npath = -\n", ct_sink_types[i]->type, ct_sink_types[i]->type);
+		for (const struct ct_key *k = ct_sink_types[i]->keys; k && k->name; k++)
+			fprintf(f, "%s = %s\n", k->name, k->def ? k->def : "x");
+	}
+	fclose(f);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	ct_verbosity = getenv("CT_FUZZ_VERBOSE") ? CT_LOG_DEBUG : -1;
@@ -35,6 +56,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	snprintf(path, sizeof(path), "%s/fuzz.ini", tmpdir);
 	atexit(cleanup);
+	if (getenv("CT_FUZZ_WRITE_SEEDS"))
+		write_seed(getenv("CT_FUZZ_WRITE_SEEDS"));
 	return 0;
 }
 

@@ -5,7 +5,6 @@
  * hold. The input is the file; the names looked up are runtime APIs that
  * the seed files (small test libraries) define, and a few that they do not.
  */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 # One libFuzzer run, as ctest runs it: the SEED files are copied into the
 # CORPUS folder (which keeps what earlier runs found), the fuzzer runs for
 # SECONDS, and an input that crashes, leaks or hangs is kept in
-# CORPUS/../findings/FUZZER/ and makes the run fail. fuzz_decode also writes
+# CORPUS-findings/ and makes the run fail. fuzz_decode also writes
 # one seed per plugin API into CORPUS (CT_FUZZ_WRITE_SEEDS).
 set -eu
 fuzzer=$1 secs=$2 corpus=$3
@@ -20,7 +20,7 @@ done
 if [ $# -gt 0 ]; then
 	shift
 fi
-findings=$(dirname "$corpus")/findings/$(basename "$fuzzer")
+findings=$corpus-findings
 mkdir -p "$findings"
 export CT_FUZZ_WRITE_SEEDS="$corpus"
 status=0

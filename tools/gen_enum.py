@@ -34,7 +34,8 @@ def parse_int(tok, known):
 
 
 def from_enum(text, name):
-    m = re.search(r"\benum\s+(?:__device_builtin__\s+)?%s\s*\{(.*?)\}" % re.escape(name), text, re.S)
+    # Attribute macros may stand between `enum` and the name (__device_builtin__, __HIP_NODISCARD).
+    m = re.search(r"\benum\s+(?:\w+\s+)*?%s\s*\{(.*?)\}" % re.escape(name), text, re.S)
     if not m:
         sys.exit("gen_enum: enum %s not found" % name)
     out, known, nxt = [], {}, 0

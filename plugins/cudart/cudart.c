@@ -98,6 +98,14 @@ static const struct ct_api apis[] = {
 		    { "block", CT_ARG_DIM3, .area = CT_AREA_MEM, .off = 12, .size = 12, .count_from = -1 },
 		    M_SIZE("sharedMem", 3), A_PTR("args", 2, CT_ROLE_NONE),
 		    { "stream", CT_ARG_HANDLE, CT_MEMW(4), 8, CT_ROLE_STREAM, -1, NULL } }),
+	/* nvcc 13's <<<>>> asks __cudaGetKernel for a kernel handle once per kernel and
+	 * launches with it: the handle is named after the stub it came from. */
+	{ "__cudaGetKernel", 0, NOSTR, .n_args = 2, .reads = { OUT(0, 0) },
+	  .args = { { "kernel", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW, -1, NULL },
+		    A_PTR("entryFuncAddr", 1, CT_ROLE_KERNEL) } },
+	{ "cudaGetKernel", 0, NOSTR, .n_args = 2, .reads = { OUT(0, 0) },
+	  .args = { { "kernel", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW, -1, NULL },
+		    A_PTR("entryFuncAddr", 1, CT_ROLE_KERNEL) } },
 	WITH_VARIANT("_ptsz", "cudaGraphLaunch", CT_API_LAUNCH, NOSTR, .n_args = 2,
 	  .args = { A_HANDLE("graphExec", 0), A_STREAM("stream", 1) }),
 

@@ -20,7 +20,7 @@ typedef uint8_t ct_u8;
 
 #define CT_REC_ARGS 12   /* 6 argument registers + 6 stack words */
 #define CT_REC_MEM 8     /* words copied from user memory */
-#define CT_REC_STR 128   /* bytes of one C string */
+#define CT_REC_STR 256   /* bytes of one C string (mangled CUTLASS names run past 128) */
 #define CT_COMM_LEN 16
 #define CT_STACK_WORDS 6
 

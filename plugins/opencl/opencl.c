@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The OpenCL plugin: one row per traced API of the ICD loader (libOpenCL.so.1),
+ * which every OpenCL program calls whatever the vendor behind it.
+ *
+ * Slots follow the x86-64 SysV ABI: registers rdi, rsi, rdx, rcx, r8, r9 are
+ * slots 0-5, the stack words past them slots 6-11. Every signature here was
+ * checked against CL/cl.h.
+ *
+ * The create calls return a handle and report their error through the
+ * `errcode_ret` out-parameter: the table reads *errcode_ret after the call
+ * and names it the call's result (err_arg).
+ */
+#include <cudatracer/plugin.h>
+
+extern const struct ct_enum cl_errors; /* generated: CL/cl.h and CL/cl_ext.h */
+
+#define ARG(n, k, where, sz, r) { .name = n, .kind = k, where, .size = sz, .role = r }
+#define ARGS(...) .args = { __VA_ARGS__ }, \
+	.n_args = sizeof((struct ct_arg[]){ __VA_ARGS__ }) / sizeof(struct ct_arg)
+#define IN_RET .area = CT_AREA_RET, .off = 0
+#define IN_STR .area = CT_AREA_STR, .off = 0
+#define READS(...) .reads = { __VA_ARGS__ }
+/* `words` 8-byte words that the pointer in `slot` points to, into rec->mem[dst]. */
+#define AT_ENTRY(slot, words, dst) { slot, CT_AT_ENTRY, words, dst }
+#define AT_EXIT(slot, words, dst) { slot, CT_AT_EXIT, words, dst }
+/* The cl_int an errcode_ret argument points to, read into mem word 0. */
+#define ERRCODE(slot) AT_EXIT(slot, 1, 0)
+#define ERRCODE_ARG { .name = "errcode_ret", .kind = CT_ARG_ENUM, CT_MEMW(0), .size = 4, \
+		      .names = &cl_errors }
+
+/* A call that returns a cl_int error code. */
+#define API(sym, fl, ...) { .symbol = sym, .flags = fl, .result = CT_RES_ERROR, \
+			    .err_arg = -1, .str_slot = CT_NO_STR, __VA_ARGS__ }
+/* A create call: returns a handle; the error is args[err]. */
+#define CREATE(sym, fl, err, str, ...) { .symbol = sym, .flags = fl, .result = CT_RES_HANDLE, \
+					  .err_arg = err, .str_slot = str, __VA_ARGS__ }
+
+/* Arguments that every enqueue call ends with. */
+#define WAIT_LIST(slot) \
+	ARG("num_events_in_wait_list", CT_ARG_UINT, CT_SLOT(slot), 4, CT_ROLE_NONE), \
+	ARG("event_wait_list", CT_ARG_PTR, CT_SLOT((slot) + 1), 8, CT_ROLE_NONE), \
+	ARG("event", CT_ARG_PTR, CT_SLOT((slot) + 2), 8, CT_ROLE_NONE)
+
+static const struct ct_api opencl_apis[] = {
+	/* platforms, devices, contexts, queues */
+	API("clGetPlatformIDs", 0, READS(AT_EXIT(2, 1, 0)),
+	    ARGS(ARG("num_entries", CT_ARG_UINT, CT_SLOT(0), 4, CT_ROLE_NONE),
+		 ARG("platforms", CT_ARG_PTR, CT_SLOT(1), 8, CT_ROLE_NONE),
+		 ARG("num_platforms", CT_ARG_UINT, CT_MEMW(0), 4, CT_ROLE_NONE))),
+	API("clGetDeviceIDs", 0, READS(AT_EXIT(4, 1, 0)),
+	    ARGS(ARG("platform", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
+		 ARG("device_type", CT_ARG_HEX, CT_SLOT(1), 8, CT_ROLE_NONE),
+		 ARG("num_entries", CT_ARG_UINT, CT_SLOT(2), 4, CT_ROLE_NONE),
+		 ARG("devices", CT_ARG_PTR, CT_SLOT(3), 8, CT_ROLE_NONE),
+		 ARG("num_devices", CT_ARG_UINT, CT_MEMW(0), 4, CT_ROLE_NONE))),
+	CREATE("clCreateContext", 0, 5, CT_NO_STR, READS(ERRCODE(5)),
+	       ARGS(ARG("properties", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_NONE),
+		    ARG("num_devices", CT_ARG_UINT, CT_SLOT(1), 4, CT_ROLE_NONE),
+		    ARG("devices", CT_ARG_PTR, CT_SLOT(2), 8, CT_ROLE_NONE),
+		    ARG("pfn_notify", CT_ARG_PTR, CT_SLOT(3), 8, CT_ROLE_NONE),
+		    ARG("user_data", CT_ARG_PTR, CT_SLOT(4), 8, CT_ROLE_NONE),
+		    ERRCODE_ARG)),
+	CREATE("clCreateCommandQueue", 0, 3, CT_NO_STR, READS(ERRCODE(3)),
+	       ARGS(ARG("context", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
+		    ARG("device", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_DEVICE),
+		    ARG("properties", CT_ARG_HEX, CT_SLOT(2), 8, CT_ROLE_NONE),
+		    ERRCODE_ARG)),
+	CREATE("clCreateCommandQueueWithProperties", 0, 3, CT_NO_STR, READS(ERRCODE(3)),
+	       ARGS(ARG("context", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
+		    ARG("device", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_DEVICE),
+		    ARG("properties", CT_ARG_PTR, CT_SLOT(2), 8, CT_ROLE_NONE),
+		    ERRCODE_ARG)),
+
+	/* buffers: a cl_mem is the allocation, released when its count drops */
+	CREATE("clCreateBuffer", CT_API_ALLOC | CT_API_DEVICE_MEM, 5, CT_NO_STR, READS(ERRCODE(4)),
+	       ARGS(ARG("context", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
+		    ARG("flags", CT_ARG_HEX, CT_SLOT(1), 8, CT_ROLE_NONE),
+		    ARG("size", CT_ARG_SIZE, CT_SLOT(2), 8, CT_ROLE_BYTES),
+		    ARG("host_ptr", CT_ARG_PTR, CT_SLOT(3), 8, CT_ROLE_NONE),
+		    ARG("mem", CT_ARG_HANDLE, IN_RET, 8, CT_ROLE_ALLOC_PTR),
+		    ERRCODE_ARG)),
+	API("clReleaseMemObject", CT_API_FREE | CT_API_DEVICE_MEM,
+	    ARGS(ARG("memobj", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+
+	/* programs and kernels */
+	CREATE("clCreateProgramWithSource", 0, 4, CT_NO_STR, READS(ERRCODE(4)),
+	       ARGS(ARG("context", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
+		    ARG("count", CT_ARG_UINT, CT_SLOT(1), 4, CT_ROLE_NONE),
+		    ARG("strings", CT_ARG_PTR, CT_SLOT(2), 8, CT_ROLE_NONE),
+		    ARG("lengths", CT_ARG_PTR, CT_SLOT(3), 8, CT_ROLE_NONE),
+		    ERRCODE_ARG)),
+	{ .symbol = "clBuildProgram", .result = CT_RES_ERROR, .err_arg = -1, .str_slot = 3,
+	  ARGS(ARG("program", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
+	       ARG("num_devices", CT_ARG_UINT, CT_SLOT(1), 4, CT_ROLE_NONE),
+	       ARG("device_list", CT_ARG_PTR, CT_SLOT(2), 8, CT_ROLE_NONE),
+	       ARG("options", CT_ARG_STRING, IN_STR, 0, CT_ROLE_NONE),
+	       ARG("pfn_notify", CT_ARG_PTR, CT_SLOT(4), 8, CT_ROLE_NONE),
+	       ARG("user_data", CT_ARG_PTR, CT_SLOT(5), 8, CT_ROLE_NONE)) },
+	/* The kernel name is read here and remembered by the returned handle. */
+	CREATE("clCreateKernel", 0, 3, 1, READS(ERRCODE(2)),
+	       ARGS(ARG("program", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
+		    ARG("kernel_name", CT_ARG_STRING, IN_STR, 0, CT_ROLE_NONE),
+		    ARG("kernel", CT_ARG_HANDLE, IN_RET, 8, CT_ROLE_HANDLE_NEW),
+		    ERRCODE_ARG)),
+	API("clSetKernelArg", 0,
+	    ARGS(ARG("kernel", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_HANDLE_NAMED),
+		 ARG("arg_index", CT_ARG_UINT, CT_SLOT(1), 4, CT_ROLE_NONE),
+		 ARG("arg_size", CT_ARG_SIZE, CT_SLOT(2), 8, CT_ROLE_NONE),
+		 ARG("arg_value", CT_ARG_PTR, CT_SLOT(3), 8, CT_ROLE_NONE))),
+	API("clReleaseKernel", 0,
+	    ARGS(ARG("kernel", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_HANDLE_NAMED))),
+	API("clReleaseProgram", 0,
+	    ARGS(ARG("program", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE))),
+
+	/* enqueues: the work sizes are arrays of work_dim size_t (1 to 3) */
+	API("clEnqueueNDRangeKernel", CT_API_LAUNCH,
+	    READS(AT_ENTRY(4, 3, 0), AT_ENTRY(5, 3, 3)),
+	    ARGS(ARG("command_queue", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM),
+		 ARG("kernel", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_HANDLE_NAMED),
+		 ARG("work_dim", CT_ARG_UINT, CT_SLOT(2), 4, CT_ROLE_NONE),
+		 ARG("global_work_offset", CT_ARG_PTR, CT_SLOT(3), 8, CT_ROLE_NONE),
+		 { .name = "global_work_size", .kind = CT_ARG_SIZES3, CT_MEMW(0), .size = 8,
+		   .count_from = 2 },
+		 { .name = "local_work_size", .kind = CT_ARG_SIZES3, CT_MEMW(3), .size = 8,
+		   .count_from = 2 },
+		 WAIT_LIST(6))),
+	API("clEnqueueReadBuffer", CT_API_COPY,
+	    ARGS(ARG("command_queue", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM),
+		 ARG("buffer", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_NONE),
+		 ARG("blocking_read", CT_ARG_UINT, CT_SLOT(2), 4, CT_ROLE_NONE),
+		 ARG("offset", CT_ARG_SIZE, CT_SLOT(3), 8, CT_ROLE_NONE),
+		 ARG("size", CT_ARG_SIZE, CT_SLOT(4), 8, CT_ROLE_BYTES),
+		 ARG("ptr", CT_ARG_PTR, CT_SLOT(5), 8, CT_ROLE_NONE),
+		 WAIT_LIST(6))),
+	API("clEnqueueWriteBuffer", CT_API_COPY,
+	    ARGS(ARG("command_queue", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM),
+		 ARG("buffer", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_NONE),
+		 ARG("blocking_write", CT_ARG_UINT, CT_SLOT(2), 4, CT_ROLE_NONE),
+		 ARG("offset", CT_ARG_SIZE, CT_SLOT(3), 8, CT_ROLE_NONE),
+		 ARG("size", CT_ARG_SIZE, CT_SLOT(4), 8, CT_ROLE_BYTES),
+		 ARG("ptr", CT_ARG_PTR, CT_SLOT(5), 8, CT_ROLE_NONE),
+		 WAIT_LIST(6))),
+	API("clEnqueueCopyBuffer", CT_API_COPY,
+	    ARGS(ARG("command_queue", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM),
+		 ARG("src_buffer", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_NONE),
+		 ARG("dst_buffer", CT_ARG_HANDLE, CT_SLOT(2), 8, CT_ROLE_NONE),
+		 ARG("src_offset", CT_ARG_SIZE, CT_SLOT(3), 8, CT_ROLE_NONE),
+		 ARG("dst_offset", CT_ARG_SIZE, CT_SLOT(4), 8, CT_ROLE_NONE),
+		 ARG("size", CT_ARG_SIZE, CT_SLOT(5), 8, CT_ROLE_BYTES),
+		 WAIT_LIST(6))),
+	API("clEnqueueFillBuffer", CT_API_SET,
+	    ARGS(ARG("command_queue", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM),
+		 ARG("buffer", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_NONE),
+		 ARG("pattern", CT_ARG_PTR, CT_SLOT(2), 8, CT_ROLE_NONE),
+		 ARG("pattern_size", CT_ARG_SIZE, CT_SLOT(3), 8, CT_ROLE_NONE),
+		 ARG("offset", CT_ARG_SIZE, CT_SLOT(4), 8, CT_ROLE_NONE),
+		 ARG("size", CT_ARG_SIZE, CT_SLOT(5), 8, CT_ROLE_BYTES),
+		 WAIT_LIST(6))),
+
+	/* synchronisation and teardown */
+	API("clFlush", 0,
+	    ARGS(ARG("command_queue", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM))),
+	API("clFinish", CT_API_SYNC,
+	    ARGS(ARG("command_queue", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM))),
+	API("clWaitForEvents", CT_API_SYNC,
+	    ARGS(ARG("num_events", CT_ARG_UINT, CT_SLOT(0), 4, CT_ROLE_NONE),
+		 ARG("event_list", CT_ARG_PTR, CT_SLOT(1), 8, CT_ROLE_NONE))),
+	API("clReleaseCommandQueue", 0,
+	    ARGS(ARG("command_queue", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM))),
+	API("clReleaseContext", 0,
+	    ARGS(ARG("context", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE))),
+};
+
+/* The ICD loader; vendors' own libraries (libpocl, the NVIDIA and AMD ICDs)
+ * export the same names under other sonames and are reached through it. */
+static const char *const opencl_libraries[] = { "libOpenCL.so", NULL };
+
+static struct ct_plugin opencl_plugin = {
+	.abi_version = CT_ABI_VERSION,
+	.sz = sizeof(struct ct_plugin),
+	.name = "opencl",
+	.version = "1",
+	.description = "OpenCL through the ICD loader (libOpenCL)",
+	.libraries = opencl_libraries,
+	.apis = opencl_apis,
+	.n_apis = sizeof(opencl_apis) / sizeof(opencl_apis[0]),
+	.errors = &cl_errors,
+	.success_name = "CL_SUCCESS",
+};
+
+/* Fills bpf_object from the object ct_add_plugin() embedded. */
+CT_PLUGIN_DEFINE(opencl_plugin, ct_bpf_opencl)

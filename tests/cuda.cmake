@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: MIT
+# The CUDA driver plugin and kernel names: unit tests for ksym and names,
+# driver-API programs linked with the toolkit's stub libcuda, nvcc programs
+# whose kernels live in the executable and in shared libraries.
+
+# ---- unit tests ------------------------------------------------------------
+# A library with known symbols, and a stripped copy of it.
+add_library(test_ksym_fixture MODULE "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_ksym_fixture.c")
+set_target_properties(test_ksym_fixture PROPERTIES PREFIX "lib"
+	LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/unit")
+set(ksym_stripped "${CMAKE_BINARY_DIR}/tests/unit/libtest_ksym_fixture_stripped.so")
+add_custom_command(OUTPUT "${ksym_stripped}"
+	COMMAND ${CMAKE_STRIP} --strip-all -o "${ksym_stripped}" $<TARGET_FILE:test_ksym_fixture>
+	DEPENDS test_ksym_fixture COMMENT "strip test_ksym_fixture")
+add_custom_target(test_ksym_fixture_stripped ALL DEPENDS "${ksym_stripped}")
+
+ct_unit_test(test_ksym "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_ksym.c")
+target_compile_definitions(test_ksym PRIVATE
+	KSYM_FIXTURE="$<TARGET_FILE:test_ksym_fixture>" KSYM_FIXTURE_STRIPPED="${ksym_stripped}")
+target_link_libraries(test_ksym PRIVATE dl)
+add_dependencies(test_ksym test_ksym_fixture test_ksym_fixture_stripped)
+
+ct_unit_test(test_names "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_names.c")
+
+# The plugin's table against the symbols libcuda exports.
+ct_unit_test(test_cuda_table "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cuda_table.c")
+target_compile_definitions(test_cuda_table PRIVATE CUDA_PLUGIN="$<TARGET_FILE:ct-cuda>"
+	CUDA_STUB="${CUDA_HOME}/lib64/stubs/libcuda.so")
+target_link_libraries(test_cuda_table PRIVATE dl)
+add_dependencies(test_cuda_table ct-cuda)
+
+# ---- driver-API programs -----------------------------------------------------
+# Linked with the toolkit's stub libcuda, whose soname is libcuda.so.1 but
+# which the stubs folder ships only as libcuda.so: tests/stubs holds the
+# link that the loader looks for. Tests run the programs with
+# LD_LIBRARY_PATH=tests/stubs; a libcudart started that way loads the stub
+# as its driver too.
+set(ct_cuda_stubs "${CMAKE_BINARY_DIR}/tests/stubs")
+file(MAKE_DIRECTORY "${ct_cuda_stubs}")
+file(CREATE_LINK "${CUDA_HOME}/lib64/stubs/libcuda.so" "${ct_cuda_stubs}/libcuda.so.1" SYMBOLIC)
+
+function(ct_driver_program name src)
+	add_executable(${name} "${CMAKE_CURRENT_SOURCE_DIR}/programs/${src}")
+	target_include_directories(${name} PRIVATE "${CUDA_HOME}/include")
+	target_link_directories(${name} PRIVATE "${CUDA_HOME}/lib64/stubs")
+	target_link_libraries(${name} PRIVATE cuda dl)
+	target_compile_options(${name} PRIVATE -O1 -fno-omit-frame-pointer)
+	set_target_properties(${name} PROPERTIES
+		RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/programs")
+endfunction()
+
+ct_driver_program(driver_calls driver_calls.c)
+# The same calls under --default-stream per-thread names (_ptds, _ptsz).
+ct_driver_program(driver_calls_ptds driver_calls.c)
+target_compile_definitions(driver_calls_ptds PRIVATE CUDA_API_PER_THREAD_DEFAULT_STREAM=1)
+ct_driver_program(driver_module driver_module.c)
+
+# ---- programs built with nvcc ---------------------------------------------------
+if(NOT NVCC)
+	message(STATUS "nvcc not found: kernel-name test programs are not built")
+else()
+	set(ct_prog_dir "${CMAKE_BINARY_DIR}/tests/programs")
+	add_custom_command(OUTPUT "${ct_prog_dir}/driver_kernels.ptx"
+		COMMAND ${CMAKE_COMMAND} -E make_directory "${ct_prog_dir}"
+		COMMAND ${NVCC} -ptx -o "${ct_prog_dir}/driver_kernels.ptx"
+			"${CMAKE_CURRENT_SOURCE_DIR}/programs/driver_kernels.cu"
+		DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/programs/driver_kernels.cu" COMMENT "nvcc -ptx driver_kernels")
+	add_custom_target(prog_driver_kernels_ptx ALL DEPENDS "${ct_prog_dir}/driver_kernels.ptx")
+
+	# Kernel names: kernels in the executable, with the runtime static (nvcc's default) and shared.
+	ct_cuda_program(kname_static "${CMAKE_CURRENT_SOURCE_DIR}/programs/kname.cu")
+	ct_cuda_program(kname_shared "${CMAKE_CURRENT_SOURCE_DIR}/programs/kname.cu" SHARED)
+
+	# Kernels in a shared library, with the runtime linked into the library or shared.
+	foreach(rt static shared)
+		set(lib "${ct_prog_dir}/libkname_lib_${rt}.so")
+		set(exe "${ct_prog_dir}/kname_uselib_${rt}")
+		add_custom_command(OUTPUT "${lib}"
+			COMMAND ${CMAKE_COMMAND} -E make_directory "${ct_prog_dir}"
+			COMMAND ${NVCC} -O1 -g -shared -Xcompiler -fPIC -cudart ${rt} -o "${lib}"
+				"${CMAKE_CURRENT_SOURCE_DIR}/programs/kname_lib.cu"
+			DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/programs/kname_lib.cu" COMMENT "nvcc libkname_lib_${rt}.so")
+		add_custom_command(OUTPUT "${exe}"
+			COMMAND ${CMAKE_C_COMPILER} -O1 -g -o "${exe}"
+				"${CMAKE_CURRENT_SOURCE_DIR}/programs/kname_uselib.c"
+				"${lib}" "-Wl,-rpath,${ct_prog_dir}"
+			DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/programs/kname_uselib.c" "${lib}"
+			COMMENT "kname_uselib_${rt}")
+		add_custom_target(prog_kname_uselib_${rt} ALL DEPENDS "${exe}")
+	endforeach()
+
+	# A pip-style layout: the runtime copied into a folder of its own, the way the
+	# nvidia-cuda-runtime wheel installs it, and found only through the
+	# executable's RPATH.
+	set(pip_lib "${ct_prog_dir}/pip/site-packages/nvidia/cuda_runtime/lib")
+	file(GLOB ct_cudart_so "${CUDA_HOME}/lib64/libcudart.so.[0-9]*")
+	list(FILTER ct_cudart_so EXCLUDE REGEX "libcudart\\.so\\.[0-9]+\\.[0-9]")
+	list(GET ct_cudart_so 0 ct_cudart_so)
+	get_filename_component(ct_cudart_soname "${ct_cudart_so}" NAME)
+	add_custom_command(OUTPUT "${pip_lib}/${ct_cudart_soname}"
+		COMMAND ${CMAKE_COMMAND} -E make_directory "${pip_lib}"
+		COMMAND ${CMAKE_COMMAND} -E copy "${ct_cudart_so}" "${pip_lib}/${ct_cudart_soname}"
+		DEPENDS "${ct_cudart_so}" COMMENT "pip-style copy of ${ct_cudart_soname}")
+	add_custom_target(prog_pip_cudart ALL DEPENDS "${pip_lib}/${ct_cudart_soname}")
+	ct_cuda_program(kname_pip "${CMAKE_CURRENT_SOURCE_DIR}/programs/kname.cu" SHARED
+		NVCC_FLAGS -Xlinker --disable-new-dtags -Xlinker -rpath -Xlinker "${pip_lib}")
+	add_dependencies(prog_kname_pip prog_pip_cudart)
+endif()
+
+# ---- integration tests (root, real BPF) -----------------------------------------
+ct_integration_test(test_cuda_driver "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cuda_driver.py"
+	LABELS cuda)
+ct_integration_test(test_cuda_names "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cuda_names.py"
+	LABELS cuda)
+ct_integration_test(test_cuda_knames "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cuda_knames.py"
+	LABELS cuda)
+ct_integration_test(test_cuda_nesting "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cuda_nesting.py"
+	LABELS cuda)
+# The ksym tests fork; a bug there must fail, not hang the suite.
+set_tests_properties(test_ksym test_names test_cuda_table PROPERTIES TIMEOUT 60)

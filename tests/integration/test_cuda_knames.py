@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""cudaLaunchKernel shows the kernel's demangled name, wherever the kernel is.
+
+The func argument of cudaLaunchKernel is the kernel's host stub; the tracer
+names it from the ELF symbols of the file mapped at that address: the
+executable, or a shared library. Covered: runtime linked statically (nvcc's
+default) and shared; kernels in the executable and in a library; a
+pip-style layout where libcudart sits in a folder of its own, found only
+through the executable's RPATH.
+
+Each program launches its kernels twice: by cudaLaunchKernel(stub, ...),
+then with <<<>>>, which CUDA 13's nvcc compiles to __cudaGetKernel(&handle,
+stub) once per kernel and __cudaLaunchKernel(handle, ...), a jump to
+cudaLaunchKernel. Without a driver __cudaGetKernel hands back the stub
+itself as the handle; with one the handle is the driver's, and the tracer
+names it from the __cudaGetKernel call that made it.
+"""
+import os
+
+import cttest
+
+EXE_KERNELS = [
+    ("vec_add(float*, float const*, int)", [2, 1, 1], [64, 1, 1]),
+    ("void ct::scale<float>(float*, float, int)", [3, 1, 1], [32, 1, 1]),
+    ("void ct::scale<double>(double*, double, int)", [4, 1, 1], [16, 1, 1]),
+    ("plain_c_kernel", [1, 1, 1], [8, 1, 1]),
+]
+LIB_KERNELS = [
+    ("lib::lib_fill(int*, int, int)", [5, 1, 1], [128, 1, 1]),
+    ("void lib::lib_unrolled<4>(float*)", [6, 1, 1], [32, 1, 1]),
+]
+
+
+def launch_problems(t, expected, what):
+    """What is wrong with this run's launches, as a list of lines."""
+    expected = expected * 2  # cudaLaunchKernel, then <<<>>>
+    launches = [e for e in t.calls(plugin="cudart") if e["api"] == "cudaLaunchKernel"]
+    got = [(e["args"].get("func"), e["args"].get("grid"), e["args"].get("block")) for e in launches]
+    want = [tuple(k) for k in expected]
+    bad = []
+    if t.rc != 0:
+        bad.append("%s: exit %d\n%s" % (what, t.rc, t.stderr[-2000:]))
+    if got != want:
+        bad.append("%s: launches\n  %s\nexpected\n  %s\n%s" % (what, got, want, t.stderr[-2000:]))
+    for e in launches:
+        if e["result_name"] not in ("cudaErrorInsufficientDriver", "cudaSuccess"):
+            bad.append("%s: result %r" % (what, e["result_name"]))
+    return bad
+
+
+def main():
+    cttest.need_root()
+    cases = [
+        ("kname_static", EXE_KERNELS, []),
+        ("kname_shared", EXE_KERNELS, []),
+        # The runtime linked statically into a shared library: found with scan_libraries.
+        ("kname_uselib_static", LIB_KERNELS, ["@scan"]),
+        ("kname_uselib_shared", LIB_KERNELS, []),
+        ("kname_pip", EXE_KERNELS, ["maps"]),
+    ]
+    bad = []
+    for name, kernels, args in cases:
+        opts = ["-C", "tracer.scan_libraries=true"] if "@scan" in args else []
+        args = [a for a in args if a != "@scan"]
+        t = cttest.run(["--plugin", "cudart"] + opts, command=[cttest.program(name)] + args)
+        bad += launch_problems(t, kernels, name)
+        if name == "kname_pip":
+            pip = os.path.join(cttest.PROGRAMS, "pip", "site-packages", "nvidia", "cuda_runtime", "lib")
+            if "runtime: " + pip + "/libcudart.so" not in t.stdout:
+                bad.append("kname_pip did not map the pip copy of libcudart:\n" + t.stdout)
+    # Every layout is tried, and every failure reported at once.
+    cttest.check(not bad, "\n\n".join(bad))
+    print("ok: kernel names in %d layouts" % len(cases))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: MIT
+"""docs/plugins.md, followed as a plugin author would: out of tree.
+
+Stages `cmake --install` of this build in a temporary folder (DESTDIR, so
+nothing touches the system), copies plugins/example somewhere else, builds it
+there with its own Makefile against the staged cudatracer.pc, header,
+capture.bpf.h and gen_enum.py, builds the toyrt library and toy_app, and
+traces toy_app with the staged cudatracer and `--plugin /path/libct-example.so`.
+The trace must show toy_app's seven calls with their values and error names.
+"""
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+
+import cttest
+
+cttest.need_root()
+for tool in ("make", "cc", "clang", "bpftool", "pkg-config"):
+    if not shutil.which(tool):
+        cttest.skip("%s is not installed" % tool)
+
+tmp = tempfile.mkdtemp(prefix="ct-example.")
+stage = os.path.join(tmp, "stage")
+src = os.path.join(tmp, "example")
+
+
+def sh(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    cttest.check(p.returncode == 0, "%s failed (%d):\n%s%s" % (" ".join(cmd), p.returncode,
+                                                              p.stdout[-3000:], p.stderr[-3000:]))
+    return p
+
+
+env = dict(os.environ, DESTDIR=stage)
+sh(["cmake", "--install", cttest.BUILD], env=env)
+pcs = glob.glob(os.path.join(stage, "**", "pkgconfig", "cudatracer.pc"), recursive=True)
+cttest.check(len(pcs) == 1, "staged install has %d cudatracer.pc files" % len(pcs))
+staged = os.path.dirname(os.path.dirname(os.path.dirname(pcs[0])))  # the install prefix
+for f in ("include/cudatracer/plugin.h", "include/cudatracer/capture.bpf.h",
+          "share/cudatracer/gen_enum.py"):
+    cttest.check(os.path.exists(os.path.join(staged, f)),
+                 "cmake --install did not install %s, which docs/plugins.md promises" % f)
+with open(pcs[0]) as pc:
+    cttest.check("gen_enum=" in pc.read(), "cudatracer.pc has no gen_enum variable")
+tracers = glob.glob(os.path.join(stage, "**", "bin", "cudatracer"), recursive=True)
+cttest.check(len(tracers) == 1, "staged install has %d cudatracer binaries" % len(tracers))
+
+# The example, alone in a folder of its own, built against the staged files only.
+shutil.copytree(os.path.join(cttest.SOURCE, "plugins", "example"), src)
+build_env = dict(os.environ, PKG_CONFIG_PATH=os.path.dirname(pcs[0]),
+                 PKG_CONFIG_SYSROOT_DIR=stage, PKG_CONFIG_LIBDIR="")
+sh(["make", "-C", src], env=build_env)
+sh(["make", "-C", src, "demo"], env=build_env)
+plugin = os.path.join(src, "libct-example.so")
+
+cttest.TRACER = tracers[0]
+trace = cttest.run(["--plugin", plugin], command=[os.path.join(src, "toy_app")])
+cttest.check(trace.rc == 0, "tracer exit %d" % trace.rc, trace)
+cttest.check("toy_app: dev=" in trace.stdout and " ok" in trace.stdout,
+             "toy_app did not run as expected:\n" + trace.stdout, trace)
+
+calls = trace.calls(plugin="example")
+got = [e["api"] for e in calls]
+want = ["toyMalloc", "toyMalloc", "toyMemcpy", "toyLaunch", "toyLaunch", "toyMemcpy", "toyFree"]
+cttest.check(got == want, "example calls:\n got  %s\n want %s" % (got, want), trace)
+
+dev = calls[0]["args"]["ptr"]
+cttest.check(dev.startswith("0x") and dev != "0x0", "toyMalloc returned %r" % dev, trace)
+host = calls[2]["args"]["src"]
+expected = [
+    ("toySuccess", {"ptr": dev, "size": 256}),
+    ("toyErrorInvalidValue", {"ptr": "0x0", "size": 0}),
+    ("toySuccess", {"dst": dev, "src": host, "size": 256}),
+    ("toySuccess", {"name": "scale", "data": dev, "n": 64}),
+    ("toyErrorKernelNotFound", {"name": "no_such_kernel", "data": dev, "n": 64}),
+    ("toySuccess", {"dst": host, "src": dev, "size": 256}),
+    ("toySuccess", {"ptr": dev}),
+]
+values = {"toySuccess": 0, "toyErrorInvalidValue": 1, "toyErrorKernelNotFound": 3}
+for ev, (result, args) in zip(calls, expected):
+    cttest.check(ev["result_name"] == result and ev["result"] == values[result]
+                 and ev["error"] == (result != "toySuccess"),
+                 "%s: result %s %s" % (ev["api"], ev["result"], ev["result_name"]), trace)
+    cttest.check(ev["args"] == args, "%s args:\n got  %s\n want %s" % (ev["api"], ev["args"], args),
+                 trace)
+    cttest.check(ev["comm"] == "toy_app", "%s: comm %r" % (ev["api"], ev["comm"]), trace)
+
+shutil.rmtree(tmp)
+print("test_example_plugin: out-of-tree plugin built from the installed files traced toyrt")

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The cuda plugin's table against libcuda itself (the toolkit's stub, which
+ * exports the same symbols as the real driver): every row names a symbol
+ * libcuda exports, every exported variant (_v2, _v3, _ptds, _ptsz ...) of a
+ * traced API has a row, and every argument can be found in the record.
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <regex.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <cudatracer/plugin.h>
+
+#ifndef CUDA_PLUGIN
+#error "CUDA_PLUGIN (path of libct-cuda.so) must be defined"
+#endif
+#ifndef CUDA_STUB
+#error "CUDA_STUB (path of the toolkit's stub libcuda.so) must be defined"
+#endif
+
+/* The APIs the plugin promises (issue 4), before version suffixes. */
+static const char *const traced[] = {
+	"cuInit", "cuCtxCreate", "cuCtxDestroy", "cuCtxSynchronize", "cuCtxSetCurrent",
+	"cuMemAlloc", "cuMemFree", "cuMemAllocHost", "cuMemFreeHost", "cuMemAllocManaged",
+	"cuMemAllocAsync", "cuMemFreeAsync", "cuMemcpy", "cuMemcpyHtoD", "cuMemcpyDtoH",
+	"cuMemcpyDtoD", "cuMemcpyAsync", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync",
+	"cuMemcpyDtoDAsync", "cuMemcpy2D", "cuMemcpy2DAsync", "cuMemsetD8", "cuMemsetD32",
+	"cuMemsetD8Async", "cuMemsetD32Async", "cuModuleLoad", "cuModuleLoadData",
+	"cuModuleGetFunction", "cuLibraryLoadData", "cuLibraryGetKernel", "cuKernelGetFunction",
+	"cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel", "cuStreamCreate",
+	"cuStreamDestroy", "cuStreamSynchronize", "cuEventRecord", "cuEventSynchronize",
+	"cuGraphLaunch", "cuDriverGetVersion", "cuGetProcAddress",
+};
+
+static const struct ct_plugin *plugin;
+static void *plugin_dl;
+
+static int setup(void **state)
+{
+	ct_plugin_entry_fn entry;
+
+	plugin_dl = dlopen(CUDA_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+	if (!plugin_dl) {
+		fprintf(stderr, "dlopen %s: %s\n", CUDA_PLUGIN, dlerror());
+		return -1;
+	}
+	*(void **)&entry = dlsym(plugin_dl, CT_PLUGIN_ENTRY_SYMBOL);
+	if (!entry)
+		return -1;
+	plugin = entry();
+	return plugin ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	dlclose(plugin_dl);
+	return 0;
+}
+
+static const struct ct_api *row(const char *symbol)
+{
+	for (size_t i = 0; i < plugin->n_apis; i++)
+		if (!strcmp(plugin->apis[i].symbol, symbol))
+			return &plugin->apis[i];
+	return NULL;
+}
+
+static void test_descriptor(void **state)
+{
+	assert_int_equal(plugin->abi_version, CT_ABI_VERSION);
+	assert_int_equal(plugin->sz, sizeof(struct ct_plugin));
+	assert_string_equal(plugin->name, "cuda");
+	assert_string_equal(plugin->libraries[0], "libcuda.so");
+	assert_null(plugin->libraries[1]);
+	assert_string_equal(plugin->success_name, "CUDA_SUCCESS");
+	assert_non_null(plugin->bpf_object);
+	/* An ELF object for BPF, as ct_add_plugin embedded it. */
+	assert_true(plugin->bpf_object_sz > 64);
+	assert_memory_equal(plugin->bpf_object, "\177ELF", 4);
+}
+
+static void test_errors_generated_from_cuda_h(void **state)
+{
+	const struct ct_enum *e = plugin->errors;
+	bool stub = false, unknown = false;
+
+	assert_true(e->n > 90); /* CUDA 13 has about a hundred */
+	assert_int_equal(e->v[0].value, 0);
+	assert_string_equal(e->v[0].name, "CUDA_SUCCESS");
+	for (size_t i = 0; i < e->n; i++) {
+		if (i)
+			assert_true(e->v[i - 1].value < e->v[i].value); /* sorted, no aliases */
+		if (e->v[i].value == 34)
+			stub = !strcmp(e->v[i].name, "CUDA_ERROR_STUB_LIBRARY");
+		if (e->v[i].value == 999)
+			unknown = !strcmp(e->v[i].name, "CUDA_ERROR_UNKNOWN");
+	}
+	assert_true(stub);
+	assert_true(unknown);
+}
+
+static void test_every_row_is_exported_once(void **state)
+{
+	void *stub = dlopen(CUDA_STUB, RTLD_NOW | RTLD_LOCAL);
+
+	assert_non_null(stub);
+	for (size_t i = 0; i < plugin->n_apis; i++) {
+		const char *sym = plugin->apis[i].symbol;
+
+		if (!dlsym(stub, sym))
+			fail_msg("%s is not exported by %s", sym, CUDA_STUB);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(plugin->apis[j].symbol, sym))
+				fail_msg("%s has two rows", sym);
+	}
+	dlclose(stub);
+}
+
+/* Every dynamic symbol of libcuda that is a variant of a traced API has a row. */
+static void test_every_variant_has_a_row(void **state)
+{
+	char pattern[4096] = "^(";
+	regex_t re;
+	int fd, missing = 0, variants = 0;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+
+	for (size_t i = 0; i < sizeof(traced) / sizeof(traced[0]); i++) {
+		strcat(pattern, i ? "|" : "");
+		strcat(pattern, traced[i]);
+	}
+	strcat(pattern, ")(_v[0-9]+)?(_ptds|_ptsz)?$");
+	assert_int_equal(regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB), 0);
+	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
+	fd = open(CUDA_STUB, O_RDONLY);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &s) || s.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!name || regexec(&re, name, 0, NULL, 0))
+				continue;
+			variants++;
+			if (!row(name)) {
+				fprintf(stderr, "no row for %s\n", name);
+				missing++;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	regfree(&re);
+	assert_int_equal(missing, 0);
+	assert_int_equal((size_t)variants, plugin->n_apis);
+}
+
+static bool read_covers(const struct ct_api *a, uint8_t phase_mask, unsigned off, unsigned size)
+{
+	for (int i = 0; i < CT_MAX_READS; i++) {
+		const struct ct_read *r = &a->reads[i];
+
+		if (r->phase && (phase_mask & r->phase) && r->dst * 8u <= off &&
+		    off + size <= (r->dst + r->words) * 8u)
+			return true;
+	}
+	return false;
+}
+
+static void test_every_argument_is_reachable(void **state)
+{
+	for (size_t i = 0; i < plugin->n_apis; i++) {
+		const struct ct_api *a = &plugin->apis[i];
+		bool named = false, has_new = false;
+
+		assert_true(a->n_args <= CT_MAX_ARGS);
+		assert_int_equal(a->result, CT_RES_ERROR);
+		for (int r = 0; r < CT_MAX_READS; r++) {
+			const struct ct_read *rd = &a->reads[r];
+
+			if (!rd->phase)
+				continue;
+			if (rd->slot >= CT_REC_ARGS || rd->words == 0 || rd->dst + rd->words > CT_REC_MEM)
+				fail_msg("%s: read %d is out of bounds", a->symbol, r);
+		}
+		for (int j = 0; j < a->n_args; j++) {
+			const struct ct_arg *g = &a->args[j];
+
+			assert_non_null(g->name);
+			switch (g->area) {
+			case CT_AREA_ARGS:
+				if (g->off % 8 || g->off / 8 >= CT_REC_ARGS ||
+				    !(g->size == 1 || g->size == 2 || g->size == 4 || g->size == 8))
+					fail_msg("%s.%s: bad slot", a->symbol, g->name);
+				break;
+			case CT_AREA_MEM:
+				if (!read_covers(a, CT_AT_ENTRY | CT_AT_EXIT, g->off, g->size))
+					fail_msg("%s.%s: no read copies it", a->symbol, g->name);
+				break;
+			case CT_AREA_STR:
+				if (g->kind != CT_ARG_STRING || a->str_slot >= CT_REC_ARGS)
+					fail_msg("%s.%s: string without str_slot", a->symbol, g->name);
+				break;
+			default:
+				fail_msg("%s.%s: bad area", a->symbol, g->name);
+			}
+			switch (g->role) {
+			case CT_ROLE_ALLOC_PTR:
+				assert_true(a->flags & CT_API_ALLOC);
+				/* What an allocation returned exists only after the call. */
+				assert_true(g->area == CT_AREA_MEM &&
+					    read_covers(a, CT_AT_EXIT, g->off, g->size));
+				break;
+			case CT_ROLE_FREE_PTR:
+				assert_true(a->flags & CT_API_FREE);
+				break;
+			case CT_ROLE_KERNEL:
+				assert_true(a->flags & CT_API_LAUNCH);
+				assert_int_equal(g->kind, CT_ARG_HANDLE);
+				break;
+			case CT_ROLE_HANDLE_NEW:
+				has_new = true;
+				assert_true(g->area == CT_AREA_MEM &&
+					    read_covers(a, CT_AT_EXIT, g->off, g->size));
+				break;
+			case CT_ROLE_HANDLE_NAMED:
+				named = true;
+				break;
+			}
+		}
+		/* A new handle's name comes from the string read, or from the handle it was made from. */
+		if (has_new && a->str_slot == CT_NO_STR && !named)
+			fail_msg("%s: a new handle with no name to take", a->symbol);
+		if ((a->flags & (CT_API_ALLOC | CT_API_FREE)) &&
+		    !(a->flags & (CT_API_DEVICE_MEM | CT_API_HOST_MEM | CT_API_MANAGED_MEM)))
+			fail_msg("%s: alloc or free without a memory kind", a->symbol);
+	}
+}
+
+/* Spot checks of slots that the x86-64 ABI puts on the stack. */
+static void test_stack_arguments(void **state)
+{
+	const struct ct_api *a = row("cuLaunchKernel");
+
+	assert_non_null(a);
+	assert_int_equal(a->n_args, 11);
+	assert_string_equal(a->args[6].name, "blockDimZ");
+	assert_int_equal(a->args[6].off, 6 * 8); /* seventh argument: first stack word */
+	assert_int_equal(a->args[6].size, 4);
+	assert_string_equal(a->args[8].name, "hStream");
+	assert_int_equal(a->args[8].off, 8 * 8);
+	assert_int_equal(a->args[8].role, CT_ROLE_STREAM);
+	a = row("cuLibraryLoadData");
+	assert_non_null(a);
+	assert_string_equal(a->args[a->n_args - 1].name, "numLibraryOptions");
+	assert_int_equal(a->args[a->n_args - 1].off, 7 * 8);
+}
+
+static void test_legacy_rows_are_32_bit(void **state)
+{
+	const struct ct_api *v1 = row("cuMemAlloc"), *v2 = row("cuMemAlloc_v2");
+
+	assert_non_null(v1);
+	assert_non_null(v2);
+	assert_int_equal(v1->args[0].size, 4);
+	assert_int_equal(v1->args[1].size, 4);
+	assert_int_equal(v2->args[0].size, 8);
+	assert_int_equal(v2->args[1].size, 8);
+	assert_int_equal(row("cuMemcpyHtoD")->args[2].size, 4);
+	assert_int_equal(row("cuMemcpyHtoD_v2_ptds")->args[2].size, 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_descriptor),
+		cmocka_unit_test(test_errors_generated_from_cuda_h),
+		cmocka_unit_test(test_every_row_is_exported_once),
+		cmocka_unit_test(test_every_variant_has_a_row),
+		cmocka_unit_test(test_every_argument_is_reachable),
+		cmocka_unit_test(test_stack_arguments),
+		cmocka_unit_test(test_legacy_rows_are_32_bit),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
