@@ -112,3 +112,33 @@ cleanup:
 	close(fd);
 	return err;
 }
+
+int ct_elf_info(const char *path, bool *has_symtab)
+{
+	Elf_Scn *scn = NULL;
+	Elf *e;
+	int fd, err = 0;
+
+	*has_symtab = false;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			*has_symtab = true;
+	}
+cleanup:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return err;
+}

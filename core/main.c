@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "explain.h"
 #include "log.h"
 #include "plugin.h"
 #include "session.h"
@@ -43,13 +44,15 @@ static const char usage[] =
 	"Information:\n"
 	"      --list-plugins     list the plugins found on the plugin path\n"
 	"      --list-apis        list the APIs the plugins trace\n"
+	"      --explain          with -p PID or a command: what would be probed, and why calls\n"
+	"                         may be missing (no runtime mapped, stripped files)\n"
 	"  -v, --verbose          say more (twice: debug)\n"
 	"  -q, --quiet            errors only\n"
 	"  -V, --version\n"
 	"  -h, --help\n";
 
 enum { OPT_LIB = 256, OPT_PROFILE, OPT_INCLUDE, OPT_EXCLUDE, OPT_ERRORS_ONLY, OPT_MIN_DUR,
-       OPT_RINGBUF, OPT_ATTACH, OPT_CONFIG_HELP, OPT_LIST_PLUGINS, OPT_LIST_APIS };
+       OPT_RINGBUF, OPT_ATTACH, OPT_CONFIG_HELP, OPT_LIST_PLUGINS, OPT_LIST_APIS, OPT_EXPLAIN };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -68,6 +71,7 @@ static const struct option long_opts[] = {
 	{ "config-help", optional_argument, NULL, OPT_CONFIG_HELP },
 	{ "list-plugins", no_argument, NULL, OPT_LIST_PLUGINS },
 	{ "list-apis", no_argument, NULL, OPT_LIST_APIS },
+	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "version", no_argument, NULL, 'V' },
@@ -107,14 +111,31 @@ static void list_apis(const struct ct_config *c, const struct ct_loaded_plugin *
 	free(on);
 }
 
-static int info_command(struct ct_config *c, int what)
+static int info_command(struct ct_config *c, int what, const struct ct_target *t)
 {
+	struct ct_loaded_plugin lps[8];
+	int n = 0;
 	char **dirs = ct_plugin_dirs(c->tracer.plugin_path);
 	char *list = strdup(c->tracer.plugins), *save = NULL;
 	int err = 0;
 
 	if (what == OPT_LIST_PLUGINS) {
 		ct_plugin_list(dirs, stdout);
+	} else if (what == OPT_EXPLAIN) {
+		for (char *tok = strtok_r(list, ", ", &save); tok && n < 8; tok = strtok_r(NULL, ", ", &save)) {
+			err = ct_plugin_load(tok, dirs, &lps[n]);
+			if (err)
+				break;
+			n++;
+		}
+		if (!err && !t->pid && !t->argv) {
+			ct_err("--explain needs -p PID or a command");
+			err = -EINVAL;
+		}
+		if (!err)
+			err = ct_explain(stdout, lps, n, t->pid, t->argv ? t->argv[0] : NULL);
+		while (n--)
+			ct_plugin_unload(&lps[n]);
 	} else {
 		for (char *tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
 			struct ct_loaded_plugin lp;
@@ -201,7 +222,8 @@ int main(int argc, char **argv)
 			help_md = optarg && !strcmp(optarg, "markdown");
 			break;
 		case OPT_LIST_PLUGINS:
-		case OPT_LIST_APIS: info = opt; break;
+		case OPT_LIST_APIS:
+		case OPT_EXPLAIN: info = opt; break;
 		case 'v': ct_verbosity++; break;
 		case 'q': ct_verbosity = CT_LOG_ERROR; break;
 		case 'V': printf("cudatracer %s (plugin ABI %d)\n", CT_VERSION, CT_ABI_VERSION); ret = 0; goto out;
@@ -242,7 +264,7 @@ int main(int argc, char **argv)
 	if (ct_config_finish(&conf))
 		goto out;
 	if (info) {
-		ret = info_command(&conf, info);
+		ret = info_command(&conf, info, &t);
 		goto out;
 	}
 	if (t.pid && t.argv) {

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/* --explain: what would be probed, and why calls may be missing. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "elfsym.h"
+#include "explain.h"
+#include "target.h"
+
+struct explain {
+	FILE *out;
+	struct ct_loaded_plugin *plugins;
+	int n;
+	const char *exe; /* the process's executable, as it sees it */
+	int runtimes;    /* files where some plugin found its symbols */
+	int suspects;    /* files named like a runtime, without its symbols */
+};
+
+/* How many of the plugin's symbols `path` defines. */
+static int count_symbols(const struct ct_plugin *p, const char *path)
+{
+	const char **names = calloc(p->n_apis, sizeof(*names));
+	uint64_t *offs = calloc(p->n_apis, sizeof(*offs));
+	int found = -ENOMEM;
+
+	if (names && offs) {
+		for (size_t i = 0; i < p->n_apis; i++)
+			names[i] = p->apis[i].symbol;
+		found = ct_elf_resolve(path, names, p->n_apis, offs);
+	}
+	free(names);
+	free(offs);
+	return found;
+}
+
+static int explain_file(const char *open_path, const char *display, void *ctx)
+{
+	struct explain *x = ctx;
+	bool is_exe = x->exe && !strcmp(display, x->exe);
+
+	for (int i = 0; i < x->n; i++) {
+		const struct ct_plugin *p = x->plugins[i].p;
+		bool named = ct_target_name_matches(display, p->libraries);
+		bool symtab = false;
+		int found;
+
+		if (!named && !is_exe)
+			continue;
+		found = count_symbols(p, open_path);
+		ct_elf_info(open_path, &symtab);
+		if (found > 0) {
+			x->runtimes++;
+			fprintf(x->out, "  %s: %s defines %d of %zu %s APIs: traced%s\n", p->name, display, found,
+				p->n_apis, p->name, is_exe && !named ? " (the runtime is linked into the executable)" : "");
+		} else if (named) {
+			x->suspects++;
+			fprintf(x->out, "  %s: %s is named like the runtime but defines none of its symbols%s: "
+				"its calls cannot be seen\n", p->name, display,
+				symtab ? "" : " (stripped)");
+		} else {
+			fprintf(x->out, "  %s: the executable %s does not link the runtime statically%s\n", p->name,
+				display, symtab ? "" : " (or is stripped: a runtime linked into it could not be found)");
+		}
+	}
+	return 0;
+}
+
+int ct_explain(FILE *out, struct ct_loaded_plugin *plugins, int n, pid_t pid, const char *program)
+{
+	struct explain x = { out, plugins, n, NULL, 0, 0 };
+	char exe[PATH_MAX], link[64];
+	ssize_t len;
+	int err;
+
+	if (pid) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+		len = readlink(link, exe, sizeof(exe) - 1);
+		if (len < 0) {
+			err = -errno;
+			fprintf(out, "process %d: %s\n", pid, strerror(errno));
+			return err;
+		}
+		exe[len] = 0;
+		x.exe = exe;
+		fprintf(out, "process %d (%s):\n", pid, exe);
+		err = ct_target_pid_files(pid, explain_file, &x);
+		if (err)
+			return err;
+	} else {
+		/* As execvp would find it. */
+		if (!strchr(program, '/')) {
+			const char *path = getenv("PATH");
+			char *copy = strdup(path ? path : "/usr/bin:/bin"), *save = NULL;
+
+			for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+				snprintf(exe, sizeof(exe), "%s/%s", d, program);
+				if (!access(exe, X_OK)) {
+					program = exe;
+					break;
+				}
+			}
+			free(copy);
+		}
+		if (access(program, R_OK)) {
+			err = -errno;
+			fprintf(out, "program %s: %s\n", program, strerror(errno));
+			return err;
+		}
+		x.exe = program;
+		fprintf(out, "program %s:\n", program);
+		explain_file(program, program, &x);
+		fprintf(out, "  libraries it loads (a runtime from a pip wheel or conda included) are found when it "
+			"runs: cudatracer -v -- %s names each file it probes\n", program);
+		return 0;
+	}
+	if (!x.runtimes)
+		fprintf(out, "  no runtime of the loaded plugins is mapped: the process has not loaded one yet "
+			"(tracing it with -p catches the load), or it uses another runtime (--list-plugins)\n");
+	if (x.runtimes)
+		fprintf(out, "  libraries that link a runtime statically without symbols (cuBLAS, cuDNN do) make calls "
+			"that cannot be seen; -C tracer.scan_libraries=true finds the ones that keep symbols\n");
+	return 0;
+}
