@@ -78,7 +78,8 @@ int main(int argc, char **argv)
 		r.dur_ns = 500 + (i * 7919) % 5000;
 		r.tid = 4242 + (i & 3);
 		r.ret = (i % 1000) == 0 ? 2 : 0;
-		r.args[0] = 0x7f0000000000ull + (i / 7) * 4096; /* the pointer freed is the one allocated */
+		/* Launches run one of 8 kernels; the pointer freed is the one allocated. */
+		r.args[0] = k < 3 ? 0x401000ull + (i % 8) * 0x40 : 0x7f0000000000ull + (i / 7) * 4096;
 		r.args[1] = (i & 63) + 1;
 		r.args[2] = 1ull << 20;
 		r.args[3] = 256;

@@ -23,7 +23,6 @@
 #include <cudatracer/record.h>
 #include "../bpf/watch.h"
 #include "guard.h"
-#include "log.h"
 
 /* After the tracer's end, links may take a moment to go: look a few times. */
 #define GUARD_ROUNDS 10

@@ -60,6 +60,7 @@ struct ksym_proc {
 	struct ksym_map *maps; /* sorted by start, as the kernel lists them */
 	size_t n_maps;
 	struct ct_u64map addrs; /* addr -> name, or unknown_name */
+	bool gone;              /* its maps could not be read: do not try again */
 };
 
 /* Answers cached as unknown; the map's values cannot be NULL. */
@@ -576,8 +577,14 @@ const char *ct_ksym_lookup(uint32_t pid, uint64_t addr)
 		return name == unknown_name ? NULL : name;
 
 	m = proc_find_map(p, addr);
-	if (!m && proc_refresh(p) == 0)
-		m = proc_find_map(p, addr); /* a library loaded since the last read */
+	if (!m && !p->gone) {
+		/* A library loaded since the last read; a process that has gone
+		 * is not read again for every address it used. */
+		if (proc_refresh(p) == 0)
+			m = proc_find_map(p, addr);
+		else
+			p->gone = true;
+	}
 	if (!m && !p->n_maps)
 		return NULL; /* nothing known (process gone?): do not cache a guess */
 	if (m) {

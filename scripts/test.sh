@@ -6,3 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
+
+# Again under AddressSanitizer and UndefinedBehaviorSanitizer, built with clang
+# so that the libFuzzer targets come along: every unit and integration test,
+# and each fuzz target for CT_FUZZ_SECONDS (docs/reliability.md).
+cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang -DCT_SANITIZE=ON -DCT_FUZZ=ON \
+	-DCT_FUZZ_SECONDS="${CT_FUZZ_SECONDS:-60}" >/dev/null
+cmake --build build-asan -j"$(nproc)"
+ctest --test-dir build-asan --output-on-failure -j"$(nproc)" "$@"

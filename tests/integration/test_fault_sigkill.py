@@ -55,20 +55,22 @@ def state(pid):
 
 
 def guards(tracer_pid):
-    """ct-guard processes forked by the tracer (they outlive it briefly)."""
+    """The ct-guard process the tracer forked."""
     found = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open("/proc/%s/comm" % d) as f:
-                    comm = f.read().strip()
-                with open("/proc/%s/stat" % d) as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-            if comm == "ct-guard" and ppid in (tracer_pid, 1):
-                found.append(int(d))
+    for task in os.listdir("/proc/%d/task" % tracer_pid):
+        with open("/proc/%d/task/%s/children" % (tracer_pid, task)) as f:
+            for kid in f.read().split():
+                with open("/proc/%s/comm" % kid) as c:
+                    if c.read().strip() == "ct-guard":
+                        found.append(int(kid))
     return found
+
+
+def gone(pid):
+    try:
+        return state(pid) in ("Z", "X")  # exited; reaped later by whoever adopted it
+    except OSError:
+        return True
 
 
 def test_nothing_left():
@@ -115,6 +117,8 @@ def test_stopped_task_continued():
             break
         time.sleep(0.05)
     t.check(state(target.pid) == "T", "the watcher did not stop the task at its dlopen (state %s)" % state(target.pid))
+    guard = guards(tp.pid)
+    t.check(len(guard) == 1, "no guard process: %s" % guard)
     tp.kill()
     tp.wait()
     try:
@@ -126,10 +130,10 @@ def test_stopped_task_continued():
     t.check(rc == 0 and target.stdout.read().split("\n")[:2] == ["unloaded 1", "unloaded 2"],
             "the continued task did not finish its work (rc %d)" % rc)
     for _ in range(50):
-        if not guards(tp.pid):
+        if gone(guard[0]):
             break
         time.sleep(0.1)
-    t.check(not guards(tp.pid), "the guard process did not exit")
+    t.check(gone(guard[0]), "the guard process did not exit")
 
 
 def test_start_again():

@@ -4,7 +4,7 @@
  *  - cudaMemcpy calls the library's own exported cudaMemset, through the PLT,
  *    so that one traced call runs inside another (a nested call, depth 1);
  *    it sleeps before and after, so the outer call visibly covers the inner;
- *  - cudaMemset records nothing and returns at once, after `value` ms of sleep;
+ *  - cudaMemset returns after `value` ms of sleep (0: at once);
  *  - cudaDeviceSynchronize never returns while CT_FAULT_BLOCK is set, so a
  *    test can kill the program in the middle of a traced call.
  */
@@ -23,9 +23,13 @@ static void sleep_ms(long ms)
 
 /* noinline and exported: the call from cudaMemcpy stays a real call into the
  * probed function, as a runtime calling its own public API does. */
+static volatile size_t last_count;
+
 __attribute__((noinline, visibility("default")))
 int cudaMemset(void *p, int value, size_t count)
 {
+	/* Used, so that no compiler drops it from the nested call's registers. */
+	last_count = count;
 	if (value > 0 && value < 1000)
 		sleep_ms(value);
 	return p ? 0 : 1;
