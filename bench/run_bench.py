@@ -8,6 +8,7 @@ Modes, run in rotating order for --rounds rounds, each on a fresh workload:
   floor       empty BPF programs on the same probes (bench/floor.c): what
               uprobes cost by themselves
   jsonl       cudatracer, every call to a jsonl file
+  jsonl_2m    the same with a 2 MiB ring buffer (64 KiB wake-ups)
   aggregate   cudatracer, mode = aggregate (counts in BPF maps, no records)
   entry_only  cudatracer, jsonl, launches recorded at entry only
   floor_eo    the floor with launches entry-only, to compare entry_only with
@@ -52,6 +53,8 @@ def tracer_cmd(mode, pid, tmp, plugin, cudart):
     out = os.path.join(tmp, "events.jsonl")
     if mode == "jsonl":
         return base + ["-o", "jsonl:" + out], "tracing; Ctrl-C"
+    if mode == "jsonl_2m":  # a ring that stays in cache, woken more often
+        return base + ["-o", "jsonl:" + out, "--ringbuf-size", "2M", "-C", "tracer.wakeup_bytes=64K"], "tracing; Ctrl-C"
     if mode == "aggregate":
         return base + ["-C", "tracer.mode=aggregate", "-C", "tracer.aggregate_path=" + os.path.join(tmp, "agg.txt")], "tracing; Ctrl-C"
     if mode == "entry_only":

@@ -11,7 +11,7 @@ ROUNDS=${ROUNDS:-5}
 mkdir -p "$OUT" "$B/bench"
 nproc; nvidia-smi --query-gpu=name --format=csv,noheader; uname -r
 nvcc -O2 -cudart shared -o "$B/bench/workload" bench/workload.cu
-CT_BUILD=$B python3 bench/run_bench.py -n 100000 --rounds "$ROUNDS" --json "$OUT/bench.json" 2>"$OUT/bench.log"
+CT_BUILD=$B python3 bench/run_bench.py -n 100000 --rounds "$ROUNDS" --modes "${MODES:-untraced,floor,jsonl,jsonl_2m,aggregate,entry_only,floor_eo}" --json "$OUT/bench.json" 2>"$OUT/bench.log"
 echo "== replay (events/s per core)"
 for s in none jsonl text; do "$B/bench/ct-replay" "$B/plugins/libct-cudart.so" 5000000 $s; done
 echo "== attach"
