@@ -71,6 +71,25 @@ static int scan_symtab(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct name_ix *ix, 
 	return found;
 }
 
+/* Open an ELF file: 0 with *fd and *e set, or -errno (-ENOEXEC: not ELF). */
+static int elf_open(const char *path, int *fd, Elf **e)
+{
+	*e = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*e || elf_kind(*e) != ELF_K_ELF) {
+		if (*e)
+			elf_end(*e);
+		close(*fd);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
 int ct_elf_resolve(const char *path, const char *const *names, size_t n, uint64_t *offsets)
 {
 	struct name_ix *ix = NULL;
@@ -79,16 +98,9 @@ int ct_elf_resolve(const char *path, const char *const *names, size_t n, uint64_
 	int fd, err = 0, found = 0;
 
 	memset(offsets, 0, n * sizeof(*offsets));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
+	err = elf_open(path, &fd, &e);
+	if (err)
+		return err;
 	ix = calloc(n ? n : 1, sizeof(*ix));
 	if (!ix) {
 		err = -ENOMEM;
@@ -120,25 +132,16 @@ int ct_elf_info(const char *path, bool *has_symtab)
 	int fd, err = 0;
 
 	*has_symtab = false;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
+	err = elf_open(path, &fd, &e);
+	if (err)
+		return err;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
 			*has_symtab = true;
 	}
-cleanup:
-	if (e)
-		elf_end(e);
+	elf_end(e);
 	close(fd);
-	return err;
+	return 0;
 }

@@ -109,29 +109,8 @@ def check_default_profile(trace):
     cttest.check(got == want, "default profile:\n got  %s\n want %s" % (got, want), trace)
 
 
-SINKS = """
-[sink.summary]
-type = summary
-path = @TMP@/summary.txt
-[sink.memory]
-type = memory
-path = @TMP@/memory.txt
-"""
-
-
-def summary_rows(path):
-    """{api: (calls, errors, bytes)} from the summary sink's per-API table."""
-    rows, table = {}, False
-    with open(path) as f:
-        for line in f:
-            if line.startswith("Time(%)"):
-                table = True
-            elif table and not line.strip():
-                break
-            elif table:
-                col = line.split()
-                rows[col[-1]] = (int(col[2]), int(col[3]), col[-3])
-    return rows
+SINKS = cttest.SUMMARY_AND_MEMORY_SINKS
+summary_rows = cttest.summary_rows
 
 
 def check_sinks(trace):

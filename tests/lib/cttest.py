@@ -108,3 +108,29 @@ def check(cond, msg, trace=None):
         if trace is not None:
             msg += "\n--- tracer stderr ---\n" + trace.stderr[-4000:]
         raise AssertionError(msg)
+
+
+# A summary and a memory sink beside the jsonl one, for tests of what they count.
+SUMMARY_AND_MEMORY_SINKS = """
+[sink.summary]
+type = summary
+path = @TMP@/summary.txt
+[sink.memory]
+type = memory
+path = @TMP@/memory.txt
+"""
+
+
+def summary_rows(path):
+    """{api: (calls, errors, bytes)} from the summary sink's per-API table."""
+    rows, table = {}, False
+    with open(path) as f:
+        for line in f:
+            if line.startswith("Time(%)"):
+                table = True
+            elif table and not line.strip():
+                break
+            elif table:
+                col = line.split()
+                rows[col[-1]] = (int(col[2]), int(col[3]), col[-3])
+    return rows
