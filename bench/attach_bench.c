@@ -26,7 +26,7 @@ static double now_ms(void)
 static double attach_once(struct ct_loaded_plugin *lp, const char *lib, enum ct_attach_mode mode, int *n)
 {
 	bool enabled[N];
-	struct ct_probe_opts o = { .ringbuf_size = 1 << 16, .pids_fd = -1, .mode = mode, .enabled = enabled };
+	struct ct_probe_opts o = { .ringbuf_size = 1 << 16, .pids_fd = -1, .callstack_fd = -1, .mode = mode, .enabled = enabled };
 	struct ct_probe pr;
 	double t0, t1;
 

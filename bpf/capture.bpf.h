@@ -24,6 +24,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 const volatile bool ct_filter_pids = false;
 const volatile __u64 ct_wakeup_bytes = 0; /* 0: wake the reader for every record */
 const volatile bool ct_aggregate = false;  /* count in `agg`, send no records */
+const volatile __u32 ct_plugin_id = 0;     /* 1-based, set when several plugins run: parents are tracked */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -59,10 +60,64 @@ struct {
 	__type(value, struct ct_agg);
 } agg SEC(".maps");
 
+/* Shared by every plugin's object (the watcher owns it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ct_callstack);
+} callstack SEC(".maps");
+
+/* The other plugins' call this one is made in; with push, become the top. */
+static __always_inline __u32 ct_parent(__u32 api, bool push)
+{
+	struct ct_callstack *cs;
+	__u32 parent = 0, d;
+
+	if (!ct_plugin_id)
+		return 0;
+	cs = bpf_task_storage_get(&callstack, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!cs)
+		return 0;
+	d = cs->depth;
+	/* The nearest call in flight that belongs to another plugin. */
+	for (int i = 1; i <= CT_CALLSTACK; i++) {
+		__u32 id;
+
+		if (i > d)
+			break;
+		id = cs->id[(d - i) & (CT_CALLSTACK - 1)];
+		if (id >> 24 != ct_plugin_id) {
+			parent = id;
+			break;
+		}
+	}
+	if (push) {
+		if (d < CT_CALLSTACK)
+			cs->id[d & (CT_CALLSTACK - 1)] = ct_plugin_id << 24 | (api & 0xffffff);
+		cs->depth = d + 1;
+	}
+	return parent;
+}
+
+static __always_inline void ct_parent_pop(void)
+{
+	struct ct_callstack *cs;
+
+	if (!ct_plugin_id)
+		return;
+	cs = bpf_task_storage_get(&callstack, bpf_get_current_task_btf(), 0, 0);
+	if (cs && cs->depth)
+		cs->depth--;
+}
+
 struct ct_frame {
 	__u64 ts;
 	__u32 api;
 	__u32 flags;
+	__u32 parent;
+	__u32 pad;
 	__u64 args[CT_REC_ARGS];
 	__u64 mem[CT_REC_MEM];
 	char str[CT_REC_STR];
@@ -274,6 +329,7 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		if (!f)
 			return 0;
 		f->flags = CT_REC_ENTRY_ONLY;
+		f->parent = ct_parent(api, false);
 		__builtin_memset(f->mem, 0, sizeof(f->mem));
 		ct_read_regs(ctx, f->args, s);
 		if (ct_aggregate) {
@@ -292,7 +348,7 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		r->api = api;
 		r->flags = f->flags;
 		r->depth = 0;
-		r->pad = 0;
+		r->parent = f->parent;
 		r->ret = 0;
 		bpf_get_current_comm(r->comm, sizeof(r->comm));
 		__builtin_memcpy(r->args, f->args, sizeof(r->args));
@@ -314,6 +370,7 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 	f = &t->f[t->depth & (CT_MAX_DEPTH - 1)];
 	f->api = api;
 	f->flags = 0;
+	f->parent = ct_parent(api, true);
 	f->str[0] = 0;
 	/* No value of an earlier call may show through a read that fails. */
 	__builtin_memset(f->mem, 0, sizeof(f->mem));
@@ -344,6 +401,7 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	d = t->depth;
 	if (d >= CT_MAX_DEPTH)
 		return 0; /* counted at entry */
+	ct_parent_pop(); /* its entry pushed, whatever happens below */
 	f = &t->f[d & (CT_MAX_DEPTH - 1)];
 	api = (__u32)bpf_get_attach_cookie(ctx);
 	if (f->api != api) {
@@ -371,7 +429,7 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	r->api = api;
 	r->flags = f->flags;
 	r->depth = d;
-	r->pad = 0;
+	r->parent = f->parent;
 	r->ret = PT_REGS_RC(ctx);
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	__builtin_memcpy(r->args, f->args, sizeof(r->args));

@@ -37,6 +37,14 @@ struct {
 	__type(value, __u32);
 } pids SEC(".maps");
 
+/* Owned here, shared with every plugin's capture object (see capture.bpf.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ct_callstack);
+} callstack SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, CT_WATCH_PATTERNS);

@@ -200,6 +200,7 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->pid = r->pid;
 	ev->tid = r->tid;
 	ev->depth = r->depth;
+	ev->parent_plugin = ev->parent_api = NULL; /* the session names r->parent */
 	ev->comm = bounded(r->comm, sizeof(r->comm), comm_copy);
 	ev->entry_only = (r->flags & CT_REC_ENTRY_ONLY) != 0;
 	ev->n_fields = 0;

@@ -92,12 +92,16 @@ static int load(struct ct_probe *pr, const struct ct_probe_opts *o, bool multi)
 	m = bpf_object__find_map_by_name(pr->obj, "agg");
 	if (!m || bpf_map__set_max_entries(m, p->n_apis))
 		goto bad_object;
+	m = bpf_object__find_map_by_name(pr->obj, "callstack");
+	if (!m || (o->callstack_fd >= 0 && bpf_map__reuse_fd(m, o->callstack_fd)))
+		goto bad_object;
 	m = bpf_object__find_map_by_name(pr->obj, "pids");
 	if (!m || (o->pids_fd >= 0 && bpf_map__reuse_fd(m, o->pids_fd)))
 		goto bad_object;
 	if (ct_bpf_set_const(pr->obj, "ct_filter_pids", &o->filter_pids, sizeof(bool)) ||
 	    ct_bpf_set_const(pr->obj, "ct_wakeup_bytes", &o->wakeup_bytes, sizeof(uint64_t)) ||
-	    ct_bpf_set_const(pr->obj, "ct_aggregate", &o->aggregate, sizeof(bool)))
+	    ct_bpf_set_const(pr->obj, "ct_aggregate", &o->aggregate, sizeof(bool)) ||
+	    ct_bpf_set_const(pr->obj, "ct_plugin_id", &o->plugin_id, sizeof(uint32_t)))
 		goto bad_object;
 	bpf_program__set_autoload(bpf_object__find_program_by_name(pr->obj, "ct_entry_multi"), multi);
 	bpf_program__set_autoload(bpf_object__find_program_by_name(pr->obj, "ct_exit_multi"), multi);

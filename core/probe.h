@@ -17,6 +17,8 @@ struct ct_probe_opts {
 	uint64_t wakeup_bytes;
 	bool filter_pids;
 	int pids_fd;            /* the watcher's pid map, shared */
+	int callstack_fd;       /* the watcher's call stack map, shared (-1: own) */
+	uint32_t plugin_id;     /* 1-based when several plugins run (parents are tracked), else 0 */
 	enum ct_attach_mode mode;
 	const bool *enabled;    /* per API: trace it */
 	const bool *entry_only; /* per API: override to entry-only (NULL: the table's) */

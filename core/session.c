@@ -190,6 +190,14 @@ static int on_record(void *ctx, void *data, size_t len)
 		s->stats.filtered++;
 		return 0;
 	}
+	if (r->parent) {
+		uint32_t pl = (r->parent >> 24) - 1, api = r->parent & 0xffffff;
+
+		if (pl < (uint32_t)s->n_plugins && api < s->plugins[pl].p->n_apis) {
+			s->ev.parent_plugin = s->plugins[pl].p->name;
+			s->ev.parent_api = s->plugins[pl].p->apis[api].symbol;
+		}
+	}
 	if (!keep(s, &s->ev)) {
 		s->stats.filtered++;
 		return 0;
@@ -452,6 +460,8 @@ static int setup(struct session *s)
 			.wakeup_bytes = c->tracer.wakeup_bytes,
 			.filter_pids = filter,
 			.pids_fd = ct_watcher_pids_fd(&s->watcher),
+			.callstack_fd = ct_watcher_callstack_fd(&s->watcher),
+			.plugin_id = s->n_plugins > 1 ? i + 1 : 0,
 			.mode = mode,
 			.enabled = s->enabled[i],
 			.entry_only = s->entry_only[i],

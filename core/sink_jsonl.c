@@ -99,6 +99,13 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 	ct_sb_json_str(b, ev->comm);
 	ct_sb_lit(b, ",\"depth\":");
 	ct_sb_u64(b, ev->depth);
+	if (ev->parent_api) {
+		ct_sb_lit(b, ",\"parent\":{\"plugin\":");
+		ct_sb_json_str(b, ev->parent_plugin);
+		ct_sb_lit(b, ",\"api\":");
+		ct_sb_json_str(b, ev->parent_api);
+		ct_sb_ch(b, '}');
+	}
 	if (ev->entry_only) {
 		ct_sb_lit(b, ",\"entry_only\":true");
 	} else {

@@ -68,6 +68,8 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	fputc(')', out);
 	if (ev->has_ret_handle)
 		fprintf(out, " = 0x%" PRIx64, ev->ret_handle);
+	if (ev->parent_api)
+		fprintf(out, " [in %s]", ev->parent_api);
 	fputc('\n', out);
 	return 0;
 }

@@ -66,6 +66,11 @@ int ct_watcher_pids_fd(struct ct_watcher *w)
 	return bpf_map__fd(bpf_object__find_map_by_name(w->obj, "pids"));
 }
 
+int ct_watcher_callstack_fd(struct ct_watcher *w)
+{
+	return bpf_map__fd(bpf_object__find_map_by_name(w->obj, "callstack"));
+}
+
 int ct_watcher_events_fd(struct ct_watcher *w)
 {
 	return bpf_map__fd(bpf_object__find_map_by_name(w->obj, "watch_events"));

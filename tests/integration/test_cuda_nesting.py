@@ -60,10 +60,19 @@ def main():
     boot = {"cuGetProcAddress_v2", "cuDriverGetVersion", "cuInit"}
     cttest.check(boot & set(e["api"] for e in inside),
                  "none of %s nested: %s" % (sorted(boot), [e["api"] for e in inside]), t)
-    # If the tracer links the layers, it must name the runtime call.
+    # Each driver call made inside it names the runtime call it was made in.
     for e in inside:
-        if "parent" in e:
-            cttest.check(str(e["parent"]).find("cudaLaunchKernel") >= 0, "parent %r" % e["parent"], t)
+        cttest.check(e.get("parent") == {"plugin": "cudart", "api": "cudaLaunchKernel"},
+                     "%s: parent %r" % (e["api"], e.get("parent")), t)
+    # And a driver call made outside every runtime call names none.
+    def in_runtime(e):
+        return any(r["tid"] == e["tid"] and r["ts_ns"] <= e["ts_ns"] and
+                   e["ts_ns"] + e["dur_ns"] <= r["ts_ns"] + r["dur_ns"] for r in rt)
+    for e in drv:
+        cttest.check(in_runtime(e) or "parent" not in e, "%s outside runtime calls has parent %r"
+                     % (e["api"], e.get("parent")), t)
+    # Runtime calls are made by the program itself: no parent.
+    cttest.check(not any("parent" in e for e in rt), "a runtime call with a parent", t)
     print("ok: %d driver calls nested in the first cudaLaunchKernel (%s)"
           % (len(inside), "system driver" if not env else "stub driver"))
 

@@ -30,6 +30,9 @@ struct ct_event {
 	uint64_t dur_ns;
 	uint32_t pid, tid;
 	uint32_t depth;
+	/* With several plugins: the other plugin's call this one was made in
+	 * (a driver call inside a runtime call); NULL if none. */
+	const char *parent_plugin, *parent_api;
 	const char *comm;
 	bool entry_only;      /* no result, no duration */
 	bool has_result;

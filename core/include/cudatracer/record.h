@@ -37,7 +37,8 @@ struct ct_record {
 	ct_u32 api;    /* index in the plugin's API table (the attach cookie) */
 	ct_u32 flags;
 	ct_u32 depth;  /* nesting depth of traced calls on this thread (0 = outermost) */
-	ct_u32 pad;
+	ct_u32 parent; /* with several plugins: the traced call of another plugin this call
+	                * was made in, as (plugin id << 24 | API index); 0 if none */
 	char comm[CT_COMM_LEN];
 	ct_u64 ret;
 	ct_u64 args[CT_REC_ARGS];
@@ -82,6 +83,14 @@ struct ct_agg {
 	ct_u64 max_ns;
 	ct_u64 bytes;
 	ct_u64 hist[CT_AGG_BUCKETS];
+};
+
+/* With several plugins: the calls in flight on a thread, of every plugin, so
+ * that a driver call made inside a runtime call can say which one. */
+#define CT_CALLSTACK 8
+struct ct_callstack {
+	ct_u32 depth;
+	ct_u32 id[CT_CALLSTACK]; /* plugin id << 24 | API index */
 };
 
 /* Counters in the engine's per-CPU `stats` array. */
