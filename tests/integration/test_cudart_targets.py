@@ -89,9 +89,12 @@ def test_fake_runtime():
     t.check(len(missing) == 1 and "cudaMemcpy," in missing[0] and "cudaMalloc," not in missing[0],
             "fake: missing symbols said once, in one line: %s" % missing, tr)
 
-    # --lib names the file directly; every process that maps it is traced.
-    lib = os.path.join(t.PROGRAMS, "fake", "lib", "libcudart.so.99")
+    # --lib names the file directly; every process that maps it is traced. A
+    # private copy, so that other tests running at the same time are not.
     tmp = tempfile.mkdtemp(prefix="cttest.")
+    shutil.copytree(os.path.join(t.PROGRAMS, "fake"), os.path.join(tmp, "fake"))
+    lib = os.path.join(tmp, "fake", "lib", "libcudart.so.99")
+    prog = os.path.join(tmp, "fake", "fake_user")
     out = os.path.join(tmp, "ev.jsonl")
     tr = subprocess.Popen([t.TRACER, "-v", "--plugin", "cudart", "--lib", lib, "-o", "jsonl:" + out],
                           stderr=subprocess.PIPE, text=True)
