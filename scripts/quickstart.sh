@@ -15,4 +15,12 @@ if [ ! -x "$nvcc" ]; then
 fi
 "$nvcc" -cudart shared -o build/sample samples/sample.cu
 echo "== cudatracer --plugin cudart -- build/sample"
-./build/cudatracer --plugin cudart -- build/sample
+# Command mode passes the command's exit status through: without a GPU the
+# sample's calls fail (cudaErrorInsufficientDriver) and it exits 1.
+status=0
+./build/cudatracer --plugin cudart -- build/sample || status=$?
+if [ "$status" -ne 0 ] && ! nvidia-smi >/dev/null 2>&1; then
+	echo "(no GPU here: every call failed with error 35, as traced above; the sample exited $status)"
+	status=0
+fi
+exit "$status"
