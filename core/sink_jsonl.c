@@ -31,6 +31,7 @@ struct jsonl_sink {
 	struct ct_sink_common c;
 	struct ct_sb b;
 	struct api_text *cache;
+	struct ct_sb_ts_cache ts;
 };
 
 static struct api_text *api_text(struct jsonl_sink *s, const struct ct_event *ev)
@@ -89,7 +90,7 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 	if (!t)
 		return -ENOMEM;
 	ct_sb_lit(b, "{\"ts_ns\":");
-	ct_sb_u64(b, ev->ts_ns);
+	ct_sb_ts(b, ev->ts_ns, &s->ts);
 	ct_sb_put(b, t->head.p, t->head.len);
 	ct_sb_lit(b, ",\"pid\":");
 	ct_sb_u64(b, ev->pid);

@@ -78,6 +78,26 @@ void ct_sb_u64(struct ct_sb *b, uint64_t v)
 	put_digits32(end, (uint32_t)v, n);
 }
 
+void ct_sb_ts(struct ct_sb *b, uint64_t ns, struct ct_sb_ts_cache *c)
+{
+	uint64_t sec = ns / 1000000000u;
+
+	if (!sec) {
+		ct_sb_u64(b, ns);
+		return;
+	}
+	if (sec != c->sec || !c->len) {
+		struct ct_sb t = { c->digits, 0, sizeof(c->digits) };
+
+		ct_sb_u64(&t, sec);
+		c->len = (uint8_t)t.len;
+		c->sec = sec;
+	}
+	ct_sb_put(b, c->digits, c->len);
+	b->len += 9;
+	put_digits32(b->p + b->len, (uint32_t)(ns % 1000000000u), 9);
+}
+
 void ct_sb_i64(struct ct_sb *b, int64_t v)
 {
 	if (v < 0) {

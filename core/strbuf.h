@@ -38,6 +38,15 @@ static inline void ct_sb_ch(struct ct_sb *b, char c)
 void ct_sb_u64(struct ct_sb *b, uint64_t v);
 void ct_sb_i64(struct ct_sb *b, int64_t v);
 void ct_sb_hex(struct ct_sb *b, uint64_t v); /* 0x... */
+
+/* Timestamps in ns: consecutive events share their seconds, whose digits are
+ * kept; only the nanoseconds are formatted for each one. */
+struct ct_sb_ts_cache {
+	uint64_t sec;
+	char digits[24];
+	uint8_t len;
+};
+void ct_sb_ts(struct ct_sb *b, uint64_t ns, struct ct_sb_ts_cache *c);
 /* A JSON string with quotes; bytes outside printable ASCII as \u00XX. At most
  * 6 * strlen(s) + 2 bytes: reserve that (strings in records are bounded). */
 void ct_sb_json_str(struct ct_sb *b, const char *s);

@@ -273,6 +273,25 @@ static void test_number_formatting(void **state)
 	}
 }
 
+static void test_timestamp_formatting(void **state)
+{
+	static const uint64_t ts[] = { 1795948855097976711ull, 1795948855000000001ull, 1795948856999999999ull,
+				       1795948856000000000ull, 999999999ull, 0, 1000000000ull, UINT64_MAX };
+	struct ct_sb_ts_cache c = { 0 };
+	char want[32];
+
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+		struct ct_sb b = { 0 };
+
+		assert_true(ct_sb_room(&b, 64));
+		ct_sb_ts(&b, ts[i], &c);
+		snprintf(want, sizeof(want), "%" PRIu64, ts[i]);
+		assert_int_equal(b.len, strlen(want));
+		assert_memory_equal(b.p, want, b.len);
+		ct_sb_free(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_plugin_abi_refused),
 		cmocka_unit_test(test_json_escaping),
 		cmocka_unit_test(test_number_formatting),
+		cmocka_unit_test(test_timestamp_formatting),
 	};
 
 	return cmocka_run_group_tests(tests, load_cudart, unload_cudart);
