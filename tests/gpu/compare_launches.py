@@ -20,6 +20,8 @@ print("tracer launches in region: runtime %d, driver %d; results %s" % (
 nested = [e for e in drv if any(r["tid"] == e["tid"] and r["ts_ns"] <= e["ts_ns"] and
                                 e["ts_ns"] + e["dur_ns"] <= r["ts_ns"] + r["dur_ns"] for r in rt)]
 print("driver launches nested in a runtime launch: %d; driver launches on their own: %d" % (len(nested), len(drv) - len(nested)))
+parents = collections.Counter(str(e.get("parent")) for e in drv)
+print("driver launches by the parent they name: %s" % dict(parents))
 names = collections.Counter(e["args"].get("func") or e["args"].get("f") or e["args"].get("kernel") for e in launch)
 print("kernel names (tracer): %s" % dict(names.most_common(12)))
 print("torch.profiler: %d GPU kernels; launch API events %s" % (prof["gpu_kernels"], prof["profiler_launch_api_events"]))
