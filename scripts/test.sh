@@ -13,4 +13,5 @@ ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
 cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang -DCT_SANITIZE=ON -DCT_FUZZ=ON \
 	-DCT_FUZZ_SECONDS="${CT_FUZZ_SECONDS:-60}" >/dev/null
 cmake --build build-asan -j"$(nproc)"
-ctest --test-dir build-asan --output-on-failure -j"$(nproc)" "$@"
+LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0" \
+	ctest --test-dir build-asan --output-on-failure -j"$(nproc)" "$@"

@@ -6,12 +6,15 @@ that does not exist, and malformed config files (named with file:line). In
 command mode the command is never run untraced: a marker file it would
 create must not appear. (test_cli_errors.py covers unknown keys, bad values,
 a missing plugin and a plugin built for another ABI.)"""
+import atexit
 import os
+import shutil
 import subprocess
 import tempfile
 import cttest as t
 
 TMP = tempfile.mkdtemp(prefix="ctinput.")
+atexit.register(shutil.rmtree, TMP, True)
 MARKER = os.path.join(TMP, "command-ran")
 
 
