@@ -21,6 +21,8 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define NR_open 2
 #define NR_openat 257
 #define NR_openat2 437
+#define NR_mmap 9
+#define PROT_EXEC_BIT 4
 
 const volatile bool ct_filter_pids = false;
 const volatile bool ct_stop_on_exec = false;
@@ -76,6 +78,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pending);
 } scratch SEC(".maps");
+
+/* Threads of traced processes inside an mmap of code (PROT_EXEC). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} code_maps SEC(".maps");
 
 static __always_inline bool traced(__u32 tgid)
 {
@@ -199,6 +209,15 @@ int BPF_PROG(ct_sys_enter, struct pt_regs *regs, long id)
 	const char *name;
 	int len, m;
 
+	if (id == NR_mmap) {
+		/* Code being mapped by a traced process: said when the mmap returns. */
+		__u32 one = 1;
+
+		if (ct_filter_pids && (BPF_CORE_READ(regs, dx) & PROT_EXEC_BIT) &&
+		    bpf_map_lookup_elem(&pids, &(__u32){ pt >> 32 }))
+			bpf_map_update_elem(&code_maps, &tid, &one, BPF_ANY);
+		return 0;
+	}
 	if (id != NR_openat && id != NR_openat2 && id != NR_open)
 		return 0;
 	if (!ct_n_patterns || (pt >> 32) == ct_self_tgid || !traced(pt >> 32))
@@ -226,6 +245,23 @@ int BPF_PROG(ct_sys_exit, struct pt_regs *regs, long ret)
 	struct ct_watch_event *e;
 	struct pending *pd;
 
+	if (ct_filter_pids && bpf_map_lookup_elem(&code_maps, &tid)) {
+		/* Code was mapped: user space reads the maps again while the process
+		 * runs, so kernel names resolve even after it has exited. The task
+		 * is not stopped. */
+		bpf_map_delete_elem(&code_maps, &tid);
+		if (ret >= 0 || ret < -4095) {
+			e = bpf_ringbuf_reserve(&watch_events, sizeof(*e), 0);
+			if (e) {
+				__builtin_memset(e, 0, sizeof(*e));
+				e->kind = CT_WATCH_MAP;
+				e->pid = pt >> 32;
+				e->tid = tid;
+				bpf_ringbuf_submit(e, 0);
+			}
+		}
+		return 0;
+	}
 	if (!ct_n_patterns)
 		return 0;
 	pd = bpf_map_lookup_elem(&opens, &tid);

@@ -11,6 +11,7 @@ enum ct_watch_kind {
 	CT_WATCH_OPEN = 1, /* a library the plugins want was opened; task stopped */
 	CT_WATCH_EXEC,     /* a traced process called exec; task stopped */
 	CT_WATCH_EXIT,     /* a traced process exited */
+	CT_WATCH_MAP,      /* a traced process mapped code (a library): its maps changed */
 };
 
 struct ct_watch_event {

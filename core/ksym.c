@@ -519,12 +519,18 @@ static void proc_free(struct ksym_proc *p)
 
 static int proc_refresh(struct ksym_proc *p)
 {
-	struct ksym_map *maps;
-	size_t n;
+	struct ksym_map *maps = NULL;
+	size_t n = 0;
 	int err = maps_read(p->pid, &maps, &n);
 
 	if (err)
 		return err;
+	if (!n) {
+		/* An exiting process shows no maps: keep what it had, for the
+		 * records still to be decoded. */
+		maps_free(maps, n);
+		return -ESRCH;
+	}
 	maps_free(p->maps, p->n_maps);
 	p->maps = maps;
 	p->n_maps = n;
@@ -585,13 +591,20 @@ const char *ct_ksym_lookup(uint32_t pid, uint64_t addr)
 		else
 			p->gone = true;
 	}
-	if (!m && !p->n_maps)
+	if (!m && !p->n_maps) {
+		ct_dbg("ksym: pid %u: no maps known for 0x%llx", pid, (unsigned long long)addr);
 		return NULL; /* nothing known (process gone?): do not cache a guess */
+	}
+	if (!m)
+		ct_dbg("ksym: pid %u: 0x%llx is in no mapping of %zu", pid, (unsigned long long)addr, p->n_maps);
 	if (m) {
 		if (!m->file)
 			m->file = file_get(m, pid);
-		if (m->file)
-			name = file_lookup(m->file, addr - m->start + m->pgoff);
+		if (!m->file) {
+			ct_dbg("ksym: pid %u: %s could not be read", pid, m->path);
+			return NULL; /* the file could not be read now: ask again next time */
+		}
+		name = file_lookup(m->file, addr - m->start + m->pgoff);
 	}
 	/* A failed put only costs a repeated lookup. */
 	ct_u64map_put(&p->addrs, addr, (void *)(name ? name : unknown_name));

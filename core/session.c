@@ -255,6 +255,9 @@ static int on_watch(void *ctx, void *data, size_t len)
 		if (e->stopped)
 			kill(e->pid, SIGCONT);
 		break;
+	case CT_WATCH_MAP:
+		ct_ksym_refresh(e->pid);
+		break;
 	case CT_WATCH_EXIT:
 		/* The process's records were all written before it exited: deliver
 		 * them first, then tell the sinks it is gone. */
@@ -445,7 +448,10 @@ static int setup(struct session *s)
 		s->patterns[s->n_patterns] = "lib";
 		s->pattern_plugin[s->n_patterns++] = -1;
 	}
-	err = ct_watcher_open(&s->watcher, s->patterns, s->n_patterns, filter, s->target->argv != NULL);
+	/* --lib names the one file to probe: uprobes on it reach every process
+	 * that maps it, later ones too, so nothing needs watching for. */
+	err = ct_watcher_open(&s->watcher, s->patterns, c->tracer.lib && !filter ? 0 : s->n_patterns,
+			      filter, s->target->argv != NULL);
 	if (err)
 		goto out;
 	if (ct_guard_start(&s->guard, ct_watcher_events_fd(&s->watcher)))

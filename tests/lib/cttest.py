@@ -4,7 +4,9 @@
 A test is a plain python3 script; it exits 0 on success, 1 on failure (via
 assert), and 77 with one line saying why when it must skip.
 """
+import atexit
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -100,6 +102,7 @@ def run(args, config=None, command=None, timeout=120, env=None, extra_sinks=""):
     e.update(env or {})
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e)
     events = read_jsonl(jsonl) if os.path.exists(jsonl) else []
+    atexit.register(shutil.rmtree, tmp, True)  # kept while the test reads its files
     return Trace(p.returncode, p.stdout, p.stderr, events, tmp)
 
 
