@@ -238,7 +238,7 @@ int ct_config_load(struct ct_config *c, const char *path)
 	 * (Under setcap the plugins themselves are checked, not the config.) */
 	err = geteuid() == 0 ? ct_path_is_trusted(path, why, sizeof(why)) : 0;
 	if (err) {
-		ct_err("refusing config file %s as root: %s", path, why);
+		ct_err("refusing config file %s while running privileged: %s", path, why);
 		fclose(rd.f);
 		return err;
 	}

@@ -193,7 +193,7 @@ static int open_plugin(const char *path, struct ct_loaded_plugin *out)
 	}
 	err = ct_path_is_trusted(path, why, sizeof(why));
 	if (err) {
-		ct_err("refusing plugin %s as root: %s", path, why);
+		ct_err("refusing plugin %s while running privileged: %s", path, why);
 		return err;
 	}
 	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -89,7 +89,7 @@ def test_secure(d):
         p = subprocess.run(as_nobody() + [exe, "--plugin", plug, "--list-apis"], capture_output=True, text=True,
                            timeout=30)
         os.chown(plug, 0, 0)
-        want = "refusing plugin %s as root: %s is owned by uid %d, not root" % (plug, plug, NOBODY)
+        want = "refusing plugin %s while running privileged: %s is owned by uid %d, not root" % (plug, plug, NOBODY)
         t.check(p.returncode != 0 and want in p.stderr, "%s: the user's own plugin: %s" % (how, p.stderr))
         shutil.rmtree(os.path.dirname(exe))
 

@@ -48,7 +48,7 @@ def expect_ok(args, what):
 
 def expect_refused(args, kind, path, why):
     p = run(args + ["--list-apis"])
-    want = "cudatracer: error: refusing %s %s as root: %s" % (kind, path, why)
+    want = "cudatracer: error: refusing %s %s while running privileged: %s" % (kind, path, why)
     t.check(p.returncode != 0 and want in p.stderr.splitlines(),
             "want %r, got rc %d:\n%s" % (want, p.returncode, p.stderr))
     t.check("cudaMalloc" not in p.stdout, "%s was used although refused" % path)
