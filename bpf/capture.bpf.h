@@ -393,7 +393,11 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	struct ct_record *r;
 
 	t = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
-	if (!t || t->depth == 0) {
+	/* A return probe fires for every process that called the function, ours
+	 * or not: a thread with no frames was filtered out at entry. */
+	if (!t)
+		return 0;
+	if (t->depth == 0) {
 		ct_count(CT_STAT_UNPAIRED);
 		return 0;
 	}
