@@ -328,21 +328,28 @@ static int load_file(struct ksym_file *f, const char *path, const char *root)
  * or, once the process is gone, the same path here if it still names the
  * same file (device and inode).
  */
-static int mapped_file_path(const struct ksym_map *m, uint32_t pid, char *path, size_t n)
+/*
+ * Candidate `cand` (0, 1, 2) for opening a mapped file from here: the
+ * process's own view (map_files, then its root), then the path itself if it
+ * is still the same file. -ENOENT when that candidate cannot be used.
+ */
+static int mapped_file_path(const struct ksym_map *m, uint32_t pid, int cand, char *path, size_t n)
 {
 	struct stat st;
 
-	snprintf(path, n, "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
-		 m->end);
-	if (access(path, R_OK) == 0)
-		return 0;
-	snprintf(path, n, "/proc/%" PRIu32 "/root%s", pid, m->path);
-	if (access(path, R_OK) == 0)
-		return 0;
-	snprintf(path, n, "%s", m->path);
-	if (stat(path, &st) == 0 && major(st.st_dev) == (m->dev >> 32) &&
-	    minor(st.st_dev) == (uint32_t)m->dev && st.st_ino == m->ino)
-		return 0;
+	switch (cand) {
+	case 0:
+		snprintf(path, n, "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
+		return access(path, R_OK) ? -ENOENT : 0;
+	case 1:
+		snprintf(path, n, "/proc/%" PRIu32 "/root%s", pid, m->path);
+		return access(path, R_OK) ? -ENOENT : 0;
+	case 2:
+		snprintf(path, n, "%s", m->path);
+		if (stat(path, &st) == 0 && major(st.st_dev) == (m->dev >> 32) &&
+		    minor(st.st_dev) == (uint32_t)m->dev && st.st_ino == m->ino)
+			return 0;
+	}
 	return -ENOENT;
 }
 
@@ -354,22 +361,27 @@ static struct ksym_file *file_get(const struct ksym_map *m, uint32_t pid)
 	for (f = files; f; f = f->next)
 		if (f->dev == m->dev && f->ino == m->ino)
 			return f;
-	if (mapped_file_path(m, pid, path, sizeof(path)))
-		return NULL; /* not cached: another process may still show it */
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
-	f->dev = m->dev;
-	f->ino = m->ino;
 	snprintf(root, sizeof(root), "/proc/%" PRIu32 "/root", pid);
-	if (load_file(f, path, root)) {
-		file_free(f);
-		return NULL;
+	/* The process can exit between a candidate's check and its read: then
+	 * the next candidate (the path itself) is tried. */
+	for (int cand = 0; cand < 3; cand++) {
+		if (mapped_file_path(m, pid, cand, path, sizeof(path)))
+			continue;
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			return NULL;
+		f->dev = m->dev;
+		f->ino = m->ino;
+		if (load_file(f, path, root)) {
+			file_free(f);
+			continue;
+		}
+		/* Cached even when it has no symbols, so a stripped file is read once. */
+		f->next = files;
+		files = f;
+		return f;
 	}
-	/* Cached even when it has no symbols, so a stripped file is read once. */
-	f->next = files;
-	files = f;
-	return f;
+	return NULL; /* not cached: another process may still show it */
 }
 
 static void file_free(struct ksym_file *f)
