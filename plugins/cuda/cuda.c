@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The CUDA driver API plugin (libcuda.so.1): one row per traced symbol.
+ * The CUDA driver CT_API plugin (libcuda.so.1): one row per traced symbol.
  *
  * cuda.h renames most calls with macros (cuMemAlloc -> cuMemAlloc_v2, with
  * -default-stream per-thread cuMemcpyHtoD -> cuMemcpyHtoD_v2_ptds and
- * cuLaunchKernel -> cuLaunchKernel_ptsz), so each API is one row for each
+ * cuLaunchKernel -> cuLaunchKernel_ptsz), so each CT_API is one row for each
  * symbol libcuda exports under its name, and the event shows the symbol that
  * was really called. The unsuffixed names of renamed calls are the CUDA 3.x
  * ABI, kept for old binaries and for code that dlsym()s plain names: there
@@ -21,92 +21,80 @@
 
 extern const struct ct_enum cu_result; /* generated from cuda.h: enum cudaError_enum */
 
-#define ARG(n, k, where, sz, r) { .name = n, .kind = k, where, .size = sz, .role = r }
-#define ARGS(...) .args = { __VA_ARGS__ }, \
-	.n_args = sizeof((struct ct_arg[]){ __VA_ARGS__ }) / sizeof(struct ct_arg)
 #define NO_ARGS .n_args = 0
-#define IN_STR .area = CT_AREA_STR, .off = 0
-#define MEM_AT(byte) .area = CT_AREA_MEM, .off = (byte)
 /* The word an out-pointer argument points to, copied after the call. */
-#define OUT(slot) .reads = { { slot, CT_AT_EXIT, 1, 0 } }
-#define API(sym, fl, ...) { .symbol = sym, .flags = fl, .result = CT_RES_ERROR, \
-			    .err_arg = -1, .str_slot = CT_NO_STR, __VA_ARGS__ }
-/* `str` is the slot of a C string read at entry (a kernel or file name). */
-#define API_STR(sym, fl, str, ...) { .symbol = sym, .flags = fl, .result = CT_RES_ERROR, \
-				     .err_arg = -1, .str_slot = str, __VA_ARGS__ }
+#define OUT(slot) .reads = { CT_OUT_WORD(slot, 0) }
 
 /* Argument shapes that recur. `w` is the width in bytes of a device pointer
  * or size: 8, or 4 in the CUDA 3.x ABI of the unsuffixed symbols. */
-#define DPTR(n, s, w) ARG(n, CT_ARG_PTR, CT_SLOT(s), w, CT_ROLE_NONE)
-#define HPTR(n, s) ARG(n, CT_ARG_PTR, CT_SLOT(s), 8, CT_ROLE_NONE)
-#define BYTES(n, s, w) ARG(n, CT_ARG_SIZE, CT_SLOT(s), w, CT_ROLE_BYTES)
-#define STREAM(s) ARG("hStream", CT_ARG_HANDLE, CT_SLOT(s), 8, CT_ROLE_STREAM)
-#define HANDLE(n, s) ARG(n, CT_ARG_HANDLE, CT_SLOT(s), 8, CT_ROLE_NONE)
-#define UINT(n, s) ARG(n, CT_ARG_UINT, CT_SLOT(s), 4, CT_ROLE_NONE)
-#define FLAGS(n, s) ARG(n, CT_ARG_HEX, CT_SLOT(s), 4, CT_ROLE_NONE)
-#define DEVICE(s) ARG("dev", CT_ARG_INT, CT_SLOT(s), 4, CT_ROLE_DEVICE)
+#define DPTR(n, s, w) CT_ARG(n, CT_ARG_PTR, CT_SLOT(s), w, CT_ROLE_NONE)
+#define HPTR(n, s) CT_ARG(n, CT_ARG_PTR, CT_SLOT(s), 8, CT_ROLE_NONE)
+#define BYTES(n, s, w) CT_ARG(n, CT_ARG_SIZE, CT_SLOT(s), w, CT_ROLE_BYTES)
+#define STREAM(s) CT_ARG("hStream", CT_ARG_HANDLE, CT_SLOT(s), 8, CT_ROLE_STREAM)
+#define HANDLE(n, s) CT_ARG(n, CT_ARG_HANDLE, CT_SLOT(s), 8, CT_ROLE_NONE)
+#define UINT(n, s) CT_ARG(n, CT_ARG_UINT, CT_SLOT(s), 4, CT_ROLE_NONE)
+#define FLAGS(n, s) CT_ARG(n, CT_ARG_HEX, CT_SLOT(s), 4, CT_ROLE_NONE)
+#define DEVICE(s) CT_ARG("dev", CT_ARG_INT, CT_SLOT(s), 4, CT_ROLE_DEVICE)
 /* The handle a create call wrote through its first argument. */
-#define NEW(n) ARG(n, CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_NONE)
+#define NEW(n) CT_ARG(n, CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_NONE)
 
-#define DEV_ALLOC (CT_API_ALLOC | CT_API_DEVICE_MEM)
-#define DEV_FREE (CT_API_FREE | CT_API_DEVICE_MEM)
 
 /* cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) */
-#define MEM_ALLOC(sym, w) API(sym, DEV_ALLOC, OUT(0), \
-	ARGS(ARG("dptr", CT_ARG_PTR, CT_MEMW(0), w, CT_ROLE_ALLOC_PTR), BYTES("bytesize", 1, w)))
-#define MEM_FREE(sym, w) API(sym, DEV_FREE, \
-	ARGS(ARG("dptr", CT_ARG_PTR, CT_SLOT(0), w, CT_ROLE_FREE_PTR)))
-#define MEM_ALLOC_HOST(sym, w) API(sym, CT_API_ALLOC | CT_API_HOST_MEM, OUT(0), \
-	ARGS(ARG("pp", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR), BYTES("bytesize", 1, w)))
+#define MEM_ALLOC(sym, w) CT_API(sym, CT_API_DEV_ALLOC, OUT(0), \
+	CT_ARGS(CT_ARG("dptr", CT_ARG_PTR, CT_MEMW(0), w, CT_ROLE_ALLOC_PTR), BYTES("bytesize", 1, w)))
+#define MEM_FREE(sym, w) CT_API(sym, CT_API_DEV_FREE, \
+	CT_ARGS(CT_ARG("dptr", CT_ARG_PTR, CT_SLOT(0), w, CT_ROLE_FREE_PTR)))
+#define MEM_ALLOC_HOST(sym, w) CT_API(sym, CT_API_ALLOC | CT_API_HOST_MEM, OUT(0), \
+	CT_ARGS(CT_ARG("pp", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR), BYTES("bytesize", 1, w)))
 /* cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) */
-#define MEM_ALLOC_ASYNC(sym) API(sym, DEV_ALLOC, OUT(0), \
-	ARGS(ARG("dptr", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR), \
+#define MEM_ALLOC_ASYNC(sym) CT_API(sym, CT_API_DEV_ALLOC, OUT(0), \
+	CT_ARGS(CT_ARG("dptr", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR), \
 	     BYTES("bytesize", 1, 8), STREAM(2)))
-#define MEM_FREE_ASYNC(sym) API(sym, DEV_FREE, \
-	ARGS(ARG("dptr", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_FREE_PTR), STREAM(1)))
+#define MEM_FREE_ASYNC(sym) CT_API(sym, CT_API_DEV_FREE, \
+	CT_ARGS(CT_ARG("dptr", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_FREE_PTR), STREAM(1)))
 
 /*
  * Copies. The direction is in the symbol's name (HtoD, DtoH, DtoD) or,
  * for cuMemcpy, in the unified address space, not in an argument.
  */
-#define MEMCPY(sym) API(sym, CT_API_COPY, \
-	ARGS(DPTR("dst", 0, 8), DPTR("src", 1, 8), BYTES("ByteCount", 2, 8)))
-#define MEMCPY_ASYNC(sym) API(sym, CT_API_COPY, \
-	ARGS(DPTR("dst", 0, 8), DPTR("src", 1, 8), BYTES("ByteCount", 2, 8), STREAM(3)))
-#define MEMCPY_HTOD(sym, w) API(sym, CT_API_COPY, \
-	ARGS(DPTR("dstDevice", 0, w), HPTR("srcHost", 1), BYTES("ByteCount", 2, w)))
-#define MEMCPY_DTOH(sym, w) API(sym, CT_API_COPY, \
-	ARGS(HPTR("dstHost", 0), DPTR("srcDevice", 1, w), BYTES("ByteCount", 2, w)))
-#define MEMCPY_DTOD(sym, w) API(sym, CT_API_COPY, \
-	ARGS(DPTR("dstDevice", 0, w), DPTR("srcDevice", 1, w), BYTES("ByteCount", 2, w)))
-#define MEMCPY_HTOD_ASYNC(sym, w) API(sym, CT_API_COPY, \
-	ARGS(DPTR("dstDevice", 0, w), HPTR("srcHost", 1), BYTES("ByteCount", 2, w), STREAM(3)))
-#define MEMCPY_DTOH_ASYNC(sym, w) API(sym, CT_API_COPY, \
-	ARGS(HPTR("dstHost", 0), DPTR("srcDevice", 1, w), BYTES("ByteCount", 2, w), STREAM(3)))
-#define MEMCPY_DTOD_ASYNC(sym, w) API(sym, CT_API_COPY, \
-	ARGS(DPTR("dstDevice", 0, w), DPTR("srcDevice", 1, w), BYTES("ByteCount", 2, w), STREAM(3)))
+#define MEMCPY(sym) CT_API(sym, CT_API_COPY, \
+	CT_ARGS(DPTR("dst", 0, 8), DPTR("src", 1, 8), BYTES("ByteCount", 2, 8)))
+#define MEMCPY_ASYNC(sym) CT_API(sym, CT_API_COPY, \
+	CT_ARGS(DPTR("dst", 0, 8), DPTR("src", 1, 8), BYTES("ByteCount", 2, 8), STREAM(3)))
+#define MEMCPY_HTOD(sym, w) CT_API(sym, CT_API_COPY, \
+	CT_ARGS(DPTR("dstDevice", 0, w), HPTR("srcHost", 1), BYTES("ByteCount", 2, w)))
+#define MEMCPY_DTOH(sym, w) CT_API(sym, CT_API_COPY, \
+	CT_ARGS(HPTR("dstHost", 0), DPTR("srcDevice", 1, w), BYTES("ByteCount", 2, w)))
+#define MEMCPY_DTOD(sym, w) CT_API(sym, CT_API_COPY, \
+	CT_ARGS(DPTR("dstDevice", 0, w), DPTR("srcDevice", 1, w), BYTES("ByteCount", 2, w)))
+#define MEMCPY_HTOD_ASYNC(sym, w) CT_API(sym, CT_API_COPY, \
+	CT_ARGS(DPTR("dstDevice", 0, w), HPTR("srcHost", 1), BYTES("ByteCount", 2, w), STREAM(3)))
+#define MEMCPY_DTOH_ASYNC(sym, w) CT_API(sym, CT_API_COPY, \
+	CT_ARGS(HPTR("dstHost", 0), DPTR("srcDevice", 1, w), BYTES("ByteCount", 2, w), STREAM(3)))
+#define MEMCPY_DTOD_ASYNC(sym, w) CT_API(sym, CT_API_COPY, \
+	CT_ARGS(DPTR("dstDevice", 0, w), DPTR("srcDevice", 1, w), BYTES("ByteCount", 2, w), STREAM(3)))
 /*
  * The 2D copy's sizes (WidthInBytes, Height) sit at bytes 112 and 120 of
  * CUDA_MEMCPY2D, past what a read can reach (it copies from the start of
  * the struct, 64 bytes at most), so only the descriptor's address shows.
  */
-#define MEMCPY_2D(sym) API(sym, CT_API_COPY, ARGS(HPTR("pCopy", 0)))
-#define MEMCPY_2D_ASYNC(sym) API(sym, CT_API_COPY, ARGS(HPTR("pCopy", 0), STREAM(1)))
+#define MEMCPY_2D(sym) CT_API(sym, CT_API_COPY, CT_ARGS(HPTR("pCopy", 0)))
+#define MEMCPY_2D_ASYNC(sym) CT_API(sym, CT_API_COPY, CT_ARGS(HPTR("pCopy", 0), STREAM(1)))
 
 /* cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N): N bytes. */
-#define MEMSET_D8(sym, w) API(sym, CT_API_SET, \
-	ARGS(DPTR("dstDevice", 0, w), ARG("uc", CT_ARG_HEX, CT_SLOT(1), 1, CT_ROLE_NONE), \
+#define MEMSET_D8(sym, w) CT_API(sym, CT_API_SET, \
+	CT_ARGS(DPTR("dstDevice", 0, w), CT_ARG("uc", CT_ARG_HEX, CT_SLOT(1), 1, CT_ROLE_NONE), \
 	     BYTES("N", 2, w)))
-#define MEMSET_D8_ASYNC(sym) API(sym, CT_API_SET, \
-	ARGS(DPTR("dstDevice", 0, 8), ARG("uc", CT_ARG_HEX, CT_SLOT(1), 1, CT_ROLE_NONE), \
+#define MEMSET_D8_ASYNC(sym) CT_API(sym, CT_API_SET, \
+	CT_ARGS(DPTR("dstDevice", 0, 8), CT_ARG("uc", CT_ARG_HEX, CT_SLOT(1), 1, CT_ROLE_NONE), \
 	     BYTES("N", 2, 8), STREAM(3)))
 /* cuMemsetD32's N counts 32-bit words, not bytes: no BYTES role. */
-#define MEMSET_D32(sym, w) API(sym, CT_API_SET, \
-	ARGS(DPTR("dstDevice", 0, w), FLAGS("ui", 1), \
-	     ARG("N", CT_ARG_UINT, CT_SLOT(2), w, CT_ROLE_NONE)))
-#define MEMSET_D32_ASYNC(sym) API(sym, CT_API_SET, \
-	ARGS(DPTR("dstDevice", 0, 8), FLAGS("ui", 1), \
-	     ARG("N", CT_ARG_UINT, CT_SLOT(2), 8, CT_ROLE_NONE), STREAM(3)))
+#define MEMSET_D32(sym, w) CT_API(sym, CT_API_SET, \
+	CT_ARGS(DPTR("dstDevice", 0, w), FLAGS("ui", 1), \
+	     CT_ARG("N", CT_ARG_UINT, CT_SLOT(2), w, CT_ROLE_NONE)))
+#define MEMSET_D32_ASYNC(sym) CT_API(sym, CT_API_SET, \
+	CT_ARGS(DPTR("dstDevice", 0, 8), FLAGS("ui", 1), \
+	     CT_ARG("N", CT_ARG_UINT, CT_SLOT(2), 8, CT_ROLE_NONE), STREAM(3)))
 
 /*
  * cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
@@ -115,64 +103,64 @@ extern const struct ct_enum cu_result; /* generated from cuda.h: enum cudaError_
  * CUkernel cast to one; either was named when it was created.
  */
 #define LAUNCH_DIMS \
-	ARG("f", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_KERNEL), \
+	CT_ARG("f", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_KERNEL), \
 	UINT("gridDimX", 1), UINT("gridDimY", 2), UINT("gridDimZ", 3), \
 	UINT("blockDimX", 4), UINT("blockDimY", 5), UINT("blockDimZ", 6), \
 	UINT("sharedMemBytes", 7), STREAM(8), HPTR("kernelParams", 9)
-#define LAUNCH_KERNEL(sym) API(sym, CT_API_LAUNCH, ARGS(LAUNCH_DIMS, HPTR("extra", 10)))
-#define LAUNCH_COOPERATIVE(sym) API(sym, CT_API_LAUNCH, ARGS(LAUNCH_DIMS))
+#define LAUNCH_KERNEL(sym) CT_API(sym, CT_API_LAUNCH, CT_ARGS(LAUNCH_DIMS, HPTR("extra", 10)))
+#define LAUNCH_COOPERATIVE(sym) CT_API(sym, CT_API_LAUNCH, CT_ARGS(LAUNCH_DIMS))
 /*
  * cuLaunchKernelEx(const CUlaunchConfig *config, f, kernelParams, extra):
  * the configuration is copied at entry. CUlaunchConfig is seven unsigned
  * ints (grid, block, sharedMemBytes), padding, hStream at byte 32, attrs at
  * 40, numAttrs at 48: 56 bytes, seven words.
  */
-#define CFG_UINT(n, byte) ARG(n, CT_ARG_UINT, MEM_AT(byte), 4, CT_ROLE_NONE)
-#define LAUNCH_KERNEL_EX(sym) API(sym, CT_API_LAUNCH, \
+#define CFG_UINT(n, byte) CT_ARG(n, CT_ARG_UINT, CT_IN_MEM(byte), 4, CT_ROLE_NONE)
+#define LAUNCH_KERNEL_EX(sym) CT_API(sym, CT_API_LAUNCH, \
 	.reads = { { 0, CT_AT_ENTRY, 7, 0 } }, \
-	ARGS(ARG("f", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_KERNEL), \
+	CT_ARGS(CT_ARG("f", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_KERNEL), \
 	     CFG_UINT("gridDimX", 0), CFG_UINT("gridDimY", 4), CFG_UINT("gridDimZ", 8), \
 	     CFG_UINT("blockDimX", 12), CFG_UINT("blockDimY", 16), CFG_UINT("blockDimZ", 20), \
 	     CFG_UINT("sharedMemBytes", 24), \
-	     ARG("hStream", CT_ARG_HANDLE, MEM_AT(32), 8, CT_ROLE_STREAM), \
+	     CT_ARG("hStream", CT_ARG_HANDLE, CT_IN_MEM(32), 8, CT_ROLE_STREAM), \
 	     CFG_UINT("numAttrs", 48), \
 	     HPTR("kernelParams", 2), HPTR("extra", 3)))
 
 /* cuCtxCreate: the CUDA 3.x and 3.2 forms share one signature. */
-#define CTX_CREATE(sym) API(sym, 0, OUT(0), \
-	ARGS(NEW("pctx"), FLAGS("flags", 1), DEVICE(2)))
+#define CTX_CREATE(sym) CT_API(sym, 0, OUT(0), \
+	CT_ARGS(NEW("pctx"), FLAGS("flags", 1), DEVICE(2)))
 
 static const struct ct_api cuda_apis[] = {
 	/* initialisation and contexts */
-	API("cuInit", 0, ARGS(FLAGS("Flags", 0))),
+	CT_API("cuInit", 0, CT_ARGS(FLAGS("Flags", 0))),
 	/* Not in the brief's list, but the first calls libcudart makes into the
 	 * driver: they show where the runtime's own driver calls nest. */
-	API("cuDriverGetVersion", 0, OUT(0),
-	    ARGS(ARG("driverVersion", CT_ARG_INT, CT_MEMW(0), 4, CT_ROLE_NONE))),
+	CT_API("cuDriverGetVersion", 0, OUT(0),
+	    CT_ARGS(CT_ARG("driverVersion", CT_ARG_INT, CT_MEMW(0), 4, CT_ROLE_NONE))),
 	/* How libcudart, PyTorch and Triton find driver functions; hundreds at start-up. */
-	API_STR("cuGetProcAddress", CT_API_HOT, 0, OUT(1),
-		ARGS(ARG("symbol", CT_ARG_STRING, IN_STR, 0, CT_ROLE_NONE),
-		     ARG("pfn", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_NONE),
-		     ARG("cudaVersion", CT_ARG_INT, CT_SLOT(2), 4, CT_ROLE_NONE),
-		     ARG("flags", CT_ARG_HEX, CT_SLOT(3), 8, CT_ROLE_NONE))),
-	API_STR("cuGetProcAddress_v2", CT_API_HOT, 0, OUT(1),
-		ARGS(ARG("symbol", CT_ARG_STRING, IN_STR, 0, CT_ROLE_NONE),
-		     ARG("pfn", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_NONE),
-		     ARG("cudaVersion", CT_ARG_INT, CT_SLOT(2), 4, CT_ROLE_NONE),
-		     ARG("flags", CT_ARG_HEX, CT_SLOT(3), 8, CT_ROLE_NONE))),
+	CT_API_STR("cuGetProcAddress", CT_API_HOT, 0, OUT(1),
+		CT_ARGS(CT_ARG("symbol", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE),
+		     CT_ARG("pfn", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_NONE),
+		     CT_ARG("cudaVersion", CT_ARG_INT, CT_SLOT(2), 4, CT_ROLE_NONE),
+		     CT_ARG("flags", CT_ARG_HEX, CT_SLOT(3), 8, CT_ROLE_NONE))),
+	CT_API_STR("cuGetProcAddress_v2", CT_API_HOT, 0, OUT(1),
+		CT_ARGS(CT_ARG("symbol", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE),
+		     CT_ARG("pfn", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_NONE),
+		     CT_ARG("cudaVersion", CT_ARG_INT, CT_SLOT(2), 4, CT_ROLE_NONE),
+		     CT_ARG("flags", CT_ARG_HEX, CT_SLOT(3), 8, CT_ROLE_NONE))),
 	CTX_CREATE("cuCtxCreate"),
 	CTX_CREATE("cuCtxCreate_v2"),
-	API("cuCtxCreate_v3", 0, OUT(0),
-	    ARGS(NEW("pctx"), HPTR("paramsArray", 1),
-		 ARG("numParams", CT_ARG_INT, CT_SLOT(2), 4, CT_ROLE_NONE),
+	CT_API("cuCtxCreate_v3", 0, OUT(0),
+	    CT_ARGS(NEW("pctx"), HPTR("paramsArray", 1),
+		 CT_ARG("numParams", CT_ARG_INT, CT_SLOT(2), 4, CT_ROLE_NONE),
 		 FLAGS("flags", 3), DEVICE(4))),
-	API("cuCtxCreate_v4", 0, OUT(0),
-	    ARGS(NEW("pctx"), HPTR("ctxCreateParams", 1), FLAGS("flags", 2), DEVICE(3))),
-	API("cuCtxDestroy", 0, ARGS(HANDLE("ctx", 0))),
-	API("cuCtxDestroy_v2", 0, ARGS(HANDLE("ctx", 0))),
-	API("cuCtxSetCurrent", 0, ARGS(HANDLE("ctx", 0))),
-	API("cuCtxSynchronize", CT_API_SYNC, NO_ARGS),
-	API("cuCtxSynchronize_v2", CT_API_SYNC, ARGS(HANDLE("ctx", 0))),
+	CT_API("cuCtxCreate_v4", 0, OUT(0),
+	    CT_ARGS(NEW("pctx"), HPTR("ctxCreateParams", 1), FLAGS("flags", 2), DEVICE(3))),
+	CT_API("cuCtxDestroy", 0, CT_ARGS(HANDLE("ctx", 0))),
+	CT_API("cuCtxDestroy_v2", 0, CT_ARGS(HANDLE("ctx", 0))),
+	CT_API("cuCtxSetCurrent", 0, CT_ARGS(HANDLE("ctx", 0))),
+	CT_API("cuCtxSynchronize", CT_API_SYNC, NO_ARGS),
+	CT_API("cuCtxSynchronize_v2", CT_API_SYNC, CT_ARGS(HANDLE("ctx", 0))),
 
 	/* memory */
 	MEM_ALLOC("cuMemAlloc", 4),
@@ -181,10 +169,10 @@ static const struct ct_api cuda_apis[] = {
 	MEM_FREE("cuMemFree_v2", 8),
 	MEM_ALLOC_HOST("cuMemAllocHost", 4),
 	MEM_ALLOC_HOST("cuMemAllocHost_v2", 8),
-	API("cuMemFreeHost", CT_API_FREE | CT_API_HOST_MEM,
-	    ARGS(ARG("p", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
-	API("cuMemAllocManaged", CT_API_ALLOC | CT_API_MANAGED_MEM, OUT(0),
-	    ARGS(ARG("dptr", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR),
+	CT_API("cuMemFreeHost", CT_API_FREE | CT_API_HOST_MEM,
+	    CT_ARGS(CT_ARG("p", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	CT_API("cuMemAllocManaged", CT_API_ALLOC | CT_API_MANAGED_MEM, OUT(0),
+	    CT_ARGS(CT_ARG("dptr", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR),
 		 BYTES("bytesize", 1, 8), FLAGS("flags", 2))),
 	MEM_ALLOC_ASYNC("cuMemAllocAsync"),
 	MEM_ALLOC_ASYNC("cuMemAllocAsync_ptsz"),
@@ -235,28 +223,28 @@ static const struct ct_api cuda_apis[] = {
 
 	/* modules, libraries and the names of their kernels */
 	/* A module is named by its file; cuModuleGetFunction shows it. */
-	API_STR("cuModuleLoad", 0, 1, OUT(0),
-		ARGS(ARG("module", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
-		     ARG("fname", CT_ARG_STRING, IN_STR, 0, CT_ROLE_NONE))),
-	API("cuModuleLoadData", 0, OUT(0), ARGS(NEW("module"), HPTR("image", 1))),
+	CT_API_STR("cuModuleLoad", 0, 1, OUT(0),
+		CT_ARGS(CT_ARG("module", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
+		     CT_ARG("fname", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE))),
+	CT_API("cuModuleLoadData", 0, OUT(0), CT_ARGS(NEW("module"), HPTR("image", 1))),
 	/* The kernel's name is read here and remembered by the handle written to *hfunc. */
-	API_STR("cuModuleGetFunction", 0, 2, OUT(0),
-		ARGS(ARG("hfunc", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
-		     ARG("hmod", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_HANDLE_NAMED),
-		     ARG("name", CT_ARG_STRING, IN_STR, 0, CT_ROLE_NONE))),
+	CT_API_STR("cuModuleGetFunction", 0, 2, OUT(0),
+		CT_ARGS(CT_ARG("hfunc", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
+		     CT_ARG("hmod", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_HANDLE_NAMED),
+		     CT_ARG("name", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE))),
 	/* cuLibraryLoadData(library, code, jitOptions, jitOptionsValues,
 	 * numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) */
-	API("cuLibraryLoadData", 0, OUT(0),
-	    ARGS(NEW("library"), HPTR("code", 1), UINT("numJitOptions", 4),
+	CT_API("cuLibraryLoadData", 0, OUT(0),
+	    CT_ARGS(NEW("library"), HPTR("code", 1), UINT("numJitOptions", 4),
 		 UINT("numLibraryOptions", 7))),
-	API_STR("cuLibraryGetKernel", 0, 2, OUT(0),
-		ARGS(ARG("pKernel", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
+	CT_API_STR("cuLibraryGetKernel", 0, 2, OUT(0),
+		CT_ARGS(CT_ARG("pKernel", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
 		     HANDLE("library", 1),
-		     ARG("name", CT_ARG_STRING, IN_STR, 0, CT_ROLE_NONE))),
+		     CT_ARG("name", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE))),
 	/* No string: the new CUfunction takes the name of the CUkernel it came from. */
-	API("cuKernelGetFunction", 0, OUT(0),
-	    ARGS(ARG("pFunc", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
-		 ARG("kernel", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_HANDLE_NAMED))),
+	CT_API("cuKernelGetFunction", 0, OUT(0),
+	    CT_ARGS(CT_ARG("pFunc", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
+		 CT_ARG("kernel", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_HANDLE_NAMED))),
 
 	/* launches */
 	LAUNCH_KERNEL("cuLaunchKernel"),
@@ -266,18 +254,18 @@ static const struct ct_api cuda_apis[] = {
 	LAUNCH_COOPERATIVE("cuLaunchCooperativeKernel"),
 	LAUNCH_COOPERATIVE("cuLaunchCooperativeKernel_ptsz"),
 	/* One call for the whole graph: its kernels are not seen one by one. */
-	API("cuGraphLaunch", CT_API_LAUNCH, ARGS(HANDLE("hGraphExec", 0), STREAM(1))),
-	API("cuGraphLaunch_ptsz", CT_API_LAUNCH, ARGS(HANDLE("hGraphExec", 0), STREAM(1))),
+	CT_API("cuGraphLaunch", CT_API_LAUNCH, CT_ARGS(HANDLE("hGraphExec", 0), STREAM(1))),
+	CT_API("cuGraphLaunch_ptsz", CT_API_LAUNCH, CT_ARGS(HANDLE("hGraphExec", 0), STREAM(1))),
 
 	/* streams and events */
-	API("cuStreamCreate", 0, OUT(0), ARGS(NEW("phStream"), FLAGS("Flags", 1))),
-	API("cuStreamDestroy", 0, ARGS(STREAM(0))),
-	API("cuStreamDestroy_v2", 0, ARGS(STREAM(0))),
-	API("cuStreamSynchronize", CT_API_SYNC, ARGS(STREAM(0))),
-	API("cuStreamSynchronize_ptsz", CT_API_SYNC, ARGS(STREAM(0))),
-	API("cuEventRecord", 0, ARGS(HANDLE("hEvent", 0), STREAM(1))),
-	API("cuEventRecord_ptsz", 0, ARGS(HANDLE("hEvent", 0), STREAM(1))),
-	API("cuEventSynchronize", CT_API_SYNC, ARGS(HANDLE("hEvent", 0))),
+	CT_API("cuStreamCreate", 0, OUT(0), CT_ARGS(NEW("phStream"), FLAGS("Flags", 1))),
+	CT_API("cuStreamDestroy", 0, CT_ARGS(STREAM(0))),
+	CT_API("cuStreamDestroy_v2", 0, CT_ARGS(STREAM(0))),
+	CT_API("cuStreamSynchronize", CT_API_SYNC, CT_ARGS(STREAM(0))),
+	CT_API("cuStreamSynchronize_ptsz", CT_API_SYNC, CT_ARGS(STREAM(0))),
+	CT_API("cuEventRecord", 0, CT_ARGS(HANDLE("hEvent", 0), STREAM(1))),
+	CT_API("cuEventRecord_ptsz", 0, CT_ARGS(HANDLE("hEvent", 0), STREAM(1))),
+	CT_API("cuEventSynchronize", CT_API_SYNC, CT_ARGS(HANDLE("hEvent", 0))),
 };
 
 static const char *const cuda_libraries[] = { "libcuda.so", NULL };
@@ -287,7 +275,7 @@ static struct ct_plugin cuda_plugin = {
 	.sz = sizeof(struct ct_plugin),
 	.name = "cuda",
 	.version = "1",
-	.description = "CUDA driver API (libcuda)",
+	.description = "CUDA driver CT_API (libcuda)",
 	.libraries = cuda_libraries,
 	.apis = cuda_apis,
 	.n_apis = sizeof(cuda_apis) / sizeof(cuda_apis[0]),

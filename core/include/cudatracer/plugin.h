@@ -96,6 +96,29 @@ struct ct_arg {
 #define CT_SLOT(n) .area = CT_AREA_ARGS, .off = (uint8_t)((n) * 8)
 #define CT_MEMW(n) .area = CT_AREA_MEM, .off = (uint8_t)((n) * 8)
 
+/*
+ * Row builders, so that a plugin's table reads as data and every plugin
+ * (third-party ones too) builds rows the same way:
+ *   CT_API("cuMemAlloc_v2", CT_API_DEV_ALLOC, .reads = { CT_OUT_WORD(0, 0) },
+ *          CT_ARGS(CT_ARG("dptr", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR),
+ *                  CT_ARG("bytesize", CT_ARG_SIZE, CT_SLOT(1), 8, CT_ROLE_BYTES)))
+ * CT_ARGS counts the arguments itself.
+ */
+#define CT_ARG(n, k, where, sz, r) \
+	{ .name = n, .kind = k, where, .size = sz, .role = r, .count_from = -1 }
+#define CT_ARGS(...) .args = { __VA_ARGS__ }, \
+	.n_args = sizeof((struct ct_arg[]){ __VA_ARGS__ }) / sizeof(struct ct_arg)
+#define CT_IN_STR .area = CT_AREA_STR, .off = 0
+#define CT_IN_RET .area = CT_AREA_RET, .off = 0
+#define CT_IN_MEM(byte) .area = CT_AREA_MEM, .off = (uint8_t)(byte)
+/* The word an out-pointer argument in `slot` points to, copied after the call into mem[word]. */
+#define CT_OUT_WORD(slot, word) { slot, CT_AT_EXIT, 1, word }
+/* A call that returns an error code; with a C string read at entry from slot `str`. */
+#define CT_API(sym, fl, ...) { .symbol = sym, .flags = fl, .result = CT_RES_ERROR, \
+			       .err_arg = -1, .str_slot = CT_NO_STR, __VA_ARGS__ }
+#define CT_API_STR(sym, fl, str, ...) { .symbol = sym, .flags = fl, .result = CT_RES_ERROR, \
+					.err_arg = -1, .str_slot = str, __VA_ARGS__ }
+
 /* A copy of user memory the BPF side makes for one API. */
 enum ct_phase { CT_AT_ENTRY = 1, CT_AT_EXIT = 2 };
 
@@ -118,6 +141,8 @@ struct ct_read {
 #define CT_API_DEVICE_MEM (1u << 8) /* with ALLOC/FREE: device memory */
 #define CT_API_HOST_MEM   (1u << 9) /* with ALLOC/FREE: pinned host memory */
 #define CT_API_MANAGED_MEM (1u << 10)
+#define CT_API_DEV_ALLOC (CT_API_ALLOC | CT_API_DEVICE_MEM)
+#define CT_API_DEV_FREE (CT_API_FREE | CT_API_DEVICE_MEM)
 
 /* How the call's result is read. */
 enum ct_result {
