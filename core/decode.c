@@ -16,6 +16,10 @@ const char *ct_enum_name(const struct ct_enum *e, int64_t v)
 
 	if (!e || !e->v)
 		return NULL;
+	/* Tables start with their small values (success is 0): dense ones are
+	 * indexed directly. */
+	if (v >= 0 && (uint64_t)v < e->n && e->v[v].value == v)
+		return e->v[v].name;
 	hi = e->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

@@ -27,56 +27,17 @@ void ct_sb_free(struct ct_sb *b)
 	b->len = b->cap = 0;
 }
 
-static const char digits2[] =
+const char ct_digits2[200] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-static inline int ndigits(uint64_t v)
-{
-	int n = 1;
-
-	for (;;) {
-		if (v < 10) return n;
-		if (v < 100) return n + 1;
-		if (v < 1000) return n + 2;
-		if (v < 10000) return n + 3;
-		v /= 10000;
-		n += 4;
-	}
-}
-
-/* n digits of v (32-bit arithmetic), zero-padded, ending at end. */
-static inline void put_digits32(char *end, uint32_t v, int n)
-{
-	for (; n >= 2; n -= 2) {
-		unsigned d = (v % 100) * 2;
-
-		v /= 100;
-		*--end = digits2[d + 1];
-		*--end = digits2[d];
-	}
-	if (n)
-		*--end = (char)('0' + v % 10);
-}
-
-/* Written in place, from the last digit back: no temporary to copy from.
- * Eight digits at a time in 32-bit arithmetic: a 19-digit timestamp costs
- * two 64-bit divisions, not nine. */
-void ct_sb_u64(struct ct_sb *b, uint64_t v)
-{
-	int n = ndigits(v);
-	char *end = b->p + b->len + n;
-
-	b->len += n;
-	while (n > 8) {
-		put_digits32(end, (uint32_t)(v % 100000000u), 8);
-		v /= 100000000u;
-		end -= 8;
-		n -= 8;
-	}
-	put_digits32(end, (uint32_t)v, n);
-}
+const uint64_t ct_pow10[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
 
 void ct_sb_ts(struct ct_sb *b, uint64_t ns, struct ct_sb_ts_cache *c)
 {
@@ -93,9 +54,11 @@ void ct_sb_ts(struct ct_sb *b, uint64_t ns, struct ct_sb_ts_cache *c)
 		c->len = (uint8_t)t.len;
 		c->sec = sec;
 	}
-	ct_sb_put(b, c->digits, c->len);
-	b->len += 9;
-	put_digits32(b->p + b->len, (uint32_t)(ns % 1000000000u), 9);
+	/* The whole array, a constant size the compiler copies in a few moves;
+	 * only c->len bytes of it count. */
+	memcpy(b->p + b->len, c->digits, sizeof(c->digits));
+	b->len += c->len + 9;
+	ct_put_digits32(b->p + b->len, (uint32_t)(ns % 1000000000u), 9);
 }
 
 void ct_sb_i64(struct ct_sb *b, int64_t v)

@@ -255,18 +255,28 @@ static void test_number_formatting(void **state)
 {
 	static const uint64_t dec[] = { 0, 9, 10, 99, 100, 999, 1000, 12345678, 99999999, 100000000,
 					123456789, 9999999999999999999ull, UINT64_MAX };
+	uint64_t edges[sizeof(dec) / sizeof(dec[0]) + 40], p = 1;
+	size_t n = 0;
 	char want[96];
 
-	for (size_t i = 0; i < sizeof(dec) / sizeof(dec[0]); i++) {
+	/* Every digit-count boundary: 10^k - 1 and 10^k. */
+	for (int k = 0; k < 20; k++, p *= 10) {
+		edges[n++] = p - 1;
+		edges[n++] = p;
+	}
+	for (size_t i = 0; i < sizeof(dec) / sizeof(dec[0]); i++)
+		edges[n++] = dec[i];
+	for (size_t i = 0; i < n; i++) {
 		struct ct_sb b = { 0 };
 
 		assert_true(ct_sb_room(&b, 64));
-		ct_sb_u64(&b, dec[i]);
+		ct_sb_u64(&b, edges[i]);
 		ct_sb_ch(&b, ' ');
-		ct_sb_hex(&b, dec[i]);
+		ct_sb_hex(&b, edges[i]);
 		ct_sb_ch(&b, ' ');
-		ct_sb_i64(&b, -(int64_t)(dec[i] >> 1));
-		snprintf(want, sizeof(want), "%" PRIu64 " 0x%" PRIx64 " %" PRId64, dec[i], dec[i], -(int64_t)(dec[i] >> 1));
+		ct_sb_i64(&b, -(int64_t)(edges[i] >> 1));
+		snprintf(want, sizeof(want), "%" PRIu64 " 0x%" PRIx64 " %" PRId64, edges[i], edges[i],
+			 -(int64_t)(edges[i] >> 1));
 		assert_int_equal(b.len, strlen(want));
 		assert_memory_equal(b.p, want, b.len);
 		ct_sb_free(&b);
