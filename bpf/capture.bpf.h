@@ -112,15 +112,14 @@ static __always_inline void ct_parent_pop(void)
 		cs->depth--;
 }
 
+/*
+ * A call in flight is kept as the record it will become: at exit the header
+ * is filled in and the record's used prefix goes to the ring in one copy.
+ */
 struct ct_frame {
-	__u64 ts;
-	__u32 api;
-	__u32 flags;
-	__u32 parent;
+	__u32 str_len; /* bytes of rec.str with its NUL; 0: no string */
 	__u32 pad;
-	__u64 args[CT_REC_ARGS];
-	__u64 mem[CT_REC_MEM];
-	char str[CT_REC_STR];
+	struct ct_record rec;
 };
 
 /* Scratch for entry-only calls, which need no frame of their own. */
@@ -176,9 +175,13 @@ static __always_inline void ct_read_regs(struct pt_regs *ctx, __u64 *args,
 	args[5] = PT_REGS_PARM6(ctx);
 	/* At a function's first instruction sp points at the return address:
 	 * the seventh argument is at sp+8 (x86-64 SysV). */
-	if (s->stack_words)
-		bpf_probe_read_user(&args[6], CT_STACK_WORDS * 8,
-				    (void *)(PT_REGS_SP(ctx) + 8));
+	if (s->stack_words) {
+		__u32 n = s->stack_words;
+
+		if (n > CT_STACK_WORDS)
+			n = CT_STACK_WORDS;
+		bpf_probe_read_user(&args[6], n * 8, (void *)(PT_REGS_SP(ctx) + 8));
+	}
 }
 
 /* Copy the user memory the spec asks for in this phase into mem[]. */
@@ -217,17 +220,23 @@ static __always_inline __u32 ct_do_reads(const struct ct_spec *s, __u8 phase,
 	return flags;
 }
 
-static __always_inline void ct_read_str(const struct ct_spec *s, const __u64 *args,
-					char *str, __u32 *flags)
+static __always_inline void ct_read_str(const struct ct_spec *s, struct ct_frame *f)
 {
 	__u32 slot = s->str_slot;
 	__u64 ptr;
+	long n;
 
+	f->str_len = 0;
 	if (slot >= CT_REC_ARGS)
 		return;
-	ptr = args[slot & 15];
-	if (ptr && bpf_probe_read_user_str(str, CT_REC_STR, (void *)ptr) > 0)
-		*flags |= CT_REC_HAS_STR;
+	ptr = f->rec.args[slot & 15];
+	if (!ptr)
+		return;
+	n = bpf_probe_read_user_str(f->rec.str, CT_REC_STR, (void *)ptr);
+	if (n > 0) {
+		f->str_len = n;
+		f->rec.flags |= CT_REC_HAS_STR;
+	}
 }
 
 static __always_inline __u32 ct_log2(__u64 v)
@@ -272,38 +281,30 @@ static __always_inline void ct_aggregate_call(const struct ct_spec *s, __u32 api
 }
 
 /*
- * Reserve a record: the full size with the frame's string, or the small size
- * without one. Each reserve site has the constant size the verifier wants,
- * and the string is copied in the same branch as its reserve.
+ * Send the used prefix of the frame's record: the header and the words the
+ * API's spec says it needs (rec_words), or through the string's NUL. Calls
+ * that use few arguments send a fraction of a whole record.
  */
-static __always_inline struct ct_record *ct_reserve(const struct ct_frame *f)
+static __always_inline void ct_emit(struct ct_frame *f, const struct ct_spec *s)
 {
-	struct ct_record *r;
+	__u64 len = (__u64)s->rec_words * 8, flags = 0;
 
-	if (f->flags & CT_REC_HAS_STR) {
-		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-		if (r)
-			bpf_probe_read_kernel_str(r->str, sizeof(r->str), f->str);
-	} else {
-		r = bpf_ringbuf_reserve(&events, CT_REC_SMALL_SIZE, 0);
-	}
-	if (!r)
-		ct_count(CT_STAT_LOST);
-	return r;
-}
-
-static __always_inline void ct_submit(struct ct_record *r)
-{
-	__u64 flags = 0;
-
+	if (f->str_len)
+		len = __builtin_offsetof(struct ct_record, str) + f->str_len;
+	if (len < CT_REC_HEAD_SIZE)
+		len = CT_REC_HEAD_SIZE;
+	if (len > sizeof(f->rec))
+		len = sizeof(f->rec);
 	if (ct_wakeup_bytes) {
-		if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= ct_wakeup_bytes)
+		if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + len >= ct_wakeup_bytes)
 			flags = BPF_RB_FORCE_WAKEUP;
 		else
 			flags = BPF_RB_NO_WAKEUP;
 	}
-	bpf_ringbuf_submit(r, flags);
-	ct_count(CT_STAT_EMITTED);
+	if (bpf_ringbuf_output(&events, &f->rec, len, flags))
+		ct_count(CT_STAT_LOST);
+	else
+		ct_count(CT_STAT_EMITTED);
 }
 
 static __always_inline int ct_on_entry(struct pt_regs *ctx)
@@ -323,37 +324,29 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 
 	if (s->flags & CT_API_ENTRY_ONLY_BIT) {
 		__u32 zero = 0;
-		struct ct_record *r;
 
 		f = bpf_map_lookup_elem(&scratch, &zero);
 		if (!f)
 			return 0;
-		f->flags = CT_REC_ENTRY_ONLY;
-		f->parent = ct_parent(api, false);
-		__builtin_memset(f->mem, 0, sizeof(f->mem));
-		ct_read_regs(ctx, f->args, s);
+		ct_read_regs(ctx, f->rec.args, s);
 		if (ct_aggregate) {
-			ct_aggregate_call(s, api, f->args, 0, 0, false);
+			ct_aggregate_call(s, api, f->rec.args, 0, 0, false);
 			return 0;
 		}
-		f->flags |= ct_do_reads(s, 1, f->args, f->mem);
-		ct_read_str(s, f->args, f->str, &f->flags);
-		r = ct_reserve(f);
-		if (!r)
-			return 0;
-		r->ts_ns = bpf_ktime_get_ns();
-		r->dur_ns = 0;
-		r->pid = id >> 32;
-		r->tid = tid;
-		r->api = api;
-		r->flags = f->flags;
-		r->depth = 0;
-		r->parent = f->parent;
-		r->ret = 0;
-		bpf_get_current_comm(r->comm, sizeof(r->comm));
-		__builtin_memcpy(r->args, f->args, sizeof(r->args));
-		__builtin_memcpy(r->mem, f->mem, sizeof(r->mem));
-		ct_submit(r);
+		f->rec.flags = CT_REC_ENTRY_ONLY;
+		f->rec.parent = ct_parent(api, false);
+		__builtin_memset(f->rec.mem, 0, sizeof(f->rec.mem));
+		f->rec.flags |= ct_do_reads(s, 1, f->rec.args, f->rec.mem);
+		ct_read_str(s, f);
+		f->rec.ts_ns = bpf_ktime_get_ns();
+		f->rec.dur_ns = 0;
+		f->rec.pid = id >> 32;
+		f->rec.tid = tid;
+		f->rec.api = api;
+		f->rec.depth = 0;
+		f->rec.ret = 0;
+		bpf_get_current_comm(f->rec.comm, sizeof(f->rec.comm));
+		ct_emit(f, s);
 		return 0;
 	}
 
@@ -368,17 +361,16 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		return 0;
 	}
 	f = &t->f[t->depth & (CT_MAX_DEPTH - 1)];
-	f->api = api;
-	f->flags = 0;
-	f->parent = ct_parent(api, true);
-	f->str[0] = 0;
+	f->rec.api = api;
+	f->rec.flags = 0;
+	f->rec.parent = ct_parent(api, true);
 	/* No value of an earlier call may show through a read that fails. */
-	__builtin_memset(f->mem, 0, sizeof(f->mem));
-	ct_read_regs(ctx, f->args, s);
-	f->flags |= ct_do_reads(s, 1, f->args, f->mem);
-	ct_read_str(s, f->args, f->str, &f->flags);
+	__builtin_memset(f->rec.mem, 0, sizeof(f->rec.mem));
+	ct_read_regs(ctx, f->rec.args, s);
+	f->rec.flags |= ct_do_reads(s, 1, f->rec.args, f->rec.mem);
+	ct_read_str(s, f);
 	t->depth++;
-	f->ts = bpf_ktime_get_ns();
+	f->rec.ts_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -390,7 +382,6 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	struct ct_spec *s;
 	struct ct_thread *t;
 	struct ct_frame *f;
-	struct ct_record *r;
 
 	t = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
 	/* A return probe fires for every process that called the function, ours
@@ -408,7 +399,7 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	ct_parent_pop(); /* its entry pushed, whatever happens below */
 	f = &t->f[d & (CT_MAX_DEPTH - 1)];
 	api = (__u32)bpf_get_attach_cookie(ctx);
-	if (f->api != api) {
+	if (f->rec.api != api) {
 		ct_count(CT_STAT_UNPAIRED);
 		return 0;
 	}
@@ -416,29 +407,18 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	if (!s)
 		return 0;
 	if (ct_aggregate) {
-		ct_aggregate_call(s, api, f->args, now - f->ts, PT_REGS_RC(ctx), s->flags & CT_SPEC_RET_IS_ERROR);
+		ct_aggregate_call(s, api, f->rec.args, now - f->rec.ts_ns, PT_REGS_RC(ctx),
+				  s->flags & CT_SPEC_RET_IS_ERROR);
 		return 0;
 	}
-
-	/* Exit reads go to the frame (whose string buffer follows mem[], room the
-	 * verifier can see), then the whole frame is copied into the record. */
-	f->flags |= ct_do_reads(s, 2, f->args, f->mem);
-	r = ct_reserve(f);
-	if (!r)
-		return 0;
-	r->ts_ns = f->ts;
-	r->dur_ns = now - f->ts;
-	r->pid = id >> 32;
-	r->tid = tid;
-	r->api = api;
-	r->flags = f->flags;
-	r->depth = d;
-	r->parent = f->parent;
-	r->ret = PT_REGS_RC(ctx);
-	bpf_get_current_comm(r->comm, sizeof(r->comm));
-	__builtin_memcpy(r->args, f->args, sizeof(r->args));
-	__builtin_memcpy(r->mem, f->mem, sizeof(r->mem));
-	ct_submit(r);
+	f->rec.flags |= ct_do_reads(s, 2, f->rec.args, f->rec.mem);
+	f->rec.dur_ns = now - f->rec.ts_ns;
+	f->rec.pid = id >> 32;
+	f->rec.tid = tid;
+	f->rec.depth = d;
+	f->rec.ret = PT_REGS_RC(ctx);
+	bpf_get_current_comm(f->rec.comm, sizeof(f->rec.comm));
+	ct_emit(f, s);
 	return 0;
 }
 

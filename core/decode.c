@@ -5,6 +5,7 @@
  * broken table or a hostile record yields invalid fields, never a crash.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include "decode.h"
 #include "ksym.h"
@@ -244,6 +245,58 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	}
 	name_handles(r, ev);
 	return 0;
+}
+
+/* Bytes an argument takes in its area. */
+static unsigned arg_bytes(const struct ct_arg *g)
+{
+	switch (g->kind) {
+	case CT_ARG_DIM3: return 12;
+	case CT_ARG_SIZES3: return 24;
+	default: return g->size ? g->size : 8;
+	}
+}
+
+/*
+ * What the engine sends for an API (the capture side of the decoder's
+ * contract): the record's words through the last argument slot or memory
+ * word the API's fields and reads use, and the stack words its arguments
+ * reach. The rest of a record is never sent (a string goes through its NUL).
+ */
+uint8_t ct_record_words(const struct ct_api *a, uint8_t *stack_words)
+{
+	unsigned slots = 0, mem = 0; /* argument slots and mem words in use */
+
+	for (int k = 0; k < a->n_args && k < CT_MAX_ARGS; k++) {
+		const struct ct_arg *g = &a->args[k];
+		unsigned end = (g->off + arg_bytes(g) + 7) / 8;
+
+		if (g->area == CT_AREA_ARGS && end > slots)
+			slots = end;
+		else if (g->area == CT_AREA_MEM && end > mem)
+			mem = end;
+	}
+	for (int r = 0; r < CT_MAX_READS; r++) {
+		const struct ct_read *rd = &a->reads[r];
+
+		if (!rd->phase)
+			continue;
+		/* The decoder checks a read's pointer to tell a value from NULL. */
+		if (rd->slot + 1u > slots)
+			slots = rd->slot + 1u;
+		if (rd->dst + rd->words > mem)
+			mem = rd->dst + rd->words;
+	}
+	if (a->str_slot != CT_NO_STR && a->str_slot + 1u > slots)
+		slots = a->str_slot + 1u;
+	if (slots > CT_REC_ARGS)
+		slots = CT_REC_ARGS;
+	if (mem > CT_REC_MEM)
+		mem = CT_REC_MEM;
+	*stack_words = slots > 6 ? slots - 6 : 0;
+	if (mem)
+		return (offsetof(struct ct_record, mem) + mem * 8) / 8;
+	return (offsetof(struct ct_record, args) + slots * 8) / 8;
 }
 
 const struct ct_field *ct_event_role(const struct ct_event *ev, enum ct_role role)

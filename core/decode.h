@@ -15,4 +15,11 @@ const char *ct_enum_name(const struct ct_enum *e, int64_t v);
 int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall_offset_ns,
 	      struct ct_event *ev);
 
+/*
+ * The 8-byte words of a record the engine sends for this API (header
+ * included), and in *stack_words how many stack argument words it copies:
+ * everything the API's fields and reads use, nothing after.
+ */
+uint8_t ct_record_words(const struct ct_api *a, uint8_t *stack_words);
+
 #endif

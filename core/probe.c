@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "bpfutil.h"
+#include "decode.h"
 #include "elfsym.h"
 #include "log.h"
 #include "probe.h"
@@ -51,19 +52,13 @@ static int fill_specs(struct ct_probe *pr, const struct ct_probe_opts *o)
 		}
 		s.enabled = o->enabled[i];
 		s.str_slot = a->str_slot;
-		for (int k = 0; k < a->n_args; k++)
-			if (a->args[k].area == CT_AREA_ARGS && a->args[k].off >= 6 * 8)
-				s.stack_words = CT_STACK_WORDS;
 		for (int r = 0; r < CT_MAX_READS; r++) {
 			s.reads[r].slot = a->reads[r].slot;
 			s.reads[r].phase = a->reads[r].phase;
 			s.reads[r].words = a->reads[r].words;
 			s.reads[r].dst = a->reads[r].dst;
-			if (a->reads[r].phase && a->reads[r].slot >= 6)
-				s.stack_words = CT_STACK_WORDS;
 		}
-		if (a->str_slot != CT_NO_STR && a->str_slot >= 6)
-			s.stack_words = CT_STACK_WORDS;
+		s.rec_words = ct_record_words(a, &s.stack_words);
 		if (bpf_map_update_elem(fd, &i, &s, BPF_ANY))
 			return -errno;
 	}

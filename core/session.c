@@ -177,11 +177,17 @@ static int on_record(void *ctx, void *data, size_t len)
 	struct session *s = c->s;
 	const struct ct_record *r = data;
 
-	if (len >= CT_REC_SMALL_SIZE && len < sizeof(*r)) {
-		/* A record without its string: give the decoder a whole one. */
-		memcpy(&s->full, data, CT_REC_SMALL_SIZE);
-		s->full.flags &= ~CT_REC_HAS_STR;
-		s->full.str[0] = 0;
+	if (len >= CT_REC_HEAD_SIZE && len < sizeof(*r)) {
+		/* The engine sent the part the API uses: the decoder gets a
+		 * whole record, the rest zero. */
+		const size_t str_at = offsetof(struct ct_record, str);
+
+		memcpy(&s->full, data, len);
+		if (len < str_at) {
+			memset((char *)&s->full + len, 0, str_at - len);
+			s->full.flags &= ~CT_REC_HAS_STR;
+			s->full.str[0] = 0;
+		}
 		r = &s->full;
 		len = sizeof(*r);
 	}

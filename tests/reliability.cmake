@@ -26,3 +26,8 @@ endforeach()
 foreach(t files env verifier)
 	ct_integration_test(privilege_${t} "${I}/test_privilege_${t}.py" LABELS "root;reliability")
 endforeach()
+
+# What the engine sends for each API decodes as the whole record would.
+ct_unit_test(test_record_shape "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_record_shape.c")
+target_compile_definitions(test_record_shape PRIVATE CT_TEST_PLUGIN_DIR="${CMAKE_BINARY_DIR}/plugins")
+add_dependencies(test_record_shape ct-cudart ct-cuda ct-hip ct-opencl)

@@ -7,7 +7,7 @@
 #ifndef BAD_NONE
 static struct ct_plugin bad = {
 #ifdef BAD_ABI
-	.abi_version = CT_ABI_VERSION + 41,
+	.abi_version = 9999, /* no cudatracer speaks it */
 	.sz = sizeof(struct ct_plugin),
 #else
 	.abi_version = CT_ABI_VERSION,

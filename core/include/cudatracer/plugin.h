@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-#define CT_ABI_VERSION 1
+#define CT_ABI_VERSION 2
 #define CT_PLUGIN_ENTRY_SYMBOL "cudatracer_plugin_entry"
 
 /* One value -> name pair; tables are sorted by value (generated, see tools/). */

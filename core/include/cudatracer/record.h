@@ -46,9 +46,12 @@ struct ct_record {
 	char str[CT_REC_STR];
 };
 
-/* A record with no string ends before `str`: 40% fewer bytes through the
- * ring for most calls. Readers treat a short record's string as empty. */
-#define CT_REC_SMALL_SIZE (sizeof(struct ct_record) - CT_REC_STR)
+/*
+ * Records are variable-length: the engine sends the header and only the
+ * words the API's spec asks for (rec_words), or through the string's NUL
+ * when it has one. Readers treat what was not sent as zero.
+ */
+#define CT_REC_HEAD_SIZE __builtin_offsetof(struct ct_record, args)
 
 /* What the engine must do for one API; user space fills the map from ct_api. */
 #define CT_SPEC_READS 4
@@ -61,12 +64,13 @@ struct ct_spec_read {
 
 struct ct_spec {
 	ct_u32 flags;       /* CT_API_ENTRY_ONLY only, here */
-	ct_u8 stack_words;  /* stack argument words to copy at entry */
+	ct_u8 stack_words;  /* stack argument words to copy at entry (at most CT_STACK_WORDS) */
 	ct_u8 str_slot;     /* 0xff: none */
 	ct_u8 enabled;
 	ct_u8 bytes_slot;   /* aggregate mode: argument slot with a byte count, 0xff none */
 	ct_u8 height_slot;  /* ... times this slot's value (2D copies), 0xff none */
-	ct_u8 pad[3];
+	ct_u8 rec_words;    /* 8-byte words of the record to send (header included) */
+	ct_u8 pad[2];
 	struct ct_spec_read reads[CT_SPEC_READS];
 };
 
