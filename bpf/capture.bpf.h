@@ -15,8 +15,6 @@
 #include <cudatracer/record.h>
 
 #define CT_MAX_DEPTH 4 /* nested traced calls kept per thread */
-#define CT_API_ENTRY_ONLY_BIT 1u
-#define CT_SPEC_RET_IS_ERROR 2u /* the low 32 bits of the return value are an error code */
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -144,6 +142,15 @@ struct {
 	__type(key, int);
 	__type(value, struct ct_thread);
 } inflight SEC(".maps");
+
+/* The thread's name, two loads from its task (no helper call). */
+static __always_inline void ct_comm(char *comm)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	__builtin_memcpy(comm, task->comm, CT_COMM_LEN);
+	comm[CT_COMM_LEN - 1] = 0;
+}
 
 static __always_inline void ct_count(__u32 which)
 {
@@ -322,7 +329,7 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 	if (!s || !s->enabled)
 		return 0;
 
-	if (s->flags & CT_API_ENTRY_ONLY_BIT) {
+	if (s->flags & CT_SPEC_ENTRY_ONLY) {
 		__u32 zero = 0;
 
 		f = bpf_map_lookup_elem(&scratch, &zero);
@@ -335,8 +342,10 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		}
 		f->rec.flags = CT_REC_ENTRY_ONLY;
 		f->rec.parent = ct_parent(api, false);
-		__builtin_memset(f->rec.mem, 0, sizeof(f->rec.mem));
-		f->rec.flags |= ct_do_reads(s, 1, f->rec.args, f->rec.mem);
+		if (s->flags & (CT_SPEC_READS_ENTRY | CT_SPEC_READS_EXIT)) {
+			__builtin_memset(f->rec.mem, 0, sizeof(f->rec.mem));
+			f->rec.flags |= ct_do_reads(s, 1, f->rec.args, f->rec.mem);
+		}
 		ct_read_str(s, f);
 		f->rec.ts_ns = bpf_ktime_get_ns();
 		f->rec.dur_ns = 0;
@@ -345,7 +354,7 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		f->rec.api = api;
 		f->rec.depth = 0;
 		f->rec.ret = 0;
-		bpf_get_current_comm(f->rec.comm, sizeof(f->rec.comm));
+		ct_comm(f->rec.comm);
 		ct_emit(f, s);
 		return 0;
 	}
@@ -364,10 +373,13 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 	f->rec.api = api;
 	f->rec.flags = 0;
 	f->rec.parent = ct_parent(api, true);
-	/* No value of an earlier call may show through a read that fails. */
-	__builtin_memset(f->rec.mem, 0, sizeof(f->rec.mem));
 	ct_read_regs(ctx, f->rec.args, s);
-	f->rec.flags |= ct_do_reads(s, 1, f->rec.args, f->rec.mem);
+	if (s->flags & (CT_SPEC_READS_ENTRY | CT_SPEC_READS_EXIT)) {
+		/* No value of an earlier call may show through a read that fails. */
+		__builtin_memset(f->rec.mem, 0, sizeof(f->rec.mem));
+		if (s->flags & CT_SPEC_READS_ENTRY)
+			f->rec.flags |= ct_do_reads(s, 1, f->rec.args, f->rec.mem);
+	}
 	ct_read_str(s, f);
 	t->depth++;
 	f->rec.ts_ns = bpf_ktime_get_ns();
@@ -411,13 +423,14 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 				  s->flags & CT_SPEC_RET_IS_ERROR);
 		return 0;
 	}
-	f->rec.flags |= ct_do_reads(s, 2, f->rec.args, f->rec.mem);
+	if (s->flags & CT_SPEC_READS_EXIT)
+		f->rec.flags |= ct_do_reads(s, 2, f->rec.args, f->rec.mem);
 	f->rec.dur_ns = now - f->rec.ts_ns;
 	f->rec.pid = id >> 32;
 	f->rec.tid = tid;
 	f->rec.depth = d;
 	f->rec.ret = PT_REGS_RC(ctx);
-	bpf_get_current_comm(f->rec.comm, sizeof(f->rec.comm));
+	ct_comm(f->rec.comm);
 	ct_emit(f, s);
 	return 0;
 }

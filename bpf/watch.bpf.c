@@ -200,29 +200,34 @@ static __always_inline int match_pattern(struct pending *pd, int len)
 	return -1;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(ct_sys_enter, struct pt_regs *regs, long id)
+/*
+ * Syscalls. The watcher wants three opens and mmap; the per-syscall
+ * tracepoints run it for those only. A traced call makes syscalls of its
+ * own (uprobes and uretprobes enter the kernel through one on recent x86-64
+ * kernels), and a program on every syscall would cost each of them two
+ * runs. The all-syscalls raw tracepoint is the fallback for kernels built
+ * without syscall tracepoints.
+ */
+static __always_inline int on_mmap(__u64 prot)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pt, one = 1;
+
+	/* Code being mapped by a traced process: said when the mmap returns. */
+	if (ct_filter_pids && (prot & PROT_EXEC_BIT) && bpf_map_lookup_elem(&pids, &(__u32){ pt >> 32 }))
+		bpf_map_update_elem(&code_maps, &tid, &one, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int on_open(const char *name)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pt, zero = 0;
 	struct pending *pd;
-	const char *name;
 	int len, m;
 
-	if (id == NR_mmap) {
-		/* Code being mapped by a traced process: said when the mmap returns. */
-		__u32 one = 1;
-
-		if (ct_filter_pids && (BPF_CORE_READ(regs, dx) & PROT_EXEC_BIT) &&
-		    bpf_map_lookup_elem(&pids, &(__u32){ pt >> 32 }))
-			bpf_map_update_elem(&code_maps, &tid, &one, BPF_ANY);
-		return 0;
-	}
-	if (id != NR_openat && id != NR_openat2 && id != NR_open)
-		return 0;
 	if (!ct_n_patterns || (pt >> 32) == ct_self_tgid || !traced(pt >> 32))
 		return 0;
-	name = (const char *)(id == NR_open ? BPF_CORE_READ(regs, di) : BPF_CORE_READ(regs, si));
 	pd = bpf_map_lookup_elem(&scratch, &zero);
 	if (!pd)
 		return 0;
@@ -237,8 +242,7 @@ int BPF_PROG(ct_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(ct_sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int on_sys_exit(long ret)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pt;
@@ -283,4 +287,75 @@ int BPF_PROG(ct_sys_exit, struct pt_regs *regs, long ret)
 	}
 	bpf_map_delete_elem(&opens, &tid);
 	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_openat")
+int ct_openat(struct trace_event_raw_sys_enter *ctx)
+{
+	return on_open((const char *)ctx->args[1]);
+}
+
+SEC("tracepoint/syscalls/sys_enter_openat2")
+int ct_openat2(struct trace_event_raw_sys_enter *ctx)
+{
+	return on_open((const char *)ctx->args[1]);
+}
+
+SEC("tracepoint/syscalls/sys_enter_open")
+int ct_open(struct trace_event_raw_sys_enter *ctx)
+{
+	return on_open((const char *)ctx->args[0]);
+}
+
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int ct_mmap(struct trace_event_raw_sys_enter *ctx)
+{
+	return on_mmap(ctx->args[2]);
+}
+
+SEC("tracepoint/syscalls/sys_exit_openat")
+int ct_openat_ret(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_sys_exit(ctx->ret);
+}
+
+SEC("tracepoint/syscalls/sys_exit_openat2")
+int ct_openat2_ret(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_sys_exit(ctx->ret);
+}
+
+SEC("tracepoint/syscalls/sys_exit_open")
+int ct_open_ret(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_sys_exit(ctx->ret);
+}
+
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int ct_mmap_ret(struct trace_event_raw_sys_exit *ctx)
+{
+	return on_sys_exit(ctx->ret);
+}
+
+/* The fallback: every syscall. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ct_sys_enter, struct pt_regs *regs, long id)
+{
+	if (id == NR_mmap)
+		return on_mmap(BPF_CORE_READ(regs, dx));
+	if (id == NR_openat || id == NR_openat2)
+		return on_open((const char *)BPF_CORE_READ(regs, si));
+	if (id == NR_open)
+		return on_open((const char *)BPF_CORE_READ(regs, di));
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ct_sys_exit, struct pt_regs *regs, long ret)
+{
+	long id = BPF_CORE_READ(regs, orig_ax);
+
+	if (id != NR_mmap && id != NR_openat && id != NR_openat2 && id != NR_open)
+		return 0;
+	return on_sys_exit(ret);
 }

@@ -38,7 +38,7 @@ static int fill_specs(struct ct_probe *pr, const struct ct_probe_opts *o)
 		struct ct_spec s = { 0 };
 		bool entry_only = pr->entry_only[i];
 
-		s.flags = (entry_only ? CT_API_ENTRY_ONLY : 0) | (a->result == CT_RES_ERROR ? 2 : 0);
+		s.flags = (entry_only ? CT_SPEC_ENTRY_ONLY : 0) | (a->result == CT_RES_ERROR ? CT_SPEC_RET_IS_ERROR : 0);
 		s.bytes_slot = s.height_slot = 0xff;
 		for (int k = 0; k < a->n_args; k++) {
 			const struct ct_arg *g = &a->args[k];
@@ -57,6 +57,10 @@ static int fill_specs(struct ct_probe *pr, const struct ct_probe_opts *o)
 			s.reads[r].phase = a->reads[r].phase;
 			s.reads[r].words = a->reads[r].words;
 			s.reads[r].dst = a->reads[r].dst;
+			if (a->reads[r].phase == CT_AT_ENTRY && a->reads[r].words)
+				s.flags |= CT_SPEC_READS_ENTRY;
+			else if (a->reads[r].phase == CT_AT_EXIT && a->reads[r].words)
+				s.flags |= CT_SPEC_READS_EXIT;
 		}
 		s.rec_words = ct_record_words(a, &s.stack_words);
 		if (bpf_map_update_elem(fd, &i, &s, BPF_ANY))

@@ -3,6 +3,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cudatracer/record.h>
@@ -13,7 +14,45 @@
 
 extern const char ct_bpf_watch_start[], ct_bpf_watch_end[];
 
-static const char *const progs[] = { "ct_fork", "ct_exit", "ct_exec", "ct_sys_enter", "ct_sys_exit" };
+static const char *const always[] = { "ct_fork", "ct_exit", "ct_exec" };
+/* Opens and mmap on their own tracepoints; or, on kernels built without
+ * syscall tracepoints, every syscall through the raw one. */
+static const char *const per_syscall[] = {
+	"ct_openat", "ct_openat2", "ct_open", "ct_mmap",
+	"ct_openat_ret", "ct_openat2_ret", "ct_open_ret", "ct_mmap_ret",
+};
+static const char *const all_syscalls[] = { "ct_sys_enter", "ct_sys_exit" };
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* CUDATRACER_SYSCALL_HOOKS=all takes the fallback anyway (to test it). */
+static bool have_syscall_tracepoints(void)
+{
+	const char *force = getenv("CUDATRACER_SYSCALL_HOOKS");
+
+	if (force && !strcmp(force, "all"))
+		return false;
+	return !access("/sys/kernel/tracing/events/syscalls/sys_enter_openat", F_OK) ||
+	       !access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_openat", F_OK);
+}
+
+static int attach(struct ct_watcher *w, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(w->obj, names[i]);
+		struct bpf_link *l = p ? bpf_program__attach(p) : NULL;
+		int err;
+
+		if (!l) {
+			err = p ? -errno : -ENOENT;
+			ct_err("attaching the watcher's %s program failed: %s (the kernel needs BTF-enabled tracepoints)",
+			       names[i], strerror(-err));
+			return err;
+		}
+		w->links[w->n_links++] = l;
+	}
+	return 0;
+}
 
 int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 		    bool filter_pids, bool stop_on_exec)
@@ -32,6 +71,13 @@ int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 	    (err = ct_bpf_set_const(w->obj, "ct_n_patterns", &np, sizeof(np))) ||
 	    (err = ct_bpf_set_const(w->obj, "ct_self_tgid", &self, sizeof(self))))
 		return err;
+	w->per_syscall = have_syscall_tracepoints();
+	for (size_t i = 0; i < N(per_syscall); i++)
+		bpf_program__set_autoload(bpf_object__find_program_by_name(w->obj, per_syscall[i]),
+					  w->per_syscall);
+	for (size_t i = 0; i < N(all_syscalls); i++)
+		bpf_program__set_autoload(bpf_object__find_program_by_name(w->obj, all_syscalls[i]),
+					  !w->per_syscall);
 	err = bpf_object__load(w->obj);
 	if (err) {
 		ct_err("loading the watcher BPF programs failed: %s%s", strerror(-err),
@@ -46,19 +92,13 @@ int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 		if (bpf_map_update_elem(fd, &i, pat, BPF_ANY))
 			return -errno;
 	}
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		struct bpf_program *p = bpf_object__find_program_by_name(w->obj, progs[i]);
-		struct bpf_link *l = p ? bpf_program__attach(p) : NULL;
-
-		if (!l) {
-			err = -errno;
-			ct_err("attaching the watcher's %s program failed: %s (the kernel needs BTF-enabled tracepoints)",
-			       progs[i], strerror(-err));
-			return err;
-		}
-		w->links[w->n_links++] = l;
-	}
-	return 0;
+	if ((err = attach(w, always, N(always))))
+		return err;
+	ct_info("watcher: %s", w->per_syscall ? "opens and mmap on their syscall tracepoints"
+					       : "every syscall through the raw tracepoint");
+	if (w->per_syscall)
+		return attach(w, per_syscall, N(per_syscall));
+	return attach(w, all_syscalls, N(all_syscalls));
 }
 
 int ct_watcher_pids_fd(struct ct_watcher *w)

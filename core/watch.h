@@ -11,8 +11,9 @@ struct bpf_link;
 /* The watcher BPF object: traced pids, forks, exits, late library loads. */
 struct ct_watcher {
 	struct bpf_object *obj;
-	struct bpf_link *links[5];
+	struct bpf_link *links[11];
 	int n_links;
+	bool per_syscall; /* opens and mmap on their own syscall tracepoints */
 };
 
 /*

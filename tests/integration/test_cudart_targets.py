@@ -59,6 +59,11 @@ def test_late_dlopen():
     t.check(tr.rc == 0, "late dlopen: rc %d" % tr.rc, tr)
     t.check(tr.apis() == ["cudaGetDeviceCount", "cudaMalloc"], "late dlopen (command): %s" % tr.apis(), tr)
     t.check(tr.events[1]["args"]["size"] == 777, "late dlopen: size", tr)
+    # The same with the watcher on every syscall, as on kernels built without
+    # syscall tracepoints.
+    tr = t.run(["-v", "--plugin", "cudart"], command=[prog, lib], env={"CUDATRACER_SYSCALL_HOOKS": "all"})
+    t.check(tr.rc == 0 and tr.apis() == ["cudaGetDeviceCount", "cudaMalloc"] and "every syscall" in tr.stderr,
+            "late dlopen (all-syscalls watcher): %s" % tr.apis(), tr)
 
     p = start_waiting([prog, lib, "wait"])
     trp, out, err = trace_pid(p.pid)

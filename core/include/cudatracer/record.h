@@ -62,8 +62,14 @@ struct ct_spec_read {
 	ct_u8 dst;
 };
 
+/* ct_spec.flags */
+#define CT_SPEC_ENTRY_ONLY 1u   /* = CT_API_ENTRY_ONLY: emit at entry */
+#define CT_SPEC_RET_IS_ERROR 2u /* the low 32 bits of the return value are an error code */
+#define CT_SPEC_READS_ENTRY 4u  /* the API copies user memory at entry */
+#define CT_SPEC_READS_EXIT 8u   /* ... at exit */
+
 struct ct_spec {
-	ct_u32 flags;       /* CT_API_ENTRY_ONLY only, here */
+	ct_u32 flags;       /* CT_SPEC_* */
 	ct_u8 stack_words;  /* stack argument words to copy at entry (at most CT_STACK_WORDS) */
 	ct_u8 str_slot;     /* 0xff: none */
 	ct_u8 enabled;
