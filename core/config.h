@@ -12,6 +12,7 @@ struct ct_tracer_conf {
 	char *profile;      /* default | full */
 	uint64_t ringbuf_size;
 	uint64_t wakeup_bytes;
+	char *reader_priority; /* high | normal */
 	char *plugin_path;  /* colon-separated folders */
 	char *attach;       /* auto | multi | single */
 	char *lib;          /* probe this file, for every process that maps it */

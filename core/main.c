@@ -37,7 +37,7 @@ static const char usage[] =
 	"Configuration:\n"
 	"  -c, --config FILE      read an INI config (see conf/cudatracer.ini)\n"
 	"  -C, --set SEC.KEY=VAL  set one config key, e.g. -C tracer.ringbuf_size=256M\n"
-	"      --ringbuf-size N   ring buffer size per plugin (64M)\n"
+	"      --ringbuf-size N   ring buffer size per plugin (16M)\n"
 	"      --attach MODE      auto | multi | single (one link per symbol)\n"
 	"      --config-help      list every config key with its default\n"
 	"\n"

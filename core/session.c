@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -591,6 +592,32 @@ static void teardown(struct session *s)
 		ct_watcher_close(&s->watcher);
 }
 
+/*
+ * The reader above the programs it traces. A program that keeps every core
+ * busy (64 threads on 2 cores) would leave it 1/65 of the CPU, and the ring
+ * would fill; at nice -10 it drains the ring as fast as it fills (auditd
+ * boosts itself for the same reason). Done after the command is forked, so
+ * the command keeps its own priority.
+ */
+#define READER_NICE -10
+
+static void boost_reader(const struct session *s)
+{
+	const char *p = s->conf->tracer.reader_priority;
+	int cur;
+
+	if (s->aggregate || !p || strcmp(p, "high"))
+		return;
+	errno = 0;
+	cur = getpriority(PRIO_PROCESS, 0);
+	if (errno || cur <= READER_NICE)
+		return;
+	if (setpriority(PRIO_PROCESS, 0, READER_NICE))
+		ct_info("reader priority left at nice %d: %s (raising it needs CAP_SYS_NICE)", cur, strerror(errno));
+	else
+		ct_dbg("reader at nice %d", READER_NICE);
+}
+
 int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -625,6 +652,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 		failed = true;
 		goto out;
 	}
+	boost_reader(s);
 	if (s->release_fd >= 0) {
 		if (write(s->release_fd, "g", 1) != 1)
 			ct_warn("could not release the command: %s", strerror(errno));

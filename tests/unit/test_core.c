@@ -168,16 +168,16 @@ static void test_config_values(void **state)
 {
 	struct ct_config c;
 	char *path = write_tmp("good.ini",
-			       "[tracer]\nplugins = cudart,cuda\nringbuf_size = 16M\nprofile = full\n"
+			       "[tracer]\nplugins = cudart,cuda\nringbuf_size = 4M\nprofile = full\n"
 			       "[filter]\nmin_duration = 2ms\nerrors_only = yes\n"
 			       "[sink.one]\ntype = jsonl\npath = /tmp/x.jsonl\n");
 
 	ct_config_init(&c);
-	assert_int_equal(c.tracer.ringbuf_size, 64ull << 20); /* the default */
+	assert_int_equal(c.tracer.ringbuf_size, 16ull << 20); /* the default */
 	assert_int_equal(ct_config_load(&c, path), 0);
 	assert_int_equal(ct_config_finish(&c), 0);
 	assert_string_equal(c.tracer.plugins, "cudart,cuda");
-	assert_int_equal(c.tracer.ringbuf_size, 16ull << 20);
+	assert_int_equal(c.tracer.ringbuf_size, 4ull << 20);
 	assert_string_equal(c.tracer.profile, "full");
 	assert_int_equal(c.filter.min_duration, 2000000);
 	assert_true(c.filter.errors_only);
