@@ -7,14 +7,15 @@ Modes, run in rotating order for --rounds rounds, each on a fresh workload:
   untraced    the workload alone
   floor       empty BPF programs on the same probes (bench/floor.c): what
               uprobes cost by themselves
-  jsonl       cudatracer, every call to a jsonl file
+  jsonl       cudatracer, every call to a jsonl file (default 16 MiB ring)
   jsonl_2m    the same with a 2 MiB ring buffer (64 KiB wake-ups)
   aggregate   cudatracer, mode = aggregate (counts in BPF maps, no records)
   entry_only  cudatracer, jsonl, launches recorded at entry only
   floor_eo    the floor with launches entry-only, to compare entry_only with
 The tracer attaches with -p to a workload held before its loop, so its CPU
 time and peak RSS are its own. Prints a markdown table; --json writes all
-figures. Needs root.
+figures. With --bpf-stats it times nothing and reports instead what the
+kernel measured the BPF programs to take per run. Needs root.
 """
 import argparse
 import json
@@ -24,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 B = os.environ.get("CT_BUILD", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
@@ -67,7 +69,47 @@ def tracer_cmd(mode, pid, tmp, plugin, cudart):
     return None, None
 
 
-def run_mode(mode, workload, n, plugin, cudart):
+def bpf_prog_stats(pid):
+    """{prog_id: (prog_type, run_time_ns, run_cnt)} of the BPF programs pid holds."""
+    progs = {}
+    try:
+        fds = os.listdir("/proc/%d/fdinfo" % pid)
+    except OSError:
+        return progs
+    for fd in fds:
+        try:
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                info = dict(l.split(":", 1) for l in f.read().splitlines() if ":" in l)
+        except OSError:
+            continue
+        if "prog_id" in info and "run_cnt" in info:
+            progs[int(info["prog_id"])] = (int(info["prog_type"].split()[0]), int(info["run_time_ns"]),
+                                           int(info["run_cnt"]))
+    return progs
+
+
+def sample_stats(pid, stop, out):
+    """Keep the latest non-empty snapshot until stop is set (the tracer may end with the workload)."""
+    while not stop.is_set():
+        snap = bpf_prog_stats(pid)
+        if snap:
+            out.clear()
+            out.update(snap)
+        stop.wait(0.05)
+
+
+def bpf_figures(progs):
+    """ns per run of the probe programs (kprobe type: uprobes), and the other
+    programs' (the watcher's) time per probe run."""
+    probe = [v for v in progs.values() if v[0] == 2]
+    other = [v for v in progs.values() if v[0] != 2]
+    runs = sum(v[2] for v in probe)
+    return {"probe_runs": runs,
+            "ns_per_probe_run": sum(v[1] for v in probe) / runs if runs else None,
+            "other_ns_per_probe_run": sum(v[1] for v in other) / runs if runs else None}
+
+
+def run_mode(mode, workload, n, plugin, cudart, bpf_stats=False):
     tmp = tempfile.mkdtemp(prefix="ctbench.")
     wl = start_workload(workload, n)
     cmd, needle = tracer_cmd(mode, wl.pid, tmp, plugin, cudart)
@@ -75,11 +117,21 @@ def run_mode(mode, workload, n, plugin, cudart):
     if cmd:
         tr = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
         wait_line(tr, needle)
+    snap, stop = {}, threading.Event()
+    sampler = None
+    if tr and bpf_stats:
+        sampler = threading.Thread(target=sample_stats, args=(tr.pid, stop, snap))
+        sampler.start()
     wl.stdin.write("go\n")
     wl.stdin.flush()
     result = json.loads(wl.stdout.readline())
+    if sampler:
+        stop.set()
+        sampler.join()
     wl.wait()
     res = {"ns_per_call": result}
+    if sampler:
+        res["bpf"] = bpf_figures(snap)
     if tr:
         if mode.startswith("floor"):
             tr.send_signal(2)
@@ -96,6 +148,46 @@ def run_mode(mode, workload, n, plugin, cudart):
     return res
 
 
+def find_cudart(a):
+    if a.cudart:
+        return a.cudart
+    out = subprocess.run(["ldd", a.workload], capture_output=True, text=True).stdout
+    return [l.split("=>")[1].split()[0] for l in out.splitlines() if "libcudart" in l][0]
+
+
+def bpf_stats_pass(a):
+    """BPF run time per probe hit, per mode: what the programs cost, measured by
+    the kernel, free of the timing noise of a shared machine (the stats add
+    their own clock reads to every run, so the timing pass runs without them)."""
+    plugin = os.path.join(B, "plugins", "libct-cudart.so")
+    cudart = find_cudart(a)
+    modes = [m for m in a.modes.split(",") if m != "untraced"]
+    runs = {m: [] for m in modes}
+    with open("/proc/sys/kernel/bpf_stats_enabled") as f:
+        was = f.read().strip()
+    with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
+        f.write("1")
+    try:
+        for r in range(a.rounds):
+            for m in modes:
+                runs[m].append(run_mode(m, a.workload, a.n, plugin, cudart, bpf_stats=True)["bpf"])
+                print("round %d %-10s %s" % (r + 1, m, runs[m][-1]), file=sys.stderr)
+    finally:
+        with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
+            f.write(was)
+    print("\nBPF run time per probe hit (entry or return), median of %d rounds of %d calls per API\n" % (a.rounds, a.n))
+    print("| mode | probe runs | ns per probe run | other programs (watcher), ns per probe run |")
+    print("|---|---|---|---|")
+    for m in modes:
+        def med(k):
+            v = [x[k] for x in runs[m] if x.get(k) is not None]
+            return statistics.median(v) if v else float("nan")
+        print("| %s | %d | %.0f | %.0f |" % (m, med("probe_runs"), med("ns_per_probe_run"), med("other_ns_per_probe_run")))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"n": a.n, "rounds": a.rounds, "bpf": runs}, f, indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-n", type=int, default=100000, help="calls per API per run")
@@ -104,14 +196,15 @@ def main():
     ap.add_argument("--workload", default=os.path.join(B, "bench", "workload"))
     ap.add_argument("--cudart", default=None, help="libcudart the workload maps (default: from ldd)")
     ap.add_argument("--json", help="write every figure here")
+    ap.add_argument("--bpf-stats", action="store_true",
+                    help="instead of timing, report the BPF programs' own run time (kernel.bpf_stats_enabled)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("run_bench: needs root")
+    if a.bpf_stats:
+        return bpf_stats_pass(a)
     plugin = os.path.join(B, "plugins", "libct-cudart.so")
-    cudart = a.cudart
-    if not cudart:
-        out = subprocess.run(["ldd", a.workload], capture_output=True, text=True).stdout
-        cudart = [l.split("=>")[1].split()[0] for l in out.splitlines() if "libcudart" in l][0]
+    cudart = find_cudart(a)
     modes = a.modes.split(",")
     runs = {m: [] for m in modes}
     for r in range(a.rounds):

@@ -371,6 +371,14 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 	}
 	f = &t->f[t->depth & (CT_MAX_DEPTH - 1)];
 	f->rec.api = api;
+	if (ct_aggregate) {
+		/* Counts, time and bytes only: the arguments, no reads, no string,
+		 * no parents (no record names them). */
+		ct_read_regs(ctx, f->rec.args, s);
+		t->depth++;
+		f->rec.ts_ns = bpf_ktime_get_ns();
+		return 0;
+	}
 	f->rec.flags = 0;
 	f->rec.parent = ct_parent(api, true);
 	ct_read_regs(ctx, f->rec.args, s);
@@ -408,7 +416,8 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	d = t->depth;
 	if (d >= CT_MAX_DEPTH)
 		return 0; /* counted at entry */
-	ct_parent_pop(); /* its entry pushed, whatever happens below */
+	if (!ct_aggregate)
+		ct_parent_pop(); /* its entry pushed, whatever happens below */
 	f = &t->f[d & (CT_MAX_DEPTH - 1)];
 	api = (__u32)bpf_get_attach_cookie(ctx);
 	if (f->rec.api != api) {
