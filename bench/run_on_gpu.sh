@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The benchmarks on a machine with an NVIDIA GPU, from the repository root,
-# with a built tree in $CT_BUILD: per-call overhead on real calls, the
-# user-space replay, the attach time, and a PyTorch eager loop traced with
-# the default profile against untraced. Results under $OUT.
+# with a built tree in $CT_BUILD: per-call overhead on real calls, the BPF
+# programs' own time, what a running tracer costs other processes' syscalls,
+# loss in a 64-thread burst, the user-space replay, the attach time, and a
+# PyTorch eager loop traced with the default profile against untraced.
+# Results under $OUT.
 set -uo pipefail
 B=${CT_BUILD:-build}
 OUT=${OUT:-/tmp/ct-bench}
@@ -12,6 +14,15 @@ mkdir -p "$OUT" "$B/bench"
 nproc; nvidia-smi --query-gpu=name --format=csv,noheader; uname -r
 nvcc -O2 -cudart shared -o "$B/bench/workload" bench/workload.cu
 CT_BUILD=$B python3 bench/run_bench.py -n 100000 --rounds "$ROUNDS" --modes "${MODES:-untraced,floor,jsonl,jsonl_2m,aggregate,entry_only,floor_eo}" --json "$OUT/bench.json" 2>"$OUT/bench.log"
+echo "== BPF programs' own time"
+CT_BUILD=$B python3 bench/run_bench.py -n 100000 --rounds 2 --modes floor,jsonl,aggregate,entry_only,floor_eo --bpf-stats --json "$OUT/bpf.json" 2>"$OUT/bpf.log"
+echo "== syscall cost beside a running tracer (ns per getppid)"
+CT_BUILD=$B ROUNDS=3 bench/syscall_tax.sh
+echo "== burst"
+mkdir -p "$B/tests/programs"
+nvcc -O1 -cudart shared -o "$B/tests/programs/cudart_threads_shared" tests/programs/cudart_threads.cu -lpthread
+CT_BUILD=$B THREADS=64 CALLS=10000 RING=16M ROUNDS=1 bench/burst.sh
+CT_BUILD=$B THREADS=64 CALLS=10000 RING=2M ROUNDS=1 bench/burst.sh
 echo "== replay (events/s per core)"
 for s in none jsonl text; do "$B/bench/ct-replay" "$B/plugins/libct-cudart.so" 5000000 $s; done
 echo "== attach"
