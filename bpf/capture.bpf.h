@@ -20,7 +20,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* Set by user space before load. */
 const volatile bool ct_filter_pids = false;
-const volatile __u64 ct_wakeup_bytes = 0; /* 0: wake the reader for every record */
+const volatile __u64 ct_wakeup_bytes = 0; /* per CPU; 0: wake the reader for every record */
 const volatile bool ct_aggregate = false;  /* count in `agg`, send no records */
 const volatile __u32 ct_plugin_id = 0;     /* 1-based, set when several plugins run: parents are tracked */
 
@@ -57,6 +57,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ct_agg);
 } agg SEC(".maps");
+
+/* Bytes each CPU has sent since it last woke the reader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} wake SEC(".maps");
 
 /* Shared by every plugin's object (the watcher owns it). */
 struct {
@@ -303,10 +311,21 @@ static __always_inline void ct_emit(struct ct_frame *f, const struct ct_spec *s)
 	if (len > sizeof(f->rec))
 		len = sizeof(f->rec);
 	if (ct_wakeup_bytes) {
-		if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + len >= ct_wakeup_bytes)
-			flags = BPF_RB_FORCE_WAKEUP;
-		else
-			flags = BPF_RB_NO_WAKEUP;
+		/* Bytes this CPU has sent since it last woke the reader: a CPU-local
+		 * count, where asking the ring how much waits would read the
+		 * reader's position, a cache line the reader keeps writing. */
+		__u32 zero = 0;
+		__u64 *pending = bpf_map_lookup_elem(&wake, &zero);
+
+		if (pending) {
+			*pending += len + 8;
+			if (*pending >= ct_wakeup_bytes) {
+				*pending = 0;
+				flags = BPF_RB_FORCE_WAKEUP;
+			} else {
+				flags = BPF_RB_NO_WAKEUP;
+			}
+		}
 	}
 	if (bpf_ringbuf_output(&events, &f->rec, len, flags))
 		ct_count(CT_STAT_LOST);

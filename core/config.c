@@ -28,7 +28,8 @@ static const struct ct_key tracer_keys[] = {
 	TK("ringbuf_size", CT_KEY_SIZE, "16M", ringbuf_size,
 	   "Ring buffer per plugin, a power of two (rounded up); records that do not fit are counted as lost"),
 	TK("wakeup_bytes", CT_KEY_SIZE, "256K", wakeup_bytes,
-	   "Wake the reader when this much data is waiting (0: on every record); the reader also polls every 100 ms"),
+	   "Each CPU wakes the reader when it has sent this much since its last wake-up (0: on every record), "
+	   "at most a quarter of the ring shared among the CPUs; the reader also polls every 100 ms"),
 	{ "reader_priority", CT_KEY_CHOICE, "high", offsetof(struct ct_tracer_conf, reader_priority),
 	  "high runs the reader at nice -10 (the traced program keeps its own), so that it keeps up "
 	  "when the program keeps every core busy; normal leaves it as started", "high|normal" },

@@ -69,8 +69,27 @@ static int fill_specs(struct ct_probe *pr, const struct ct_probe_opts *o)
 	return 0;
 }
 
+/*
+ * Each CPU wakes the reader once it has sent `wakeup` bytes since its last
+ * wake-up (a CPU-local count: see ct_emit). So that all CPUs together never
+ * fill the ring before one of them wakes the reader, each gets at most a
+ * quarter of the ring shared among them.
+ */
+static uint64_t per_cpu_wakeup(uint64_t wakeup, uint64_t ring)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t cap = ring / 4 / (ncpu > 0 ? (uint64_t)ncpu : 1);
+
+	if (!wakeup)
+		return 0;
+	if (cap < 1)
+		cap = 1;
+	return wakeup < cap ? wakeup : cap;
+}
+
 static int load(struct ct_probe *pr, const struct ct_probe_opts *o, bool multi)
 {
+	uint64_t wakeup;
 	const struct ct_plugin *p = pr->lp->p;
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = p->name);
 	struct bpf_map *m;
@@ -97,8 +116,9 @@ static int load(struct ct_probe *pr, const struct ct_probe_opts *o, bool multi)
 	m = bpf_object__find_map_by_name(pr->obj, "pids");
 	if (!m || (o->pids_fd >= 0 && bpf_map__reuse_fd(m, o->pids_fd)))
 		goto bad_object;
+	wakeup = per_cpu_wakeup(o->wakeup_bytes, round_pow2(o->ringbuf_size));
 	if (ct_bpf_set_const(pr->obj, "ct_filter_pids", &o->filter_pids, sizeof(bool)) ||
-	    ct_bpf_set_const(pr->obj, "ct_wakeup_bytes", &o->wakeup_bytes, sizeof(uint64_t)) ||
+	    ct_bpf_set_const(pr->obj, "ct_wakeup_bytes", &wakeup, sizeof(uint64_t)) ||
 	    ct_bpf_set_const(pr->obj, "ct_aggregate", &o->aggregate, sizeof(bool)) ||
 	    ct_bpf_set_const(pr->obj, "ct_plugin_id", &o->plugin_id, sizeof(uint32_t)))
 		goto bad_object;

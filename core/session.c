@@ -32,6 +32,7 @@
 #include "output.h"
 #include "plugin.h"
 #include "probe.h"
+#include "ring.h"
 #include "session.h"
 #include "target.h"
 #include "watch.h"
@@ -52,7 +53,7 @@ struct session {
 	const char *patterns[CT_WATCH_PATTERNS];
 	int pattern_plugin[CT_WATCH_PATTERNS];
 	int n_patterns;
-	struct ring_buffer *rb;
+	struct ct_rings rings; /* each plugin's, then the watcher's */
 	struct ct_output out;
 	struct ct_run_stats stats;
 	int64_t wall_offset;
@@ -269,7 +270,7 @@ static int on_watch(void *ctx, void *data, size_t len)
 		/* The process's records were all written before it exited: deliver
 		 * them first, then tell the sinks it is gone. */
 		for (int i = 0; i < s->n_plugins; i++)
-			ring__consume(ring_buffer__ring(s->rb, i));
+			ct_rings_consume(&s->rings, i);
 		ct_output_proc_exit(&s->out, e->pid, now_ns(CLOCK_REALTIME));
 		ct_ksym_forget(e->pid);
 		ct_names_forget(e->pid);
@@ -485,20 +486,19 @@ static int setup(struct session *s)
 		if (err)
 			goto out;
 		rb_ctx[i] = (struct rb_ctx){ s, i };
-		if (!s->rb)
-			s->rb = ring_buffer__new(ct_probe_ringbuf_fd(&s->probes[i]), on_record, &rb_ctx[i], NULL);
-		else if (ring_buffer__add(s->rb, ct_probe_ringbuf_fd(&s->probes[i]), on_record, &rb_ctx[i]))
-			err = -errno;
-		if (!s->rb || err) {
-			err = err ? err : -errno;
+		err = ct_rings_add(&s->rings, ct_probe_ringbuf_fd(&s->probes[i]), on_record, &rb_ctx[i]);
+		if (err < 0) {
+			ct_err("plugin %s: cannot map its ring buffer: %s", s->plugins[i].p->name, strerror(-err));
 			goto out;
 		}
 	}
 	rb_ctx[s->n_plugins] = (struct rb_ctx){ s, -1 };
-	if (ring_buffer__add(s->rb, ct_watcher_events_fd(&s->watcher), on_watch, &rb_ctx[s->n_plugins])) {
-		err = -errno;
+	err = ct_rings_add(&s->rings, ct_watcher_events_fd(&s->watcher), on_watch, &rb_ctx[s->n_plugins]);
+	if (err < 0) {
+		ct_err("cannot map the watcher's ring buffer: %s", strerror(-err));
 		goto out;
 	}
+	err = 0;
 
 	if (s->target->pid) {
 		err = ct_watcher_add_pid(&s->watcher, s->target->pid);
@@ -579,8 +579,7 @@ static void teardown(struct session *s)
 {
 	ct_ksym_reset();
 	ct_names_reset();
-	if (s->rb)
-		ring_buffer__free(s->rb);
+	ct_rings_free(&s->rings);
 	for (int i = s->n_plugins - 1; i >= 0; i--) {
 		if (s->probes[i].obj)
 			ct_probe_close(&s->probes[i]);
@@ -633,6 +632,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 	s->aggregate = conf->tracer.mode && !strcmp(conf->tracer.mode, "aggregate");
 	libbpf_set_print(libbpf_print);
 	s->release_fd = -1;
+	ct_rings_init(&s->rings);
 	s->guard.fd = -1;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -663,9 +663,9 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 
 	last_tick = now_ns(CLOCK_MONOTONIC);
 	while (!stop_signal) {
-		err = ring_buffer__poll(s->rb, 100);
+		err = ct_rings_poll(&s->rings, 100);
 		if (err == 0) /* records below the wake-up threshold are read at least every 100 ms */
-			err = ring_buffer__consume(s->rb);
+			err = ct_rings_consume(&s->rings, -1);
 		if (err < 0 && err != -EINTR) {
 			ct_err("reading the ring buffer failed: %s", strerror(-err));
 			failed = true;
@@ -699,8 +699,7 @@ out:
 	 */
 	if (s->watcher.obj)
 		ct_watcher_detach(&s->watcher);
-	if (s->rb)
-		ring_buffer__consume(s->rb);
+	ct_rings_consume(&s->rings, -1);
 	report(s);
 	if (s->aggregate && !failed && print_aggregates(s))
 		ret = ret ? ret : 1;
