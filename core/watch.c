@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 #include <cudatracer/record.h>
 #include "../bpf/watch.h"
@@ -25,15 +26,32 @@ static const char *const all_syscalls[] = { "ct_sys_enter", "ct_sys_exit" };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* CUDATRACER_SYSCALL_HOOKS=all takes the fallback anyway (to test it). */
+#define TRACEFS "/sys/kernel/tracing"
+#define SYSCALL_EVENT "/events/syscalls/sys_enter_openat"
+
+/*
+ * The syscall tracepoints are found through tracefs. Where it is not
+ * mounted (some minimal VM images), it is mounted at its usual place, as
+ * perf does, and left there; if that fails the watcher takes every
+ * syscall. CUDATRACER_SYSCALL_HOOKS=all takes that fallback anyway (to
+ * test it).
+ */
 static bool have_syscall_tracepoints(void)
 {
 	const char *force = getenv("CUDATRACER_SYSCALL_HOOKS");
 
 	if (force && !strcmp(force, "all"))
 		return false;
-	return !access("/sys/kernel/tracing/events/syscalls/sys_enter_openat", F_OK) ||
-	       !access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_openat", F_OK);
+	if (!access(TRACEFS SYSCALL_EVENT, F_OK) || !access("/sys/kernel/debug/tracing" SYSCALL_EVENT, F_OK))
+		return true;
+	if (access(TRACEFS, F_OK) || !access(TRACEFS "/events", F_OK))
+		return false; /* no mount point, or tracefs without syscall events */
+	if (mount("nodev", TRACEFS, "tracefs", 0, NULL)) {
+		ct_info("could not mount tracefs at " TRACEFS ": %s", strerror(errno));
+		return false;
+	}
+	ct_info("mounted tracefs at " TRACEFS " (for the syscall tracepoints)");
+	return !access(TRACEFS SYSCALL_EVENT, F_OK);
 }
 
 static int attach(struct ct_watcher *w, const char *const *names, size_t n)
