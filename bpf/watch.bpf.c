@@ -289,50 +289,33 @@ static __always_inline int on_sys_exit(long ret)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_openat")
-int ct_openat(struct trace_event_raw_sys_enter *ctx)
+/* The syscalls the watcher wants, by number, whichever hook saw them. */
+static __always_inline int on_sys_enter(long id, __u64 a0, __u64 a1, __u64 a2)
 {
-	return on_open((const char *)ctx->args[1]);
+	switch (id) {
+	case NR_mmap:
+		return on_mmap(a2);
+	case NR_openat:
+	case NR_openat2:
+		return on_open((const char *)a1);
+	case NR_open:
+		return on_open((const char *)a0);
+	}
+	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_openat2")
-int ct_openat2(struct trace_event_raw_sys_enter *ctx)
+/*
+ * Attached by user space to the entry and exit tracepoints of each of those
+ * syscalls (core/watch.c lists them); the record says which syscall it is.
+ */
+SEC("tracepoint")
+int ct_sc_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	return on_open((const char *)ctx->args[1]);
+	return on_sys_enter((int)ctx->id, ctx->args[0], ctx->args[1], ctx->args[2]);
 }
 
-SEC("tracepoint/syscalls/sys_enter_open")
-int ct_open(struct trace_event_raw_sys_enter *ctx)
-{
-	return on_open((const char *)ctx->args[0]);
-}
-
-SEC("tracepoint/syscalls/sys_enter_mmap")
-int ct_mmap(struct trace_event_raw_sys_enter *ctx)
-{
-	return on_mmap(ctx->args[2]);
-}
-
-SEC("tracepoint/syscalls/sys_exit_openat")
-int ct_openat_ret(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_sys_exit(ctx->ret);
-}
-
-SEC("tracepoint/syscalls/sys_exit_openat2")
-int ct_openat2_ret(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_sys_exit(ctx->ret);
-}
-
-SEC("tracepoint/syscalls/sys_exit_open")
-int ct_open_ret(struct trace_event_raw_sys_exit *ctx)
-{
-	return on_sys_exit(ctx->ret);
-}
-
-SEC("tracepoint/syscalls/sys_exit_mmap")
-int ct_mmap_ret(struct trace_event_raw_sys_exit *ctx)
+SEC("tracepoint")
+int ct_sc_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	return on_sys_exit(ctx->ret);
 }
@@ -341,13 +324,7 @@ int ct_mmap_ret(struct trace_event_raw_sys_exit *ctx)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ct_sys_enter, struct pt_regs *regs, long id)
 {
-	if (id == NR_mmap)
-		return on_mmap(BPF_CORE_READ(regs, dx));
-	if (id == NR_openat || id == NR_openat2)
-		return on_open((const char *)BPF_CORE_READ(regs, si));
-	if (id == NR_open)
-		return on_open((const char *)BPF_CORE_READ(regs, di));
-	return 0;
+	return on_sys_enter(id, BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx));
 }
 
 SEC("tp_btf/sys_exit")

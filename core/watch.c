@@ -16,12 +16,11 @@
 extern const char ct_bpf_watch_start[], ct_bpf_watch_end[];
 
 static const char *const always[] = { "ct_fork", "ct_exit", "ct_exec" };
-/* Opens and mmap on their own tracepoints; or, on kernels built without
- * syscall tracepoints, every syscall through the raw one. */
-static const char *const per_syscall[] = {
-	"ct_openat", "ct_openat2", "ct_open", "ct_mmap",
-	"ct_openat_ret", "ct_openat2_ret", "ct_open_ret", "ct_mmap_ret",
-};
+/* Opens and mmap on their own tracepoints, one program each way for all of
+ * them (it reads the syscall number from the record); or, on kernels built
+ * without syscall tracepoints, every syscall through the raw one. */
+static const char *const syscalls[] = { "openat", "openat2", "open", "mmap" };
+static const char *const per_syscall[] = { "ct_sc_enter", "ct_sc_exit" };
 static const char *const all_syscalls[] = { "ct_sys_enter", "ct_sys_exit" };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -54,20 +53,46 @@ static bool have_syscall_tracepoints(void)
 	return !access(TRACEFS SYSCALL_EVENT, F_OK);
 }
 
+static int keep(struct ct_watcher *w, struct bpf_link *l, const char *what)
+{
+	int err = -errno;
+
+	if (!l) {
+		ct_err("attaching the watcher's %s program failed: %s (the kernel needs BTF-enabled tracepoints)",
+		       what, strerror(-err));
+		return err;
+	}
+	w->links[w->n_links++] = l;
+	return 0;
+}
+
+static int attach_syscalls(struct ct_watcher *w)
+{
+	struct bpf_program *enter = bpf_object__find_program_by_name(w->obj, "ct_sc_enter");
+	struct bpf_program *exit = bpf_object__find_program_by_name(w->obj, "ct_sc_exit");
+	char tp[32];
+	int err;
+
+	for (size_t i = 0; i < N(syscalls); i++) {
+		snprintf(tp, sizeof(tp), "sys_enter_%s", syscalls[i]);
+		if ((err = keep(w, bpf_program__attach_tracepoint(enter, "syscalls", tp), tp)))
+			return err;
+		snprintf(tp, sizeof(tp), "sys_exit_%s", syscalls[i]);
+		if ((err = keep(w, bpf_program__attach_tracepoint(exit, "syscalls", tp), tp)))
+			return err;
+	}
+	return 0;
+}
+
 static int attach(struct ct_watcher *w, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct bpf_program *p = bpf_object__find_program_by_name(w->obj, names[i]);
-		struct bpf_link *l = p ? bpf_program__attach(p) : NULL;
 		int err;
 
-		if (!l) {
-			err = p ? -errno : -ENOENT;
-			ct_err("attaching the watcher's %s program failed: %s (the kernel needs BTF-enabled tracepoints)",
-			       names[i], strerror(-err));
+		errno = ENOENT;
+		if ((err = keep(w, p ? bpf_program__attach(p) : NULL, names[i])))
 			return err;
-		}
-		w->links[w->n_links++] = l;
 	}
 	return 0;
 }
@@ -115,7 +140,7 @@ int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 	ct_info("watcher: %s", w->per_syscall ? "opens and mmap on their syscall tracepoints"
 					       : "every syscall through the raw tracepoint");
 	if (w->per_syscall)
-		return attach(w, per_syscall, N(per_syscall));
+		return attach_syscalls(w);
 	return attach(w, all_syscalls, N(all_syscalls));
 }
 

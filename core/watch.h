@@ -11,7 +11,7 @@ struct bpf_link;
 /* The watcher BPF object: traced pids, forks, exits, late library loads. */
 struct ct_watcher {
 	struct bpf_object *obj;
-	struct bpf_link *links[11];
+	struct bpf_link *links[11]; /* fork, exit, exec; entry and exit of four syscalls */
 	int n_links;
 	bool per_syscall; /* opens and mmap on their own syscall tracepoints */
 };
