@@ -36,14 +36,6 @@ struct {
 	__type(value, struct ct_spec);
 } specs SEC(".maps");
 
-/* Processes to trace when ct_filter_pids; shared with the watcher object. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, __u32);
-} pids SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, CT_STAT_MAX);
@@ -66,13 +58,8 @@ struct {
 	__type(value, __u64);
 } wake SEC(".maps");
 
-/* Shared by every plugin's object (the watcher owns it). */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct ct_callstack);
-} callstack SEC(".maps");
+/* pids and callstack: the watcher's, shared. */
+#include "shared_maps.bpf.h"
 
 /* The other plugins' call this one is made in; with push, become the top. */
 static __always_inline __u32 ct_parent(__u32 api, bool push)

@@ -32,20 +32,8 @@ const volatile bool ct_stop_opens = false;
 const volatile __u32 ct_n_patterns = 0;
 const volatile __u32 ct_self_tgid = 0; /* the tracer reads these libraries too: never stop it */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, __u32);
-} pids SEC(".maps");
-
-/* Owned here, shared with every plugin's capture object (see capture.bpf.h). */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct ct_callstack);
-} callstack SEC(".maps");
+/* Created here, shared with every plugin's capture object. */
+#include "shared_maps.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
