@@ -12,7 +12,6 @@
  * (the tracer consumes each record only after handling it) and continues
  * every task those events stopped, then exits.
  */
-#include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -23,6 +22,7 @@
 #include <cudatracer/record.h>
 #include "../bpf/watch.h"
 #include "guard.h"
+#include "ring.h"
 
 /* After the tracer's end, links may take a moment to go: look a few times. */
 #define GUARD_ROUNDS 10
@@ -68,7 +68,7 @@ static void close_all_but(int *a, int *b)
 static void guard_main(int events_fd, int rd)
 {
 	struct timespec round = { 0, GUARD_ROUND_MS * 1000000L };
-	struct ring_buffer *rb;
+	struct ct_rings rings;
 	char c;
 
 	close_all_but(&events_fd, &rd);
@@ -79,14 +79,14 @@ static void guard_main(int events_fd, int rd)
 	signal(SIGPIPE, SIG_IGN);
 	while (read(rd, &c, 1) < 0 && errno == EINTR)
 		;
-	rb = ring_buffer__new(events_fd, continue_stopped, NULL, NULL);
-	if (!rb)
+	ct_rings_init(&rings);
+	if (ct_rings_add(&rings, events_fd, continue_stopped, NULL) < 0)
 		_exit(1);
 	for (int i = 0; i < GUARD_ROUNDS; i++) {
-		ring_buffer__consume(rb);
+		ct_rings_consume(&rings, -1);
 		nanosleep(&round, NULL);
 	}
-	ring_buffer__free(rb);
+	ct_rings_free(&rings);
 	_exit(0);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reading BPF ring buffers: the records of every plugin's ring and the
- * watcher's, from one epoll set. Unlike libbpf's reader, which publishes
+ * Reading BPF ring buffers, the project's one reader: the session reads
+ * every plugin's ring and the watcher's from one epoll set, the guard the
+ * watcher's after the tracer is gone. Unlike libbpf's reader, which publishes
  * its position after every record, this one publishes it once per 64 KiB
  * read and at the end of each batch: the producers, which read that
  * position on every record they reserve, do not miss in their cache on it
