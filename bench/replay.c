@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * ct-replay: the user-space path alone, with no kernel involved. Feeds N
- * synthetic records of a plugin through the table-driven decoder and one
+ * synthetic records of a plugin, each cut to the bytes the engine sends for
+ * its API and made whole as the reader does, through the decoder and one
  * sink type writing to PATH (default /dev/null), and prints one JSON line:
  * events per second per core (CPU time of this process) and peak RSS.
  *   ct-replay PLUGIN.so N SINK-TYPE [PATH]     (SINK-TYPE "none": decode only)
@@ -43,10 +44,11 @@ int main(int argc, char **argv)
 	struct ct_output out = { 0 };
 	struct ct_run_stats st = { 0 };
 	struct ct_config conf;
-	struct ct_record r;
+	struct ct_record r, whole;
 	struct ct_event ev;
 	struct rusage ru;
 	int idx[sizeof(mix) / sizeof(mix[0])];
+	size_t sent[sizeof(mix) / sizeof(mix[0])]; /* bytes the engine sends for each */
 	bool sink;
 	long n;
 	double t0, t1;
@@ -59,8 +61,12 @@ int main(int argc, char **argv)
 	sink = strcmp(argv[3], "none") != 0;
 	if (ct_plugin_load(argv[1], NULL, &lp))
 		return 1;
-	for (size_t i = 0; i < sizeof(mix) / sizeof(mix[0]); i++)
+	for (size_t i = 0; i < sizeof(mix) / sizeof(mix[0]); i++) {
+		uint8_t stack;
+
 		idx[i] = api_index(lp.p, mix[i]);
+		sent[i] = ct_record_words(&lp.p->apis[idx[i]], &stack) * 8;
+	}
 	ct_config_init(&conf);
 	if (sink && (ct_config_add_sink(&conf, argv[3], argc > 4 ? argv[4] : "/dev/null") ||
 		     ct_config_finish(&conf) || ct_output_open(&out, &conf)))
@@ -85,7 +91,8 @@ int main(int argc, char **argv)
 		r.args[3] = 256;
 		r.args[4] = 1;
 		r.mem[0] = r.args[0];
-		ct_decode(lp.p, &r, 0, &ev);
+		/* As the reader gets it: the prefix the API uses, made whole. */
+		ct_decode(lp.p, ct_record_whole(&r, sent[k], &whole), 0, &ev);
 		if (sink)
 			ct_output_event(&out, &ev);
 	}

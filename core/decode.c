@@ -247,6 +247,23 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	return 0;
 }
 
+const struct ct_record *ct_record_whole(const void *data, size_t len, struct ct_record *buf)
+{
+	const size_t str_at = offsetof(struct ct_record, str);
+
+	if (len >= sizeof(*buf))
+		return data;
+	if (len < CT_REC_HEAD_SIZE)
+		return NULL;
+	memcpy(buf, data, len);
+	if (len < str_at) {
+		memset((char *)buf + len, 0, str_at - len);
+		buf->flags &= ~CT_REC_HAS_STR;
+		buf->str[0] = 0;
+	}
+	return buf;
+}
+
 /* Bytes an argument takes in its area. */
 static unsigned arg_bytes(const struct ct_arg *g)
 {

@@ -16,6 +16,13 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	      struct ct_event *ev);
 
 /*
+ * A record as the engine sent it (the prefix its API uses) made whole for
+ * the decoder: data itself when it came whole, else buf holding it followed
+ * by zeros; NULL when it is too short to have a header.
+ */
+const struct ct_record *ct_record_whole(const void *data, size_t len, struct ct_record *buf);
+
+/*
  * The 8-byte words of a record the engine sends for this API (header
  * included), and in *stack_words how many stack argument words it copies:
  * everything the API's fields and reads use, nothing after.

@@ -177,24 +177,9 @@ static int on_record(void *ctx, void *data, size_t len)
 {
 	struct rb_ctx *c = ctx;
 	struct session *s = c->s;
-	const struct ct_record *r = data;
+	const struct ct_record *r = ct_record_whole(data, len, &s->full);
 
-	if (len >= CT_REC_HEAD_SIZE && len < sizeof(*r)) {
-		/* The engine sent the part the API uses: the decoder gets a
-		 * whole record, the rest zero. */
-		const size_t str_at = offsetof(struct ct_record, str);
-
-		memcpy(&s->full, data, len);
-		if (len < str_at) {
-			memset((char *)&s->full + len, 0, str_at - len);
-			s->full.flags &= ~CT_REC_HAS_STR;
-			s->full.str[0] = 0;
-		}
-		r = &s->full;
-		len = sizeof(*r);
-	}
-	if (len < sizeof(*r) ||
-	    ct_decode(s->plugins[c->plugin].p, r, s->wall_offset, &s->ev)) {
+	if (!r || ct_decode(s->plugins[c->plugin].p, r, s->wall_offset, &s->ev)) {
 		s->stats.filtered++;
 		return 0;
 	}

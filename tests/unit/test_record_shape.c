@@ -2,8 +2,9 @@
 /*
  * The engine sends only the prefix of a record an API uses
  * (ct_record_words). Pinned here for every API of every in-tree plugin: a
- * record cut to that prefix, the rest zero as the reader fills it, decodes
- * to the same fields and result as the whole record.
+ * record cut to that prefix and made whole again by the reader
+ * (ct_record_whole) decodes to the same fields and result as the record
+ * the call would have filled entirely.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -83,28 +84,50 @@ static void check_plugin(const char *name)
 		assert_true(stack <= CT_STACK_WORDS);
 		smaller += len < str_at;
 		for (int round = 0; round < 64; round++) {
-			static struct ct_record whole, cut;
+			static struct ct_record whole, sent, buf;
 			static struct ct_event a, b;
+			const struct ct_record *cut;
+			size_t n;
 			bool with_str = round & 1;
 
 			fill(&whole, i, with_str);
-			/* As the reader widens what arrived: zeros after it, the
-			 * string kept when it was sent. */
-			cut = whole;
-			memset((char *)&cut + len, 0, str_at - len);
-			/* Stack words the engine does not copy hold whatever an
-			 * earlier call on the thread left there. */
+			/* What the engine sends: the prefix the API uses (a record
+			 * with a string goes through its NUL), where the stack words
+			 * it does not copy hold what an earlier call left. */
+			sent = whole;
 			for (int w = 6 + stack; w < CT_REC_ARGS; w++)
-				if (offsetof(struct ct_record, args[w]) < len)
-					cut.args[w] = next();
+				sent.args[w] = next();
+			n = with_str ? offsetof(struct ct_record, str) + strlen(whole.str) + 1 : len;
+			cut = ct_record_whole(&sent, n, &buf);
+			assert_non_null(cut);
 			assert_int_equal(ct_decode(lp.p, &whole, 0, &a), 0);
-			assert_int_equal(ct_decode(lp.p, &cut, 0, &b), 0);
+			assert_int_equal(ct_decode(lp.p, cut, 0, &b), 0);
 			assert_same(&a, &b, what);
 		}
 	}
 	/* Most APIs use a few arguments: their records are shorter. */
 	assert_true(smaller * 2 > lp.p->n_apis);
 	ct_plugin_unload(&lp);
+}
+
+/* Too short for a header: refused. Short of the string: no string, even if
+ * a broken record claims one. */
+static void test_whole(void **state)
+{
+	static struct ct_record r, buf;
+	const struct ct_record *w;
+
+	memset(&r, 0xab, sizeof(r));
+	r.flags = CT_REC_HAS_STR;
+	assert_null(ct_record_whole(&r, CT_REC_HEAD_SIZE - 8, &buf));
+	w = ct_record_whole(&r, CT_REC_HEAD_SIZE + 16, &buf);
+	assert_ptr_equal(w, &buf);
+	assert_int_equal(w->args[1], 0xababababababababull);
+	assert_int_equal(w->args[2], 0);
+	assert_int_equal(w->mem[CT_REC_MEM - 1], 0);
+	assert_int_equal(w->flags & CT_REC_HAS_STR, 0);
+	assert_int_equal(w->str[0], 0);
+	assert_ptr_equal(ct_record_whole(&r, sizeof(r), &buf), &r);
 }
 
 static void test_cudart(void **state) { check_plugin("cudart"); }
@@ -115,6 +138,7 @@ static void test_opencl(void **state) { check_plugin("opencl"); }
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_whole),
 		cmocka_unit_test(test_cudart),
 		cmocka_unit_test(test_cuda),
 		cmocka_unit_test(test_hip),
