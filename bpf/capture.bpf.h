@@ -293,9 +293,7 @@ static __always_inline void ct_emit(struct ct_frame *f, const struct ct_spec *s)
 
 	if (f->str_len)
 		len = __builtin_offsetof(struct ct_record, str) + f->str_len;
-	if (len < CT_REC_HEAD_SIZE)
-		len = CT_REC_HEAD_SIZE;
-	if (len > sizeof(f->rec))
+	if (len > sizeof(f->rec)) /* never, but the verifier wants the bound */
 		len = sizeof(f->rec);
 	if (ct_wakeup_bytes) {
 		/* Bytes this CPU has sent since it last woke the reader: a CPU-local
