@@ -115,18 +115,18 @@ struct ct_frame {
 	struct ct_record rec;
 };
 
-/* Scratch for entry-only calls, which need no frame of their own. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ct_frame);
-} scratch SEC(".maps");
-
+/*
+ * A thread's calls in flight, and where its entry-only records are built:
+ * a per-CPU buffer would not do, since a probe's program can be preempted
+ * and another thread's run on the same CPU. A thread has this storage only
+ * once it passed the pid filter (pids are never taken out of it), so the
+ * storage itself says the thread is wanted: no pid lookup per call.
+ */
 struct ct_thread {
 	__u32 depth;
 	__u32 pad;
 	struct ct_frame f[CT_MAX_DEPTH];
+	struct ct_frame entry_only;
 };
 
 /* Per-thread calls in flight, in task-local storage: no hashing on the hot
@@ -138,13 +138,16 @@ struct {
 	__type(value, struct ct_thread);
 } inflight SEC(".maps");
 
-/* The thread's name, two loads from its task (no helper call). */
-static __always_inline void ct_comm(char *comm)
+/* Who made the call: loads from its task (no helper call). The ids are the
+ * initial namespace's, as bpf_get_current_pid_tgid() gives them. */
+static __always_inline void ct_who(struct ct_record *r)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 
-	__builtin_memcpy(comm, task->comm, CT_COMM_LEN);
-	comm[CT_COMM_LEN - 1] = 0;
+	r->pid = task->tgid;
+	r->tid = task->pid;
+	__builtin_memcpy(r->comm, task->comm, CT_COMM_LEN);
+	r->comm[CT_COMM_LEN - 1] = 0;
 }
 
 static __always_inline void ct_count(__u32 which)
@@ -318,27 +321,35 @@ static __always_inline void ct_emit(struct ct_frame *f, const struct ct_spec *s)
 		ct_count(CT_STAT_EMITTED);
 }
 
+/* The thread's storage; created for a thread of a traced process. */
+static __always_inline struct ct_thread *ct_thread_get(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct ct_thread *t = bpf_task_storage_get(&inflight, task, 0, 0);
+
+	if (t || !ct_wanted())
+		return t;
+	t = bpf_task_storage_get(&inflight, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t) /* out of memory, or the storage busy on this CPU: a call not recorded */
+		ct_count(CT_STAT_LOST);
+	return t;
+}
+
 static __always_inline int ct_on_entry(struct pt_regs *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id, api;
-	struct ct_spec *s;
+	__u32 api = (__u32)bpf_get_attach_cookie(ctx);
+	struct ct_spec *s = bpf_map_lookup_elem(&specs, &api);
 	struct ct_thread *t;
 	struct ct_frame *f;
 
-	if (!ct_wanted())
-		return 0;
-	api = (__u32)bpf_get_attach_cookie(ctx);
-	s = bpf_map_lookup_elem(&specs, &api);
 	if (!s || !s->enabled)
+		return 0;
+	t = ct_thread_get();
+	if (!t)
 		return 0;
 
 	if (s->flags & CT_SPEC_ENTRY_ONLY) {
-		__u32 zero = 0;
-
-		f = bpf_map_lookup_elem(&scratch, &zero);
-		if (!f)
-			return 0;
+		f = &t->entry_only;
 		ct_read_regs(ctx, f->rec.args, s);
 		if (ct_aggregate) {
 			ct_aggregate_call(s, api, f->rec.args, 0, 0, false);
@@ -353,20 +364,14 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		ct_read_str(s, f);
 		f->rec.ts_ns = bpf_ktime_get_ns();
 		f->rec.dur_ns = 0;
-		f->rec.pid = id >> 32;
-		f->rec.tid = tid;
 		f->rec.api = api;
 		f->rec.depth = 0;
 		f->rec.ret = 0;
-		ct_comm(f->rec.comm);
+		ct_who(&f->rec);
 		ct_emit(f, s);
 		return 0;
 	}
 
-	t = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!t)
-		return 0;
 	if (t->depth >= CT_MAX_DEPTH) {
 		/* Keep counting so that the matching exits pair up. */
 		t->depth++;
@@ -401,8 +406,7 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 static __always_inline int ct_on_exit(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id, api, d;
+	__u32 api, d;
 	struct ct_spec *s;
 	struct ct_thread *t;
 	struct ct_frame *f;
@@ -439,11 +443,9 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	if (s->flags & CT_SPEC_READS_EXIT)
 		f->rec.flags |= ct_do_reads(s, 2, f->rec.args, f->rec.mem);
 	f->rec.dur_ns = now - f->rec.ts_ns;
-	f->rec.pid = id >> 32;
-	f->rec.tid = tid;
 	f->rec.depth = d;
 	f->rec.ret = PT_REGS_RC(ctx);
-	ct_comm(f->rec.comm);
+	ct_who(&f->rec);
 	ct_emit(f, s);
 	return 0;
 }

@@ -66,10 +66,13 @@ def test_late_dlopen():
             "late dlopen (all-syscalls watcher): %s" % tr.apis(), tr)
 
     # Where tracefs is not mounted (minimal VM images), the tracer mounts it
-    # for the syscall tracepoints; here in a mount namespace of its own.
+    # for the syscall tracepoints; here in a mount namespace of its own, with
+    # debugfs (which carries a tracefs of its own) unmounted too.
     if shutil.which("unshare"):
         out = os.path.join(tmp, "nofs.jsonl")
-        p = subprocess.run(["unshare", "-m", "sh", "-c", 'umount /sys/kernel/tracing 2>/dev/null; exec "$@"', "sh",
+        unmount = ("umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug/tracing 2>/dev/null; "
+                   "umount /sys/kernel/debug 2>/dev/null; exec \"$@\"")
+        p = subprocess.run(["unshare", "-m", "sh", "-c", unmount, "sh",
                             t.TRACER, "-v", "--plugin", "cudart", "-o", "jsonl:" + out, "--", prog, lib],
                            capture_output=True, text=True, timeout=120)
         apis = [e["api"] for e in t.read_jsonl(out)] if os.path.exists(out) else []
