@@ -12,6 +12,9 @@ Modes, run in rotating order for --rounds rounds, each on a fresh workload:
   aggregate   cudatracer, mode = aggregate (counts in BPF maps, no records)
   entry_only  cudatracer, jsonl, launches recorded at entry only
   floor_eo    the floor with launches entry-only, to compare entry_only with
+  floor_clock programs that only read the clock at entry and return
+  floor_record ... and send one 128-byte record per call to a ring buffer:
+              what any tracer that times calls and records each must pay
 The tracer attaches with -p to a workload held before its loop, so its CPU
 time and peak RSS are its own. Prints a markdown table; --json writes all
 figures. With --bpf-stats it times nothing and reports instead what the
@@ -66,6 +69,8 @@ def tracer_cmd(mode, pid, tmp, plugin, cudart):
         return floor, "attached"
     if mode == "floor_eo":
         return floor + ["--entry-only", "cudaLaunch*"], "attached"
+    if mode in ("floor_clock", "floor_record"):
+        return floor + ["--programs", mode[6:]], "attached"
     return None, None
 
 

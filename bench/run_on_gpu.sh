@@ -15,7 +15,7 @@ nproc; nvidia-smi --query-gpu=name --format=csv,noheader; uname -r
 nvcc -O2 -cudart shared -o "$B/bench/workload" bench/workload.cu
 CT_BUILD=$B python3 bench/run_bench.py -n 100000 --rounds "$ROUNDS" --modes "${MODES:-untraced,floor,jsonl,jsonl_2m,aggregate,entry_only,floor_eo}" --json "$OUT/bench.json" 2>"$OUT/bench.log"
 echo "== BPF programs' own time"
-CT_BUILD=$B python3 bench/run_bench.py -n 100000 --rounds 2 --modes floor,jsonl,aggregate,entry_only,floor_eo --bpf-stats --json "$OUT/bpf.json" 2>"$OUT/bpf.log"
+CT_BUILD=$B python3 bench/run_bench.py -n 100000 --rounds 2 --modes floor,floor_clock,floor_record,jsonl,aggregate,entry_only,floor_eo --bpf-stats --json "$OUT/bpf.json" 2>"$OUT/bpf.log"
 echo "== syscall cost beside a running tracer (ns per getppid)"
 CT_BUILD=$B ROUNDS=3 bench/syscall_tax.sh
 echo "== burst"

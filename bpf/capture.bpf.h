@@ -317,8 +317,6 @@ static __always_inline void ct_emit(struct ct_frame *f, const struct ct_spec *s)
 	}
 	if (bpf_ringbuf_output(&events, &f->rec, len, flags))
 		ct_count(CT_STAT_LOST);
-	else
-		ct_count(CT_STAT_EMITTED);
 }
 
 /* The thread's storage; created for a thread of a traced process. */

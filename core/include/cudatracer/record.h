@@ -103,13 +103,15 @@ struct ct_callstack {
 	ct_u32 id[CT_CALLSTACK]; /* plugin id << 24 | API index */
 };
 
-/* Counters in the engine's per-CPU `stats` array. */
+/* Counters in the engine's per-CPU `stats` array. Slots 0 and 4 are not
+ * counted (the reader counts the records it reads, and nothing counted
+ * filtered calls): kept so that the others keep their places. */
 enum ct_stat {
-	CT_STAT_EMITTED = 0, /* records submitted */
+	CT_STAT_UNUSED0 = 0,
 	CT_STAT_LOST,        /* records that could not be reserved */
 	CT_STAT_UNPAIRED,    /* exits with no matching entry (e.g. began before attach) */
 	CT_STAT_DEEP,        /* entries past the nesting limit */
-	CT_STAT_FILTERED,
+	CT_STAT_UNUSED4,
 	CT_STAT_MAX,
 };
 
