@@ -44,7 +44,9 @@ static __thread char comm_copy[CT_COMM_LEN], str_copy[CT_REC_STR];
 
 static const char *bounded(const char *s, size_t n, char *copy)
 {
-	if (memchr(s, 0, n))
+	/* The last byte first: comm is NUL-padded to its end, so most strings
+	 * need no search. */
+	if (!s[n - 1] || memchr(s, 0, n - 1))
 		return s;
 	memcpy(copy, s, n - 1);
 	copy[n - 1] = 0;
@@ -63,7 +65,8 @@ static const uint8_t *area_base(const struct ct_record *r, uint8_t area, size_t 
 	return NULL;
 }
 
-static bool load(const struct ct_record *r, uint8_t area, size_t off, size_t size, uint64_t *v)
+/* Inline: a field is a load or three, and each call site knows its size. */
+static inline bool load(const struct ct_record *r, uint8_t area, size_t off, size_t size, uint64_t *v)
 {
 	size_t len;
 	const uint8_t *base = area_base(r, area, &len);
@@ -255,9 +258,17 @@ const struct ct_record *ct_record_whole(const void *data, size_t len, struct ct_
 		return data;
 	if (len < CT_REC_HEAD_SIZE)
 		return NULL;
+	/* Clear all that may be missing, then copy what came. The clear is in
+	 * pieces of 64 bytes or less, which GCC makes a few vector stores: a
+	 * longer one (or one of the missing tail's size) becomes rep stos, slow
+	 * to start for so few bytes. */
+	if (len < str_at) {
+		memset(&buf->args[0], 0, sizeof(buf->args) / 2);
+		memset(&buf->args[CT_REC_ARGS / 2], 0, sizeof(buf->args) / 2);
+		memset(buf->mem, 0, sizeof(buf->mem));
+	}
 	memcpy(buf, data, len);
 	if (len < str_at) {
-		memset((char *)buf + len, 0, str_at - len);
 		buf->flags &= ~CT_REC_HAS_STR;
 		buf->str[0] = 0;
 	}
