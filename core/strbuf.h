@@ -36,9 +36,7 @@ static inline char *ct_w_put(char *w, const char *s, size_t n)
 
 #define ct_w_lit(w, s) ct_w_put(w, s, sizeof(s) - 1)
 
-/* Decimal, written in place from the last digit back: no temporary to copy
- * from. Inline: pids, sizes and durations are most of a line's numbers. */
-extern const char ct_digits2[200];
+/* Decimal. Inline: pids, sizes and durations are most of a line's numbers. */
 extern const uint64_t ct_pow10[20];
 
 /* Digits of v from its bit length: log10(2) ~ 1233/4096, then one compare. */
@@ -47,20 +45,6 @@ static inline int ct_ndigits(uint64_t v)
 	int n = (64 - __builtin_clzll(v | 1)) * 1233 >> 12;
 
 	return n + ((v | 1) >= ct_pow10[n]);
-}
-
-/* n digits of v (32-bit arithmetic), zero-padded, ending at end. */
-static inline void ct_put_digits32(char *end, uint32_t v, int n)
-{
-	for (; n >= 2; n -= 2) {
-		unsigned d = (v % 100) * 2;
-
-		v /= 100;
-		*--end = ct_digits2[d + 1];
-		*--end = ct_digits2[d];
-	}
-	if (n)
-		*--end = (char)('0' + v % 10);
 }
 
 /*
@@ -81,24 +65,40 @@ static inline uint64_t ct_digits8(uint32_t v)
 	return x | 0x3030303030303030ull;
 }
 
-/* Eight digits at a time in 32-bit arithmetic: a 19-digit timestamp costs
- * two 64-bit divisions, not nine. */
+/* The n <= 8 digits of v < 10^n, stored as 8 bytes: the bytes after the
+ * last digit are left over. */
+static inline void ct_put_digits8(char *w, uint32_t v, int n)
+{
+	uint64_t d = ct_digits8(v) >> 8 * (8 - n);
+
+	memcpy(w, &d, 8);
+}
+
+/* Up to 8 digits at a time, leading ones first (each store may run past
+ * its digits, the next one covers that): writes up to 20 bytes (reserve
+ * them), counts the digits. */
 static inline char *ct_w_u64(char *w, uint64_t v)
 {
-	int n = ct_ndigits(v);
-	char *end = w + n;
+	int n;
 
-	w = end;
-	while (n > 8) {
-		uint64_t d = ct_digits8((uint32_t)(v % 100000000u));
-
-		end -= 8;
-		memcpy(end, &d, 8);
-		v /= 100000000u;
-		n -= 8;
+	if (v < 10) { /* the many zeros, ones and counts */
+		*w = (char)('0' + v);
+		return w + 1;
 	}
-	ct_put_digits32(end, (uint32_t)v, n);
-	return w;
+	n = ct_ndigits(v);
+	if (n <= 8) {
+		ct_put_digits8(w, (uint32_t)v, n);
+	} else if (n <= 16) {
+		ct_put_digits8(w, (uint32_t)(v / 100000000u), n - 8);
+		ct_put_digits8(w + n - 8, (uint32_t)(v % 100000000u), 8);
+	} else {
+		uint64_t hi = v / 100000000u;
+
+		ct_put_digits8(w, (uint32_t)(hi / 100000000u), n - 16);
+		ct_put_digits8(w + n - 16, (uint32_t)(hi % 100000000u), 8);
+		ct_put_digits8(w + n - 8, (uint32_t)(v % 100000000u), 8);
+	}
+	return w + n;
 }
 
 static inline char *ct_w_i64(char *w, int64_t v)
