@@ -44,33 +44,34 @@ static __thread char comm_copy[CT_COMM_LEN], str_copy[CT_REC_STR];
 
 static const char *bounded(const char *s, size_t n, char *copy)
 {
-	if (memchr(s, 0, n))
+	/* The last byte first: comm is NUL-padded to its end, so most strings
+	 * need no search. */
+	if (!s[n - 1] || memchr(s, 0, n - 1))
 		return s;
 	memcpy(copy, s, n - 1);
 	copy[n - 1] = 0;
 	return copy;
 }
 
-static const uint8_t *area_base(const struct ct_record *r, uint8_t area, size_t *len)
-{
-	switch (area) {
-	case CT_AREA_ARGS: *len = sizeof(r->args); return (const uint8_t *)r->args;
-	case CT_AREA_MEM: *len = sizeof(r->mem); return (const uint8_t *)r->mem;
-	case CT_AREA_STR: *len = sizeof(r->str); return (const uint8_t *)r->str;
-	case CT_AREA_RET: *len = sizeof(r->ret); return (const uint8_t *)&r->ret;
-	}
-	*len = 0;
-	return NULL;
-}
+/* Where each area lies in a record, indexed by enum ct_area (0: none). */
+static const struct {
+	uint16_t off, len;
+} areas[] = {
+	[CT_AREA_ARGS] = { offsetof(struct ct_record, args), sizeof(((struct ct_record *)0)->args) },
+	[CT_AREA_MEM] = { offsetof(struct ct_record, mem), sizeof(((struct ct_record *)0)->mem) },
+	[CT_AREA_STR] = { offsetof(struct ct_record, str), sizeof(((struct ct_record *)0)->str) },
+	[CT_AREA_RET] = { offsetof(struct ct_record, ret), sizeof(((struct ct_record *)0)->ret) },
+};
 
-static bool load(const struct ct_record *r, uint8_t area, size_t off, size_t size, uint64_t *v)
+/* Inline: a field is a load or three, and each call site knows its size. */
+static inline bool load(const struct ct_record *r, uint8_t area, size_t off, size_t size, uint64_t *v)
 {
-	size_t len;
-	const uint8_t *base = area_base(r, area, &len);
+	const uint8_t *base;
 
 	*v = 0;
-	if (!base || off + size > len)
+	if (area >= sizeof(areas) / sizeof(areas[0]) || off + size > areas[area].len)
 		return false;
+	base = (const uint8_t *)r + areas[area].off;
 	/* Constant-size copies compile to single loads (little-endian: low bytes first). */
 	switch (size) {
 	case 8: memcpy(v, base + off, 8); return true;
@@ -255,9 +256,17 @@ const struct ct_record *ct_record_whole(const void *data, size_t len, struct ct_
 		return data;
 	if (len < CT_REC_HEAD_SIZE)
 		return NULL;
+	/* Clear all that may be missing, then copy what came. The clear is in
+	 * pieces of 64 bytes or less, which GCC makes a few vector stores: a
+	 * longer one (or one of the missing tail's size) becomes rep stos, slow
+	 * to start for so few bytes. */
+	if (len < str_at) {
+		memset(&buf->args[0], 0, sizeof(buf->args) / 2);
+		memset(&buf->args[CT_REC_ARGS / 2], 0, sizeof(buf->args) / 2);
+		memset(buf->mem, 0, sizeof(buf->mem));
+	}
 	memcpy(buf, data, len);
 	if (len < str_at) {
-		memset((char *)buf + len, 0, str_at - len);
 		buf->flags &= ~CT_REC_HAS_STR;
 		buf->str[0] = 0;
 	}

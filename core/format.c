@@ -54,56 +54,52 @@ int ct_format_field(char *buf, size_t n, const struct ct_field *f)
 	return snprintf(buf, n, "0x%" PRIx64, f->v);
 }
 
-void ct_json_field_sb(struct ct_sb *b, const struct ct_field *f)
+char *ct_json_field_w(char *w, const struct ct_field *f)
 {
 	char buf[64];
 
-	if (!f->valid) {
-		ct_sb_lit(b, "null");
-		return;
-	}
+	if (!f->valid)
+		return ct_w_lit(w, "null");
 	switch (f->arg->kind) {
 	case CT_ARG_INT:
-		ct_sb_i64(b, (int64_t)f->v);
-		return;
+		return ct_w_i64(w, (int64_t)f->v);
 	case CT_ARG_UINT:
 	case CT_ARG_SIZE:
-		ct_sb_u64(b, f->v);
-		return;
+		return ct_w_u64(w, f->v);
 	case CT_ARG_ENUM:
 		if (f->enum_name)
-			ct_sb_json_str(b, f->enum_name);
-		else
-			ct_sb_i64(b, (int64_t)f->v);
-		return;
+			return ct_w_json_str(w, f->enum_name);
+		return ct_w_i64(w, (int64_t)f->v);
 	case CT_ARG_DIM3:
 	case CT_ARG_SIZES3: {
 		int n = f->arg->kind == CT_ARG_DIM3 ? 3 : f->n3;
 
-		ct_sb_ch(b, '[');
+		*w++ = '[';
 		for (int i = 0; i < n; i++) {
 			if (i)
-				ct_sb_ch(b, ',');
-			ct_sb_u64(b, f->v3[i]);
+				*w++ = ',';
+			w = ct_w_u64(w, f->v3[i]);
 		}
-		ct_sb_ch(b, ']');
-		return;
+		*w++ = ']';
+		return w;
 	}
 	case CT_ARG_STRING:
-		ct_sb_json_str(b, f->str);
-		return;
+		return ct_w_json_str(w, f->str);
 	case CT_ARG_FLOAT:
-		ct_sb_put(b, buf, ct_format_field(buf, sizeof(buf), f));
-		return;
+		return ct_w_put(w, buf, ct_format_field(buf, sizeof(buf), f));
 	default:
-		if ((f->arg->kind == CT_ARG_PTR || f->arg->kind == CT_ARG_HANDLE) && f->str) {
-			ct_sb_json_str(b, f->str);
-			return;
-		}
-		ct_sb_ch(b, '"');
-		ct_sb_hex(b, f->v);
-		ct_sb_ch(b, '"');
+		if ((f->arg->kind == CT_ARG_PTR || f->arg->kind == CT_ARG_HANDLE) && f->str)
+			return ct_w_json_str(w, f->str);
+		*w++ = '"';
+		w = ct_w_hex(w, f->v);
+		*w++ = '"';
+		return w;
 	}
+}
+
+void ct_json_field_sb(struct ct_sb *b, const struct ct_field *f)
+{
+	CT_SB_APPLY(b, ct_json_field_w(b->p + b->len, f));
 }
 
 /* The FILE versions, for sinks that are not on the hot path. */

@@ -24,7 +24,39 @@
 struct api_text {
 	const struct ct_api *api;
 	struct ct_sb head;           /* ,"plugin":"cudart","api":"cudaMalloc" */
-	struct ct_sb keys[CT_MAX_ARGS]; /* "size": */
+	/* ,"args":{"devPtr":  then  ,"size":  (the first opens the object) */
+	struct ct_sb keys[CT_MAX_ARGS];
+};
+
+/*
+ * Pieces that repeat from event to event, kept as text: a thread's
+ * ,"pid":1,"tid":2,"comm":"python3","depth":0 and a result's
+ * ,"result":0,"result_name":"cudaSuccess","error":false. A few threads make
+ * most calls and most calls succeed, so small direct-mapped tables hit
+ * nearly always; a slot holds the last key that hashed to it.
+ */
+#define JSONL_PIECE 192 /* a thread's piece takes at most 153 bytes */
+#define JSONL_SLOT_BITS 6
+#define JSONL_SLOTS (1u << JSONL_SLOT_BITS)
+
+struct piece {
+	uint16_t len; /* 0: empty slot */
+	char text[JSONL_PIECE];
+};
+
+struct thread_piece {
+	uint32_t pid, tid, depth;
+	char comm[CT_COMM_LEN]; /* NUL-padded */
+	struct piece p;
+};
+
+struct result_piece {
+	int64_t result;
+	/* From the plugin's error table, which outlives the sink: one address,
+	 * one text. */
+	const char *name;
+	bool is_error;
+	struct piece p;
 };
 
 struct jsonl_sink {
@@ -32,21 +64,43 @@ struct jsonl_sink {
 	struct ct_sb b;
 	struct api_text *cache;
 	struct ct_sb_ts_cache ts;
+	struct thread_piece threads[JSONL_SLOTS];
+	struct result_piece results[JSONL_SLOTS];
 };
 
 /*
  * The cached pieces are short: copied at a constant size (a few vector
  * moves, no call to memcpy), of which only n bytes count. Their buffers
- * hold at least 4096 bytes, and the line's room is reserved per event.
+ * hold at least 64 bytes, and the line's room is reserved per event.
  */
-static inline void put_cached(struct ct_sb *b, const struct ct_sb *piece)
+static inline char *put_text(char *w, const char *text, size_t n)
 {
-	if (piece->len <= 64) {
-		memcpy(b->p + b->len, piece->p, 64);
-		b->len += piece->len;
-	} else {
-		ct_sb_put(b, piece->p, piece->len);
-	}
+	/* Four unaligned vector moves, spelled out: for a 64-byte memcpy from a
+	 * source whose alignment it knows, GCC may emit rep movs, slow to start. */
+	typedef char v16 __attribute__((vector_size(16), aligned(1), may_alias));
+
+	if (n > 64)
+		return ct_w_put(w, text, n);
+	((v16 *)w)[0] = ((const v16 *)text)[0];
+	((v16 *)w)[1] = ((const v16 *)text)[1];
+	((v16 *)w)[2] = ((const v16 *)text)[2];
+	((v16 *)w)[3] = ((const v16 *)text)[3];
+	return w + n;
+}
+
+static inline char *put_cached(char *w, const struct ct_sb *piece)
+{
+	return put_text(w, piece->p, piece->len);
+}
+
+/* Keep the text from `from` to `to` as the piece, if it fits. */
+static void piece_keep(struct piece *p, const char *from, const char *to)
+{
+	size_t n = (size_t)(to - from);
+
+	p->len = n <= sizeof(p->text) ? (uint16_t)n : 0;
+	if (p->len)
+		memcpy(p->text, from, n);
 }
 
 static struct api_text *api_text(struct jsonl_sink *s, const struct ct_event *ev)
@@ -67,8 +121,12 @@ static struct api_text *api_text(struct jsonl_sink *s, const struct ct_event *ev
 		ct_sb_lit(&t->head, ",\"api\":");
 		ct_sb_json_str(&t->head, ev->api->symbol);
 		for (int k = 0; k < ev->api->n_args && k < CT_MAX_ARGS; k++) {
-			if (!ct_sb_room(&t->keys[k], 6 * 64 + 4))
+			if (!ct_sb_room(&t->keys[k], 6 * 64 + 16))
 				return NULL;
+			if (k)
+				ct_sb_ch(&t->keys[k], ',');
+			else
+				ct_sb_lit(&t->keys[k], ",\"args\":{");
 			ct_sb_json_str(&t->keys[k], ev->api->args[k].name);
 			ct_sb_ch(&t->keys[k], ':');
 		}
@@ -76,6 +134,88 @@ static struct api_text *api_text(struct jsonl_sink *s, const struct ct_event *ev
 		return t;
 	}
 	return NULL;
+}
+
+/*
+ * Whether the cached comm (NUL-padded) is the event's. The record's own comm
+ * field is CT_COMM_LEN bytes, NUL-padded by the kernel: compared whole, in
+ * two loads. Any other string is read only up to its NUL.
+ */
+static bool same_comm(const char *cached, const struct ct_event *ev)
+{
+	const char *comm = ev->comm;
+
+	if (ev->rec && comm == ev->rec->comm)
+		return !memcmp(cached, comm, CT_COMM_LEN);
+	for (int i = 0; i < CT_COMM_LEN; i++) {
+		if (cached[i] != comm[i])
+			return false;
+		if (!comm[i])
+			return true;
+	}
+	return false;
+}
+
+static char *put_thread(struct jsonl_sink *s, char *w, const struct ct_event *ev)
+{
+	/* The top bits of a multiplicative hash: one process's tids are
+	 * consecutive numbers, and nested calls differ only in depth. */
+	uint32_t h = (ev->tid ^ ev->pid << 8 ^ ev->depth << 16) * 0x9e3779b1u >> (32 - JSONL_SLOT_BITS);
+	struct thread_piece *t = &s->threads[h];
+	char *from = w;
+	size_t n;
+
+	if (t->p.len && t->tid == ev->tid && t->pid == ev->pid && t->depth == ev->depth &&
+	    ev->comm && same_comm(t->comm, ev))
+		return put_text(w, t->p.text, t->p.len);
+	w = ct_w_lit(w, ",\"pid\":");
+	w = ct_w_u64(w, ev->pid);
+	w = ct_w_lit(w, ",\"tid\":");
+	w = ct_w_u64(w, ev->tid);
+	w = ct_w_lit(w, ",\"comm\":");
+	w = ct_w_json_str(w, ev->comm);
+	w = ct_w_lit(w, ",\"depth\":");
+	w = ct_w_u64(w, ev->depth);
+	/* Only a comm that same_comm() can match again is kept. */
+	n = ev->comm ? strnlen(ev->comm, CT_COMM_LEN) : CT_COMM_LEN;
+	if (n == CT_COMM_LEN) {
+		t->p.len = 0;
+		return w;
+	}
+	memset(t->comm, 0, sizeof(t->comm));
+	memcpy(t->comm, ev->comm, n);
+	t->pid = ev->pid;
+	t->tid = ev->tid;
+	t->depth = ev->depth;
+	piece_keep(&t->p, from, w);
+	return w;
+}
+
+static char *put_result(struct jsonl_sink *s, char *w, const struct ct_event *ev)
+{
+	/* Small codes (success, the common errors) each have a slot. */
+	struct result_piece *r = &s->results[(uint64_t)ev->result % JSONL_SLOTS];
+	char *from = w;
+
+	if (r->p.len && r->result == ev->result && r->name == ev->result_name &&
+	    r->is_error == ev->is_error)
+		return put_text(w, r->p.text, r->p.len);
+	w = ct_w_lit(w, ",\"result\":");
+	w = ct_w_i64(w, ev->result);
+	w = ct_w_lit(w, ",\"result_name\":");
+	if (ev->result_name)
+		w = ct_w_json_str(w, ev->result_name);
+	else
+		w = ct_w_lit(w, "null");
+	if (ev->is_error)
+		w = ct_w_lit(w, ",\"error\":true");
+	else
+		w = ct_w_lit(w, ",\"error\":false");
+	r->result = ev->result;
+	r->name = ev->result_name;
+	r->is_error = ev->is_error;
+	piece_keep(&r->p, from, w);
+	return w;
 }
 
 static int jsonl_open(void *ctx)
@@ -101,59 +241,42 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 	struct jsonl_sink *s = ctx;
 	struct ct_sb *b = &s->b;
 	struct api_text *t = api_text(s, ev);
+	char *w = b->p + b->len;
 
 	if (!t)
 		return -ENOMEM;
-	ct_sb_lit(b, "{\"ts_ns\":");
-	ct_sb_ts(b, ev->ts_ns, &s->ts);
-	put_cached(b, &t->head);
-	ct_sb_lit(b, ",\"pid\":");
-	ct_sb_u64(b, ev->pid);
-	ct_sb_lit(b, ",\"tid\":");
-	ct_sb_u64(b, ev->tid);
-	ct_sb_lit(b, ",\"comm\":");
-	ct_sb_json_str(b, ev->comm);
-	ct_sb_lit(b, ",\"depth\":");
-	ct_sb_u64(b, ev->depth);
+	w = ct_w_lit(w, "{\"ts_ns\":");
+	w = ct_w_ts(w, ev->ts_ns, &s->ts);
+	w = put_cached(w, &t->head);
+	w = put_thread(s, w, ev);
 	if (ev->parent_api) {
-		ct_sb_lit(b, ",\"parent\":{\"plugin\":");
-		ct_sb_json_str(b, ev->parent_plugin);
-		ct_sb_lit(b, ",\"api\":");
-		ct_sb_json_str(b, ev->parent_api);
-		ct_sb_ch(b, '}');
+		w = ct_w_lit(w, ",\"parent\":{\"plugin\":");
+		w = ct_w_json_str(w, ev->parent_plugin);
+		w = ct_w_lit(w, ",\"api\":");
+		w = ct_w_json_str(w, ev->parent_api);
+		*w++ = '}';
 	}
 	if (ev->entry_only) {
-		ct_sb_lit(b, ",\"entry_only\":true");
+		w = ct_w_lit(w, ",\"entry_only\":true");
 	} else {
-		ct_sb_lit(b, ",\"dur_ns\":");
-		ct_sb_u64(b, ev->dur_ns);
-		if (ev->has_result) {
-			ct_sb_lit(b, ",\"result\":");
-			ct_sb_i64(b, ev->result);
-			ct_sb_lit(b, ",\"result_name\":");
-			if (ev->result_name)
-				ct_sb_json_str(b, ev->result_name);
-			else
-				ct_sb_lit(b, "null");
-			if (ev->is_error)
-				ct_sb_lit(b, ",\"error\":true");
-			else
-				ct_sb_lit(b, ",\"error\":false");
-		}
+		w = ct_w_lit(w, ",\"dur_ns\":");
+		w = ct_w_u64(w, ev->dur_ns);
+		if (ev->has_result)
+			w = put_result(s, w, ev);
 		if (ev->has_ret_handle) {
-			ct_sb_lit(b, ",\"ret\":\"");
-			ct_sb_hex(b, ev->ret_handle);
-			ct_sb_ch(b, '"');
+			w = ct_w_lit(w, ",\"ret\":\"");
+			w = ct_w_hex(w, ev->ret_handle);
+			*w++ = '"';
 		}
 	}
-	ct_sb_lit(b, ",\"args\":{");
+	if (!ev->n_fields)
+		w = ct_w_lit(w, ",\"args\":{");
 	for (int i = 0; i < ev->n_fields; i++) {
-		if (i)
-			ct_sb_ch(b, ',');
-		put_cached(b, &t->keys[i]);
-		ct_json_field_sb(b, &ev->fields[i]);
+		w = put_cached(w, &t->keys[i]);
+		w = ct_json_field_w(w, &ev->fields[i]);
 	}
-	ct_sb_lit(b, "}}\n");
+	w = ct_w_lit(w, "}}\n");
+	b->len = (size_t)(w - b->p);
 	return b->len >= JSONL_FLUSH ? jsonl_write(s) : 0;
 }
 

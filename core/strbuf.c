@@ -27,11 +27,6 @@ void ct_sb_free(struct ct_sb *b)
 	b->len = b->cap = 0;
 }
 
-const char ct_digits2[200] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
 const uint64_t ct_pow10[20] = {
 	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
 	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
@@ -39,51 +34,25 @@ const uint64_t ct_pow10[20] = {
 	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
 };
 
-void ct_sb_ts(struct ct_sb *b, uint64_t ns, struct ct_sb_ts_cache *c)
+char *ct_w_ts(char *w, uint64_t ns, struct ct_sb_ts_cache *c)
 {
-	uint64_t sec = ns / 1000000000u;
+	uint64_t sec = ns / 1000000000u, frac;
 
-	if (!sec) {
-		ct_sb_u64(b, ns);
-		return;
-	}
+	if (!sec)
+		return ct_w_u64(w, ns);
 	if (sec != c->sec || !c->len) {
-		struct ct_sb t = { c->digits, 0, sizeof(c->digits) };
-
-		ct_sb_u64(&t, sec);
-		c->len = (uint8_t)t.len;
+		c->len = (uint8_t)(ct_w_u64(c->digits, sec) - c->digits);
 		c->sec = sec;
 	}
 	/* The whole array, a constant size the compiler copies in a few moves;
 	 * only c->len bytes of it count. */
-	memcpy(b->p + b->len, c->digits, sizeof(c->digits));
-	b->len += c->len + 9;
-	ct_put_digits32(b->p + b->len, (uint32_t)(ns % 1000000000u), 9);
-}
-
-void ct_sb_i64(struct ct_sb *b, int64_t v)
-{
-	if (v < 0) {
-		ct_sb_ch(b, '-');
-		ct_sb_u64(b, (uint64_t)0 - (uint64_t)v);
-	} else {
-		ct_sb_u64(b, (uint64_t)v);
-	}
-}
-
-void ct_sb_hex(struct ct_sb *b, uint64_t v)
-{
-	static const char hex[] = "0123456789abcdef";
-	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
-	char *end;
-
-	ct_sb_lit(b, "0x");
-	end = b->p + b->len + n;
-	b->len += n;
-	do {
-		*--end = hex[v & 15];
-		v >>= 4;
-	} while (v);
+	memcpy(w, c->digits, sizeof(c->digits));
+	w += c->len;
+	frac = (uint32_t)(ns % 1000000000u);
+	*w = (char)('0' + frac / 100000000u);
+	frac = ct_digits8(frac % 100000000u);
+	memcpy(w + 1, &frac, 8);
+	return w + 9;
 }
 
 /* 0: copy as is; 'u': \u00XX; other: \ followed by that letter. */
@@ -96,29 +65,30 @@ static const char esc[256] = {
 	[0x80 ... 0xff] = 'u',
 };
 
-void ct_sb_json_str(struct ct_sb *b, const char *s)
+char *ct_w_json_str(char *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
-	ct_sb_ch(b, '"');
+	*w++ = '"';
 	for (;;) {
 		const unsigned char *run = p;
 
 		while (*p && !esc[*p])
 			p++;
-		ct_sb_put(b, (const char *)run, p - run);
+		w = ct_w_put(w, (const char *)run, p - run);
 		if (!*p)
 			break;
-		ct_sb_ch(b, '\\');
+		*w++ = '\\';
 		if (esc[*p] == 'u') {
-			ct_sb_lit(b, "u00");
-			ct_sb_ch(b, hex[*p >> 4]);
-			ct_sb_ch(b, hex[*p & 15]);
+			w = ct_w_lit(w, "u00");
+			*w++ = hex[*p >> 4];
+			*w++ = hex[*p & 15];
 		} else {
-			ct_sb_ch(b, esc[*p]);
+			*w++ = esc[*p];
 		}
 		p++;
 	}
-	ct_sb_ch(b, '"');
+	*w++ = '"';
+	return w;
 }

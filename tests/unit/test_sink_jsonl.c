@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The jsonl sink: exact lines. It keeps the text of a thread (pid, tid,
+ * comm, depth) and of a result (code, name, error) from one event to the
+ * next; these lines pin that a kept text is never shown for an event it
+ * does not match: a comm that changes in place, slots shared by two keys,
+ * codes outside any table, negative codes, strings that need escaping.
+ */
+#include "test_sink_fixture.h"
+
+#define HEAD(ts, api) "{\"ts_ns\":17000000000000" ts ",\"plugin\":\"fake\",\"api\":\"" api "\""
+#define SYNC(ts, thread, result) HEAD(ts, "xDeviceSynchronize") thread ",\"dur_ns\":7" result ",\"args\":{}}\n"
+#define T(pid, tid, comm, depth) ",\"pid\":" #pid ",\"tid\":" #tid ",\"comm\":\"" comm "\",\"depth\":" #depth
+#define R(code, name, error) ",\"result\":" #code ",\"result_name\":" name ",\"error\":" #error
+
+/* The sink's whole output for these events must be `want`. */
+static void expect_lines(const struct ct_event *ev, size_t n, const char *want)
+{
+	struct fx_sink s;
+	char *out;
+
+	fx_sink_open(&s, "jsonl", NULL);
+	for (size_t i = 0; i < n; i++)
+		fx_sink_event(&s, &ev[i]);
+	out = fx_sink_close(&s, NULL);
+	assert_text_equal(out, want);
+	free(out);
+}
+
+/* n calls of pid 5, tid 5, a microsecond apart, that return codes[i] (or
+ * succeed): each test then changes what it is about. */
+static void syncs(struct ct_event *ev, size_t n, const int64_t *codes)
+{
+	for (size_t i = 0; i < n; i++)
+		ev[i] = fx_event(FX_SYNC, 5, 5, 1000 * (i + 1), 7, codes ? codes[i] : 0);
+}
+
+/* Results: named, unnamed, negative, and codes 64 apart (the same slot). */
+static void test_results(void **state)
+{
+	static const int64_t codes[] = { 0, 2, 999, -1, 64, 0, 63, -1, 3, 3, 0 };
+	struct ct_event ev[sizeof(codes) / sizeof(codes[0])];
+	static const char want[] =
+		SYNC("01000", T(5, 5, "app", 0), R(0, "\"xSuccess\"", false))
+		SYNC("02000", T(5, 5, "app", 0), R(2, "\"xErrorMemory\"", true))
+		SYNC("03000", T(5, 5, "app", 0), R(999, "null", true))
+		SYNC("04000", T(5, 5, "app", 0), R(-1, "null", true))
+		SYNC("05000", T(5, 5, "app", 0), R(64, "null", true))
+		SYNC("06000", T(5, 5, "app", 0), R(0, "\"xSuccess\"", false))
+		SYNC("07000", T(5, 5, "app", 0), R(63, "null", true))
+		SYNC("08000", T(5, 5, "app", 0), R(-1, "null", true))
+		SYNC("09000", T(5, 5, "app", 0), R(3, "\"x\\\"q\\u0001\"", true))
+		SYNC("10000", T(5, 5, "app", 0), R(3, "\"other\"", true))
+		SYNC("11000", T(5, 5, "app", 0), R(0, "\"xSuccess\"", true));
+
+	syncs(ev, sizeof(ev) / sizeof(ev[0]), codes);
+	/* The same code under another name (another runtime's table), and a
+	 * code whose error flag differs from the last one seen. */
+	ev[8].result_name = "x\"q\x01";
+	ev[9].result_name = "other";
+	ev[10].is_error = true;
+	expect_lines(ev, sizeof(ev) / sizeof(ev[0]), want);
+}
+
+/* Threads: pid, tid, depth and comm each tell two threads apart. */
+static void test_threads(void **state)
+{
+	struct ct_event ev[13];
+	static const char want[] =
+		SYNC("01000", T(5, 5, "app", 0), R(0, "\"xSuccess\"", false))
+		SYNC("02000", T(5, 6, "app-worker", 0), R(0, "\"xSuccess\"", false))
+		SYNC("03000", T(7, 5, "app-worker", 0), R(0, "\"xSuccess\"", false))
+		SYNC("04000", T(5, 5, "app", 1), R(0, "\"xSuccess\"", false))
+		SYNC("05000", T(5, 5, "app", 0), R(0, "\"xSuccess\"", false))
+		SYNC("06000", T(5, 5, "we\\\"ird\\u0001", 0), R(0, "\"xSuccess\"", false))
+		SYNC("07000", T(5, 5, "ap", 0), R(0, "\"xSuccess\"", false))
+		SYNC("08000", T(5, 5, "appx", 0), R(0, "\"xSuccess\"", false))
+		SYNC("09000", T(5, 5, "0123456789abcdefghij", 0), R(0, "\"xSuccess\"", false))
+		SYNC("10000", T(5, 5, "0123456789abcdefghij", 0), R(0, "\"xSuccess\"", false))
+		SYNC("11000", T(5, 5, "0123456789abcde", 0), R(0, "\"xSuccess\"", false))
+		SYNC("12000", T(5, 5, "", 0), R(0, "\"xSuccess\"", false))
+		SYNC("13000", T(5, 5, "", 0), R(0, "\"xSuccess\"", false));
+
+	syncs(ev, sizeof(ev) / sizeof(ev[0]), NULL);
+	ev[1].tid = 6;
+	ev[1].comm = "app-worker";
+	ev[2].pid = 7;
+	ev[2].comm = "app-worker";
+	ev[3].depth = 1;
+	ev[5].comm = "we\"ird\x01";
+	ev[6].comm = "ap";
+	ev[7].comm = "appx";
+	ev[8].comm = ev[9].comm = "0123456789abcdefghij"; /* longer than any comm */
+	ev[10].comm = "0123456789abcde";
+	ev[11].comm = NULL;
+	ev[12].comm = "";
+	expect_lines(ev, sizeof(ev) / sizeof(ev[0]), want);
+}
+
+/* The decoder points comm into the record, which the reader reuses: the
+ * same address with new bytes is a new comm. */
+static void test_comm_in_record(void **state)
+{
+	static const char want[] =
+		SYNC("01000", T(5, 5, "python3", 0), R(0, "\"xSuccess\"", false))
+		SYNC("02000", T(5, 5, "pt_main_thread", 0), R(0, "\"xSuccess\"", false))
+		SYNC("03000", T(5, 5, "python3", 0), R(0, "\"xSuccess\"", false))
+		SYNC("04000", T(5, 5, "python3", 0), R(0, "\"xSuccess\"", false));
+	static const char *const comms[] = { "python3", "pt_main_thread", "python3", "python3" };
+	struct ct_record rec;
+	struct fx_sink s;
+	char *out;
+
+	fx_sink_open(&s, "jsonl", NULL);
+	for (int i = 0; i < 4; i++) {
+		struct ct_event ev = fx_event(FX_SYNC, 5, 5, 1000 * (i + 1), 7, 0);
+
+		memset(&rec, 0, sizeof(rec));
+		strcpy(rec.comm, comms[i]);
+		ev.rec = &rec;
+		ev.comm = rec.comm;
+		fx_sink_event(&s, &ev);
+	}
+	out = fx_sink_close(&s, NULL);
+	assert_text_equal(out, want);
+	free(out);
+}
+
+/* Arguments (the first key opens the object), an entry-only call, a parent. */
+static void test_args(void **state)
+{
+	struct ct_event ev[] = {
+		fx_event(FX_MALLOC, 5, 5, 1000, 250, 0, U(0x7f0000001000), U(64)),
+		fx_event(FX_MEMCPY, 5, 5, 2000, 9, 0, U(0), U(0xffffffffffffffff), U(1000000000000), U(9)),
+		fx_event(FX_LAUNCH, 5, 5, 3000, 3, 0, U(0x401000), U(65536), U(1), U(0)),
+		fx_event(FX_MARK, 5, 5, 4000, 0, 0, "a\"b"),
+	};
+	static const char want[] =
+		HEAD("01000", "xMalloc") T(5, 5, "app", 0) ",\"dur_ns\":250" R(0, "\"xSuccess\"", false)
+		",\"args\":{\"devPtr\":\"0x7f0000001000\",\"size\":64}}\n"
+		HEAD("02000", "xMemcpy") T(5, 5, "app", 0) ",\"parent\":{\"plugin\":\"other\",\"api\":\"xMalloc\"}"
+		",\"dur_ns\":9" R(0, "\"xSuccess\"", false)
+		",\"args\":{\"dst\":\"0x0\",\"src\":\"0xffffffffffffffff\",\"count\":1000000000000,\"kind\":9}}\n"
+		HEAD("03000", "xLaunchKernel") T(5, 5, "app", 0) ",\"dur_ns\":3" R(0, "\"xSuccess\"", false)
+		",\"args\":{\"func\":\"0x401000\",\"grid\":[65536,1,0]}}\n"
+		HEAD("04000", "xMark") T(5, 5, "app", 0) ",\"entry_only\":true,\"args\":{\"label\":\"a\\\"b\"}}\n";
+
+	ev[1].parent_plugin = "other";
+	ev[1].parent_api = "xMalloc";
+	expect_lines(ev, sizeof(ev) / sizeof(ev[0]), want);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_results),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_comm_in_record),
+		cmocka_unit_test(test_args),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
