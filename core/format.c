@@ -114,12 +114,36 @@ void ct_json_str(FILE *out, const char *s)
 	ct_sb_free(&b);
 }
 
+size_t ct_json_field_max(const struct ct_field *f)
+{
+	const char *s = NULL;
+
+	if (f->valid) {
+		if (f->arg->kind == CT_ARG_ENUM)
+			s = f->enum_name;
+		else if (f->arg->kind == CT_ARG_STRING || f->arg->kind == CT_ARG_PTR ||
+			 f->arg->kind == CT_ARG_HANDLE)
+			s = f->str;
+	}
+	/* A string escaped takes up to 6 bytes a byte; any other value fits in
+	 * 64 ([20 digits,20,20] at most). */
+	return s ? 6 * strlen(s) + 2 : 64;
+}
+
 void ct_json_field(FILE *out, const struct ct_field *f)
 {
 	char stack[1024];
 	struct ct_sb b = { stack, 0, sizeof(stack) };
+	size_t need = ct_json_field_max(f);
 
-	/* Strings in records are at most CT_REC_STR bytes: 6 * 128 + 2 fits. */
+	/* Kernel names have no bound on their length. */
+	if (need > sizeof(stack)) {
+		b = (struct ct_sb){ 0 };
+		if (!ct_sb_room(&b, need))
+			return;
+	}
 	ct_json_field_sb(&b, f);
 	fwrite(b.p, 1, b.len, out);
+	if (b.p != stack)
+		ct_sb_free(&b);
 }

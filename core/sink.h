@@ -55,8 +55,10 @@ void ct_json_str(FILE *out, const char *s);
 /* Write a field's value as a JSON value (number, string or array). */
 void ct_json_field(FILE *out, const struct ct_field *f);
 struct ct_sb;
-/* The same into a buffer (with room for 1 KiB reserved): the hot path's
- * version; and at a cursor, returning the new end (strbuf.h). */
+/* The same into a buffer, with room for ct_json_field_max(f) bytes
+ * reserved: the hot path's version; and at a cursor, returning the new
+ * end (strbuf.h). Kernel and handle names have no bound on their length. */
+size_t ct_json_field_max(const struct ct_field *f);
 void ct_json_field_sb(struct ct_sb *b, const struct ct_field *f);
 char *ct_json_field_w(char *w, const struct ct_field *f);
 

@@ -362,12 +362,16 @@ static int chrome_event(void *ctx, const struct ct_event *ev)
 	struct chrome_ctx *s = ctx;
 	struct ct_mem_change ch;
 	uint32_t flags = ev->api ? ev->api->flags : 0;
+	size_t need = EVENT_MAX;
 	int err;
 
 	if (!s->open)
 		return s->err ? s->err : -EIO;
-	/* room reserved at open; grows only for a call larger than any real one */
-	if (!ct_sb_room(&s->b, EVENT_MAX))
+	/* Room reserved at open; grows for a call with long strings (a kernel
+	 * name has no bound). */
+	for (int i = 0; i < ev->n_fields; i++)
+		need += ct_json_field_max(&ev->fields[i]);
+	if (!ct_sb_room(&s->b, need))
 		return -ENOMEM;
 	err = name_tracks(s, ev);
 	if (err)

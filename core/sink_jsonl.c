@@ -12,8 +12,11 @@
 #include "strbuf.h"
 
 #define JSONL_FLUSH (64 * 1024)
-/* The most one event can take: 12 args of name and value, strings escaped. */
-#define JSONL_EVENT_MAX (16 * 1024)
+/* The most a line takes beside its API's text and names and its strings:
+ * the numbers (12 fields of up to 64 bytes), the literals, a thread's text
+ * (a comm escaped is at most 98 bytes), and the 64 bytes a cached piece's
+ * copy may write past its end. */
+#define JSONL_LINE_FIXED 2048
 
 /*
  * The parts of a line that depend only on the API (its plugin and name, the
@@ -26,6 +29,9 @@ struct api_text {
 	struct ct_sb head;           /* ,"plugin":"cudart","api":"cudaMalloc" */
 	/* ,"args":{"devPtr":  then  ,"size":  (the first opens the object) */
 	struct ct_sb keys[CT_MAX_ARGS];
+	/* The most the API's lines take beside their own numbers and the
+	 * strings of its fields: the text above, its enum and result names. */
+	size_t need;
 };
 
 /*
@@ -103,6 +109,17 @@ static void piece_keep(struct piece *p, const char *from, const char *to)
 		memcpy(p->text, from, n);
 }
 
+/* The longest name in a table, escaped and quoted. */
+static size_t names_max(const struct ct_enum *e)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; e && e->v && i < e->n; i++)
+		if (e->v[i].name && strlen(e->v[i].name) > m)
+			m = strlen(e->v[i].name);
+	return 6 * m + 2;
+}
+
 static struct api_text *api_text(struct jsonl_sink *s, const struct ct_event *ev)
 {
 	size_t h = ((uintptr_t)ev->api >> 4) % JSONL_CACHE;
@@ -114,14 +131,17 @@ static struct api_text *api_text(struct jsonl_sink *s, const struct ct_event *ev
 			return t;
 		if (t->api)
 			continue;
-		if (!ct_sb_room(&t->head, 6 * 256 + 64))
+		/* Escaped, a byte takes up to 6; then the quotes and keys. Pieces
+		 * are copied 64 bytes at a time: at least that much room. */
+		if (!ct_sb_room(&t->head, 6 * (strlen(ev->plugin->name) + strlen(ev->api->symbol)) + 64))
 			return NULL;
 		ct_sb_lit(&t->head, ",\"plugin\":");
 		ct_sb_json_str(&t->head, ev->plugin->name);
 		ct_sb_lit(&t->head, ",\"api\":");
 		ct_sb_json_str(&t->head, ev->api->symbol);
+		t->need = t->head.len + names_max(ev->plugin->errors);
 		for (int k = 0; k < ev->api->n_args && k < CT_MAX_ARGS; k++) {
-			if (!ct_sb_room(&t->keys[k], 6 * 64 + 16))
+			if (!ct_sb_room(&t->keys[k], 6 * strlen(ev->api->args[k].name) + 64))
 				return NULL;
 			if (k)
 				ct_sb_ch(&t->keys[k], ',');
@@ -129,6 +149,9 @@ static struct api_text *api_text(struct jsonl_sink *s, const struct ct_event *ev
 				ct_sb_lit(&t->keys[k], ",\"args\":{");
 			ct_sb_json_str(&t->keys[k], ev->api->args[k].name);
 			ct_sb_ch(&t->keys[k], ':');
+			t->need += t->keys[k].len;
+			if (ev->api->args[k].kind == CT_ARG_ENUM)
+				t->need += names_max(ev->api->args[k].names);
 		}
 		t->api = ev->api;
 		return t;
@@ -225,15 +248,29 @@ static int jsonl_open(void *ctx)
 	s->cache = calloc(JSONL_CACHE, sizeof(*s->cache));
 	if (!s->cache)
 		return -ENOMEM;
-	return ct_sb_room(&s->b, JSONL_FLUSH + JSONL_EVENT_MAX) ? 0 : -ENOMEM;
+	return ct_sb_room(&s->b, JSONL_FLUSH + 16 * 1024) ? 0 : -ENOMEM;
 }
 
 static int jsonl_write(struct jsonl_sink *s)
 {
-	size_t n = fwrite(s->b.p, 1, s->b.len, s->c.out);
+	size_t len = s->b.len, n = fwrite(s->b.p, 1, len, s->c.out);
 
 	s->b.len = 0;
-	return n == s->b.len || !ferror(s->c.out) ? 0 : -(errno ? errno : EIO);
+	return n == len ? 0 : -(errno ? errno : EIO);
+}
+
+/* The most this event's line can take: only kernel, handle and record
+ * strings are measured per event (a kernel name has no bound). */
+static size_t line_max(const struct api_text *t, const struct ct_event *ev)
+{
+	size_t n = JSONL_LINE_FIXED + t->need;
+
+	for (int i = 0; i < ev->n_fields; i++)
+		if (ev->fields[i].str)
+			n += 6 * strlen(ev->fields[i].str) + 2;
+	if (ev->parent_api)
+		n += 6 * (strlen(ev->parent_plugin) + strlen(ev->parent_api)) + 4;
+	return n;
 }
 
 static int jsonl_event(void *ctx, const struct ct_event *ev)
@@ -241,10 +278,15 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 	struct jsonl_sink *s = ctx;
 	struct ct_sb *b = &s->b;
 	struct api_text *t = api_text(s, ev);
-	char *w = b->p + b->len;
+	size_t need;
+	char *w;
 
 	if (!t)
 		return -ENOMEM;
+	need = line_max(t, ev);
+	if (b->cap - b->len < need && !ct_sb_room(b, need))
+		return -ENOMEM;
+	w = b->p + b->len;
 	w = ct_w_lit(w, "{\"ts_ns\":");
 	w = ct_w_ts(w, ev->ts_ns, &s->ts);
 	w = put_cached(w, &t->head);

@@ -150,6 +150,47 @@ static void test_args(void **state)
 	expect_lines(ev, sizeof(ev) / sizeof(ev[0]), want);
 }
 
+/*
+ * A kernel name has no bound on its length (C++ templates make long ones):
+ * the line grows to hold it, escaped, in the jsonl sink and the chrome
+ * trace. 200,000 control bytes escape to 1.2 MB, well past any room kept
+ * ahead; run under ASan, a write past the buffer fails the test.
+ */
+static void test_long_kernel_name(void **state)
+{
+	enum { N = 200000 };
+	struct ct_event ev[2] = {
+		fx_event(FX_LAUNCH, 5, 5, 1000, 3, 0, U(0x401000), U(1), U(1), U(1)),
+		fx_event(FX_LAUNCH, 5, 5, 2000, 3, 0, U(0x401000), U(1), U(1), U(1)),
+	};
+	char *name = malloc(N + 1), *want = malloc(6 * N + 4096), *w = want, *out;
+	struct fx_sink s;
+
+	assert_non_null(name);
+	assert_non_null(want);
+	memset(name, 1, N);
+	name[N] = 0;
+	ev[0].fields[0].str = name;
+	for (int i = 0; i < 2; i++) {
+		w += sprintf(w, HEAD("0%d000", "xLaunchKernel") T(5, 5, "app", 0) ",\"dur_ns\":3"
+			     R(0, "\"xSuccess\"", false) ",\"args\":{\"func\":\"", i + 1);
+		for (int k = 0; !i && k < N; k++)
+			w = memcpy(w, "\\u0001", 6) + 6;
+		w += sprintf(w, "%s\",\"grid\":[1,1,1]}}\n", i ? "0x401000" : "");
+	}
+	expect_lines(ev, 2, want);
+
+	fx_sink_open(&s, "chrome", NULL);
+	fx_sink_event(&s, &ev[0]);
+	out = fx_sink_close(&s, NULL);
+	assert_non_null(strstr(out, "\"func\":\"\\u0001\\u0001"));
+	assert_true(strlen(out) > 6 * N);
+	assert_int_equal(fx_python("import json,sys; json.load(sys.stdin)", out), 0);
+	free(out);
+	free(want);
+	free(name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_comm_in_record),
 		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_long_kernel_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
