@@ -24,7 +24,7 @@ nvcc -O1 -cudart shared -o "$B/tests/programs/cudart_threads_shared" tests/progr
 CT_BUILD=$B THREADS=64 CALLS=10000 RING=16M ROUNDS=1 bench/burst.sh
 CT_BUILD=$B THREADS=64 CALLS=10000 RING=2M ROUNDS=1 bench/burst.sh
 echo "== replay (events/s per core)"
-for s in none jsonl text; do "$B/bench/ct-replay" "$B/plugins/libct-cudart.so" 5000000 $s; done
+for s in none jsonl jsonl jsonl jsonl jsonl jsonl text; do "$B/bench/ct-replay" "$B/plugins/libct-cudart.so" 5000000 $s; done
 echo "== attach"
 "$B/bench/ct-attach-bench" "$B/plugins/libct-cudart.so" "$B/bench/libct_many_funcs.so"
 echo "== torch eager loop (us per iteration)"
