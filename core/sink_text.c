@@ -2,6 +2,7 @@
 /* text: one aligned line per call, for people. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "sink.h"
@@ -62,8 +63,14 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	fprintf(out, "%-15s %-28s %-26s %*s%s(", when, who, res, (int)(2 * (ev->depth < 32 ? ev->depth : 32)), "",
 		ev->api->symbol);
 	for (int i = 0; i < ev->n_fields; i++) {
-		ct_format_field(val, sizeof(val), &ev->fields[i]);
-		fprintf(out, "%s%s=%s", i ? ", " : "", ev->fields[i].arg->name, val);
+		int n = ct_format_field(val, sizeof(val), &ev->fields[i]);
+		char *big = NULL;
+
+		/* A C++ kernel's name often runs past 256 bytes: shown whole. */
+		if (n >= (int)sizeof(val) && (big = malloc((size_t)n + 1)))
+			ct_format_field(big, (size_t)n + 1, &ev->fields[i]);
+		fprintf(out, "%s%s=%s", i ? ", " : "", ev->fields[i].arg->name, big ? big : val);
+		free(big);
 	}
 	fputc(')', out);
 	if (ev->has_ret_handle)

@@ -153,7 +153,7 @@ static void test_args(void **state)
 /*
  * A kernel name has no bound on its length (C++ templates make long ones):
  * the line grows to hold it, escaped, in the jsonl sink and the chrome
- * trace. 200,000 control bytes escape to 1.2 MB, well past any room kept
+ * trace, and the text sink shows it whole. 200,000 control bytes escape to 1.2 MB, well past any room kept
  * ahead; run under ASan, a write past the buffer fails the test.
  */
 static void test_long_kernel_name(void **state)
@@ -186,6 +186,14 @@ static void test_long_kernel_name(void **state)
 	assert_non_null(strstr(out, "\"func\":\"\\u0001\\u0001"));
 	assert_true(strlen(out) > 6 * N);
 	assert_int_equal(fx_python("import json,sys; json.load(sys.stdin)", out), 0);
+	free(out);
+
+	/* The text sink shows it whole too, unescaped. */
+	fx_sink_open(&s, "text", NULL);
+	fx_sink_event(&s, &ev[0]);
+	out = fx_sink_close(&s, NULL);
+	assert_non_null(strstr(out, "func="));
+	assert_int_equal(strspn(strstr(out, "func=") + 5, "\x01"), N);
 	free(out);
 	free(want);
 	free(name);
