@@ -97,6 +97,24 @@ char *ct_json_field_w(char *w, const struct ct_field *f)
 	}
 }
 
+bool ct_format_field_sb(struct ct_sb *b, const struct ct_field *f)
+{
+	int n;
+
+	if (!ct_sb_room(b, 64))
+		return false;
+	n = ct_format_field(b->p + b->len, b->cap - b->len, f);
+	if (n < 0)
+		return false;
+	if ((size_t)n >= b->cap - b->len) { /* a long name: format it again with room */
+		if (!ct_sb_room(b, (size_t)n + 1))
+			return false;
+		ct_format_field(b->p + b->len, (size_t)n + 1, f);
+	}
+	b->len += (size_t)n;
+	return true;
+}
+
 void ct_json_field_sb(struct ct_sb *b, const struct ct_field *f)
 {
 	CT_SB_APPLY(b, ct_json_field_w(b->p + b->len, f));

@@ -50,11 +50,14 @@ extern const struct ct_sink_ops *const ct_sink_types[];
 
 /* Shared formatting, so every sink shows a value the same way. */
 int ct_format_field(char *buf, size_t n, const struct ct_field *f);
+struct ct_sb;
+/* The same appended to a buffer that grows to hold it whole (a kernel name
+ * has no bound on its length); false when out of memory. */
+bool ct_format_field_sb(struct ct_sb *b, const struct ct_field *f);
 /* Write s as a JSON string (with quotes), escaping what JSON requires. */
 void ct_json_str(FILE *out, const char *s);
 /* Write a field's value as a JSON value (number, string or array). */
 void ct_json_field(FILE *out, const struct ct_field *f);
-struct ct_sb;
 /* The same into a buffer, with room for ct_json_field_max(f) bytes
  * reserved: the hot path's version; and at a cursor, returning the new
  * end (strbuf.h). Kernel and handle names have no bound on their length. */

@@ -13,12 +13,14 @@
 #include "strbuf.h"
 
 #define CSV_FLUSH (64 * 1024)
-#define CSV_ROW_MAX (16 * 1024) /* args text is cut at 4 KiB; quoting at most doubles it */
+/* A row beside its arguments' text (which quoting at most doubles). */
+#define CSV_ROW_MAX (16 * 1024)
 
 struct csv_ctx {
 	struct ct_sink_common c;
 	bool header;
 	struct ct_sb b;
+	struct ct_sb args; /* the row's "name=value ..." text, reused */
 };
 
 static const struct ct_key csv_keys[] = {
@@ -71,10 +73,12 @@ static int csv_event(void *ctx, const struct ct_event *ev)
 	struct csv_ctx *s = ctx;
 	struct ct_sb *b = &s->b;
 	uint32_t flags = ev->api ? ev->api->flags : 0;
-	char buf[4096];
 
-	if (!ct_sb_room(b, CSV_ROW_MAX))
+	s->args.len = 0;
+	if (!ct_fmt_args(&s->args, ev) || !ct_sb_room(&s->args, 1) ||
+	    !ct_sb_room(b, CSV_ROW_MAX + 2 * s->args.len))
 		return -ENOMEM;
+	s->args.p[s->args.len] = 0;
 	ct_sb_u64(b, ev->ts_ns);
 	ct_sb_ch(b, ',');
 	ct_sb_u64(b, ev->pid);
@@ -103,8 +107,7 @@ static int csv_event(void *ctx, const struct ct_event *ev)
 	if (flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
 		ct_sb_u64(b, ct_event_bytes(ev));
 	ct_sb_ch(b, ',');
-	ct_fmt_args(buf, sizeof(buf), ev);
-	csv_field(b, buf);
+	csv_field(b, s->args.p);
 	ct_sb_lit(b, "\r\n");
 	return b->len >= CSV_FLUSH ? csv_write(s) : 0;
 }
@@ -130,6 +133,7 @@ static void csv_destroy(void *ctx)
 	struct csv_ctx *s = ctx;
 
 	ct_sb_free(&s->b);
+	ct_sb_free(&s->args);
 }
 
 const struct ct_sink_ops ct_sink_csv = {

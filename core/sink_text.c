@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
 /* text: one aligned line per call, for people. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "sink.h"
+#include "strbuf.h"
 
 struct text_sink {
 	struct ct_sink_common c;
 	bool show_header;
 	bool wrote_header;
+	struct ct_sb val; /* one field's text, reused */
 };
 
 static const struct ct_key text_keys[] = {
@@ -40,7 +42,7 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	FILE *out = s->c.out;
 	time_t secs = ev->ts_ns / 1000000000ull;
 	struct tm tm;
-	char when[32], who[64], res[96], dur[24], val[256];
+	char when[32], who[64], res[96], dur[24];
 
 	if (s->show_header && !s->wrote_header) {
 		fprintf(out, "%-15s %-28s %-26s %s\n", "TIME", "COMM[PID/TID]", "RESULT (DURATION)", "CALL");
@@ -63,14 +65,10 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	fprintf(out, "%-15s %-28s %-26s %*s%s(", when, who, res, (int)(2 * (ev->depth < 32 ? ev->depth : 32)), "",
 		ev->api->symbol);
 	for (int i = 0; i < ev->n_fields; i++) {
-		int n = ct_format_field(val, sizeof(val), &ev->fields[i]);
-		char *big = NULL;
-
-		/* A C++ kernel's name often runs past 256 bytes: shown whole. */
-		if (n >= (int)sizeof(val) && (big = malloc((size_t)n + 1)))
-			ct_format_field(big, (size_t)n + 1, &ev->fields[i]);
-		fprintf(out, "%s%s=%s", i ? ", " : "", ev->fields[i].arg->name, big ? big : val);
-		free(big);
+		s->val.len = 0;
+		if (!ct_format_field_sb(&s->val, &ev->fields[i]))
+			return -ENOMEM;
+		fprintf(out, "%s%s=%.*s", i ? ", " : "", ev->fields[i].arg->name, (int)s->val.len, s->val.p);
 	}
 	fputc(')', out);
 	if (ev->has_ret_handle)
@@ -86,6 +84,13 @@ static int text_close(void *ctx, const struct ct_run_stats *st)
 	return 0;
 }
 
+static void text_destroy(void *ctx)
+{
+	struct text_sink *s = ctx;
+
+	ct_sb_free(&s->val);
+}
+
 const struct ct_sink_ops ct_sink_text = {
 	.type = "text",
 	.help = "One aligned line per call: time, command, pid/tid, result and duration, API and decoded arguments",
@@ -95,4 +100,5 @@ const struct ct_sink_ops ct_sink_text = {
 	.open = text_open,
 	.event = text_event,
 	.close = text_close,
+	.destroy = text_destroy,
 };

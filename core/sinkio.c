@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "sink.h"
 #include "sinkio.h"
+#include "strbuf.h"
 
 void ct_csv_field(FILE *out, const char *s)
 {
@@ -60,26 +61,22 @@ void ct_fmt_time(char *buf, size_t n, uint64_t ts_ns)
 		 (unsigned)(ts_ns % 1000000000ull / 1000));
 }
 
-void ct_fmt_args(char *buf, size_t n, const struct ct_event *ev)
+bool ct_fmt_args(struct ct_sb *b, const struct ct_event *ev)
 {
-	size_t len = 0;
-
-	if (n)
-		buf[0] = '\0';
-	for (unsigned i = 0; i < ev->n_fields && len + 1 < n; i++) {
+	for (unsigned i = 0; i < ev->n_fields; i++) {
 		const struct ct_field *f = &ev->fields[i];
-		int w;
+		const char *name = f->arg && f->arg->name ? f->arg->name : "?";
 
-		w = snprintf(buf + len, n - len, "%s%s=", i ? " " : "",
-			     f->arg && f->arg->name ? f->arg->name : "?");
-		if (w < 0 || (size_t)w >= n - len)
-			break;
-		len += (size_t)w;
-		w = ct_format_field(buf + len, n - len, f);
-		if (w < 0)
-			break;
-		len += strnlen(buf + len, n - len);
+		if (!ct_sb_room(b, strlen(name) + 2))
+			return false;
+		if (i)
+			ct_sb_ch(b, ' ');
+		ct_sb_put(b, name, strlen(name));
+		ct_sb_ch(b, '=');
+		if (!ct_format_field_sb(b, f))
+			return false;
 	}
+	return true;
 }
 
 void ct_fmt_result(char *buf, size_t n, const struct ct_event *ev)

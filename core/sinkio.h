@@ -19,8 +19,10 @@ int ct_out_restart(FILE *out);
 /* Wall-clock ns since the epoch as 2024-05-01T12:34:56.123456Z. */
 void ct_fmt_time(char *buf, size_t n, uint64_t ts_ns);
 
-/* "name=value name=value ..." for every field of an event. */
-void ct_fmt_args(char *buf, size_t n, const struct ct_event *ev);
+struct ct_sb;
+/* "name=value name=value ..." for every field of an event, appended whole;
+ * false when out of memory. */
+bool ct_fmt_args(struct ct_sb *b, const struct ct_event *ev);
 
 /* The result as text: its name, or the number when the plugin has no name for it. */
 void ct_fmt_result(char *buf, size_t n, const struct ct_event *ev);

@@ -153,7 +153,7 @@ static void test_args(void **state)
 /*
  * A kernel name has no bound on its length (C++ templates make long ones):
  * the line grows to hold it, escaped, in the jsonl sink and the chrome
- * trace, and the text sink shows it whole. 200,000 control bytes escape to 1.2 MB, well past any room kept
+ * trace, and the text and csv sinks show it whole. 200,000 control bytes escape to 1.2 MB, well past any room kept
  * ahead; run under ASan, a write past the buffer fails the test.
  */
 static void test_long_kernel_name(void **state)
@@ -188,13 +188,23 @@ static void test_long_kernel_name(void **state)
 	assert_int_equal(fx_python("import json,sys; json.load(sys.stdin)", out), 0);
 	free(out);
 
-	/* The text sink shows it whole too, unescaped. */
-	fx_sink_open(&s, "text", NULL);
-	fx_sink_event(&s, &ev[0]);
-	out = fx_sink_close(&s, NULL);
-	assert_non_null(strstr(out, "func="));
-	assert_int_equal(strspn(strstr(out, "func=") + 5, "\x01"), N);
-	free(out);
+	/* The text and csv sinks show it whole too, unescaped, and the rest of
+	 * the line after it. */
+	static const struct {
+		const char *type, *after;
+	} plain[] = { { "text", ", grid=(1,1,1))\n" }, { "csv", " grid=(1,1,1)\"\r\n" } };
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		const char *v;
+
+		fx_sink_open(&s, plain[i].type, NULL);
+		fx_sink_event(&s, &ev[0]);
+		out = fx_sink_close(&s, NULL);
+		v = strstr(out, "func=");
+		assert_non_null(v);
+		assert_int_equal(strspn(v + 5, "\x01"), N);
+		assert_string_equal(v + 5 + N, plain[i].after);
+		free(out);
+	}
 	free(want);
 	free(name);
 }
