@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cuda_runtime.h>
+#include "../tests/programs/ready.h"
 
 __global__ void empty_kernel() {}
 
@@ -51,15 +52,9 @@ int main(int argc, char **argv)
 	const char *only = argc > 2 && strcmp(argv[2], "all") ? argv[2] : nullptr;
 	bool first = true;
 
-	if (argc > 3 && !strcmp(argv[3], "wait")) {
-		/* Hold until a tracer has attached with -p: its own resource use is then its own. */
-		char line[16];
-
-		printf("ready %d\n", (int)getpid());
-		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
-			return 2;
-	}
+	/* Hold until a tracer has attached with -p: its own resource use is then its own. */
+	if (!ready_wait(argc, argv, 3))
+		return 2;
 
 	cudaMalloc(&dev, 1 << 20);
 	cudaMallocHost(&host, 1 << 20);

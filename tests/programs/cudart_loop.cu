@@ -8,19 +8,14 @@
 #include <cstring>
 #include <unistd.h>
 #include <cuda_runtime.h>
+#include "ready.h"
 
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000;
 
-	if (argc > 2 && !strcmp(argv[2], "wait")) {
-		char line[16];
-
-		printf("ready %d\n", getpid());
-		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
-			return 2;
-	}
+	if (!ready_wait(argc, argv, 2))
+		return 2;
 	for (long i = 0; i < n; i++)
 		cudaMemset((void *)0x1000, 0, (size_t)i);
 	printf("loop: %ld calls\n", n);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "ready.h"
 
 typedef int (*memset_fn)(void *, int, size_t);
 
@@ -58,14 +59,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return 2;
-	if (argc > 2 && !strcmp(argv[2], "wait")) {
-		char line[16];
-
-		printf("ready %d\n", getpid());
-		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
-			return 2;
-	}
+	if (!ready_wait(argc, argv, 2))
+		return 2;
 	err = call_once(argv[1], 1);
 	if (!err)
 		err = call_once(argv[1], 2);

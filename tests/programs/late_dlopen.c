@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "ready.h"
 
 typedef int (*count_fn)(int *);
 typedef int (*malloc_fn)(void **, size_t);
@@ -18,14 +19,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return 2;
-	if (argc > 2 && !strcmp(argv[2], "wait")) {
-		char line[16];
-
-		printf("ready %d\n", getpid());
-		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
-			return 2;
-	}
+	if (!ready_wait(argc, argv, 2))
+		return 2;
 	h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		fprintf(stderr, "late_dlopen: %s\n", dlerror());
