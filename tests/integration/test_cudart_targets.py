@@ -35,16 +35,24 @@ def finish(tr, err):
 
 
 def test_pid():
-    p = start_waiting([t.program("cudart_loop_shared"), "50", "wait"])
-    tr, out, err = trace_pid(p.pid)
-    p.stdin.write("go\n")
-    p.stdin.flush()
-    p.wait(timeout=60)
-    stderr = finish(tr, err)
-    t.check(tr.returncode == 0, "tracer -p exited %d:\n%s" % (tr.returncode, stderr))
-    ev = t.read_jsonl(out)
-    t.check([e["args"]["count"] for e in ev] == list(range(50)), "-p: saw %d calls" % len(ev))
-    t.check(all(e["pid"] == p.pid for e in ev), "-p: other pids")
+    """-p traces that process alone, while another one calls the same probed
+    library at the same time (entry and exit, and entry-only)."""
+    for extra in ([], ["-C", "tracer.entry_only=cudaMemset"]):
+        p = start_waiting([t.program("cudart_loop_shared"), "50", "wait"])
+        bystander = start_waiting([t.program("cudart_loop_shared"), "20000", "wait"])
+        tr, out, err = trace_pid(p.pid, extra)
+        for q in (bystander, p):
+            q.stdin.write("go\n")
+            q.stdin.flush()
+        p.wait(timeout=60)
+        bystander.wait(timeout=60)
+        stderr = finish(tr, err)
+        t.check(tr.returncode == 0 and bystander.returncode == 0,
+                "tracer -p exited %d, bystander %d:\n%s" % (tr.returncode, bystander.returncode, stderr))
+        ev = t.read_jsonl(out)
+        t.check([e["args"]["count"] for e in ev] == list(range(50)), "-p %s: saw %d calls" % (extra, len(ev)))
+        t.check(all(e["pid"] == p.pid for e in ev), "-p %s: the bystander's calls were traced" % extra)
+        t.check(all(e.get("entry_only", False) == bool(extra) for e in ev), "-p %s: entry_only" % extra)
 
 
 def test_late_dlopen():
