@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "plugin.h"
-#include "probe.h"
+#include "plugin/loader.h"
+#include "capture/probe.h"
 
 #define N 400
 

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "elfsym.h"
-#include "plugin.h"
+#include "symbols/elf.h"
+#include "plugin/loader.h"
 
 extern const char ct_bpf_empty_start[], ct_bpf_empty_end[];
 static volatile sig_atomic_t done;

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include "config.h"
-#include "decode.h"
-#include "output.h"
-#include "plugin.h"
+#include "config/config.h"
+#include "decode/decode.h"
+#include "sinks/output.h"
+#include "plugin/loader.h"
 
 static double cpu_seconds(void)
 {

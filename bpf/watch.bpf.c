@@ -13,7 +13,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <cudatracer/record.h>
-#include "watch.h"
+#include "watch_event.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 

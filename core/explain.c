@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "elfsym.h"
+#include "symbols/elf.h"
 #include "explain.h"
-#include "target.h"
+#include "capture/target.h"
 
 struct explain {
 	FILE *out;

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 #include <sys/types.h>
-#include "plugin.h"
+#include "plugin/loader.h"
 
 /*
  * --explain: what the plugins would find in a running process (pid) or a

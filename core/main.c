@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
+#include "config/config.h"
 #include "explain.h"
-#include "log.h"
-#include "plugin.h"
+#include "util/log.h"
+#include "plugin/loader.h"
 #include "session.h"
 
 static const char usage[] =

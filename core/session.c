@@ -22,20 +22,20 @@
 #include <time.h>
 #include <unistd.h>
 #include <cudatracer/record.h>
-#include "../bpf/watch.h"
-#include "aggregate.h"
-#include "decode.h"
-#include "guard.h"
-#include "ksym.h"
-#include "log.h"
-#include "names.h"
-#include "output.h"
-#include "plugin.h"
-#include "probe.h"
-#include "ring.h"
+#include "watch_event.h"
+#include "sinks/aggregate.h"
+#include "decode/decode.h"
+#include "capture/guard.h"
+#include "symbols/symbolizer.h"
+#include "util/log.h"
+#include "decode/names.h"
+#include "sinks/output.h"
+#include "plugin/loader.h"
+#include "capture/probe.h"
+#include "capture/ring.h"
 #include "session.h"
-#include "target.h"
-#include "watch.h"
+#include "capture/target.h"
+#include "capture/watcher.h"
 
 #define CT_MAX_PLUGINS 8
 
@@ -243,13 +243,13 @@ static int on_watch(void *ctx, void *data, size_t len)
 		/* Stopped, with the executable and the libraries loaded so far mapped:
 		 * keep its maps, for names decoded after it has exited. */
 		if (e->kind == CT_WATCH_EXEC)
-			ct_ksym_forget(e->pid);
-		ct_ksym_refresh(e->pid);
+			ct_sym_forget(e->pid);
+		ct_sym_refresh(e->pid);
 		if (e->stopped)
 			kill(e->pid, SIGCONT);
 		break;
 	case CT_WATCH_MAP:
-		ct_ksym_refresh(e->pid);
+		ct_sym_refresh(e->pid);
 		break;
 	case CT_WATCH_EXIT:
 		/* The process's records were all written before it exited: deliver
@@ -257,7 +257,7 @@ static int on_watch(void *ctx, void *data, size_t len)
 		for (int i = 0; i < s->n_plugins; i++)
 			ct_rings_consume(&s->rings, i);
 		ct_output_proc_exit(&s->out, e->pid, now_ns(CLOCK_REALTIME));
-		ct_ksym_forget(e->pid);
+		ct_sym_forget(e->pid);
 		ct_names_forget(e->pid);
 		if (s->target->pid && (pid_t)e->pid == s->target->pid)
 			s->target_gone = true;
@@ -562,7 +562,7 @@ static int print_aggregates(struct session *s)
 
 static void teardown(struct session *s)
 {
-	ct_ksym_reset();
+	ct_sym_reset();
 	ct_names_reset();
 	ct_rings_free(&s->rings);
 	for (int i = s->n_plugins - 1; i >= 0; i--) {

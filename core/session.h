@@ -3,7 +3,7 @@
 #define CT_SESSION_H
 
 #include <sys/types.h>
-#include "config.h"
+#include "config/config.h"
 
 struct ct_target {
 	pid_t pid;          /* -p: a running process (0: none) */

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "config.h"
-#include "log.h"
+#include "config/config.h"
+#include "util/log.h"
 
 static char tmpdir[] = "/tmp/ctfuzz.XXXXXX";
 static char path[PATH_MAX];

@@ -24,12 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "config.h"
-#include "decode.h"
-#include "log.h"
-#include "names.h"
-#include "output.h"
-#include "plugin.h"
+#include "config/config.h"
+#include "decode/decode.h"
+#include "util/log.h"
+#include "decode/names.h"
+#include "sinks/output.h"
+#include "plugin/loader.h"
 
 #define MAX_PLUGINS 16
 #define MAX_RECORDS 16

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "elfsym.h"
+#include "symbols/elf.h"
 
 static const char *const names[] = {
 	"cudaMalloc", "cudaFree", "cudaGetDeviceCount", "cudaMemset", "cudaMemcpy",

@@ -1,24 +1,24 @@
 # SPDX-License-Identifier: MIT
-# The CUDA driver plugin and kernel names: unit tests for ksym and names,
+# The CUDA driver plugin and kernel names: unit tests for the symbolizer and names,
 # driver-API programs linked with the toolkit's stub libcuda, nvcc programs
 # whose kernels live in the executable and in shared libraries.
 
 # ---- unit tests ------------------------------------------------------------
 # A library with known symbols, and a stripped copy of it.
-add_library(test_ksym_fixture MODULE "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_ksym_fixture.c")
-set_target_properties(test_ksym_fixture PROPERTIES PREFIX "lib"
+add_library(test_symbolizer_fixture MODULE "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_symbolizer_fixture.c")
+set_target_properties(test_symbolizer_fixture PROPERTIES PREFIX "lib"
 	LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/unit")
-set(ksym_stripped "${CMAKE_BINARY_DIR}/tests/unit/libtest_ksym_fixture_stripped.so")
-add_custom_command(OUTPUT "${ksym_stripped}"
-	COMMAND ${CMAKE_STRIP} --strip-all -o "${ksym_stripped}" $<TARGET_FILE:test_ksym_fixture>
-	DEPENDS test_ksym_fixture COMMENT "strip test_ksym_fixture")
-add_custom_target(test_ksym_fixture_stripped ALL DEPENDS "${ksym_stripped}")
+set(sym_stripped "${CMAKE_BINARY_DIR}/tests/unit/libtest_symbolizer_fixture_stripped.so")
+add_custom_command(OUTPUT "${sym_stripped}"
+	COMMAND ${CMAKE_STRIP} --strip-all -o "${sym_stripped}" $<TARGET_FILE:test_symbolizer_fixture>
+	DEPENDS test_symbolizer_fixture COMMENT "strip test_symbolizer_fixture")
+add_custom_target(test_symbolizer_fixture_stripped ALL DEPENDS "${sym_stripped}")
 
-ct_unit_test(test_ksym "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_ksym.c")
-target_compile_definitions(test_ksym PRIVATE
-	KSYM_FIXTURE="$<TARGET_FILE:test_ksym_fixture>" KSYM_FIXTURE_STRIPPED="${ksym_stripped}")
-target_link_libraries(test_ksym PRIVATE dl)
-add_dependencies(test_ksym test_ksym_fixture test_ksym_fixture_stripped)
+ct_unit_test(test_symbolizer "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_symbolizer.c")
+target_compile_definitions(test_symbolizer PRIVATE
+	SYM_FIXTURE="$<TARGET_FILE:test_symbolizer_fixture>" SYM_FIXTURE_STRIPPED="${sym_stripped}")
+target_link_libraries(test_symbolizer PRIVATE dl)
+add_dependencies(test_symbolizer test_symbolizer_fixture test_symbolizer_fixture_stripped)
 
 ct_unit_test(test_names "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_names.c")
 
@@ -116,5 +116,5 @@ ct_integration_test(test_cuda_knames "${CMAKE_CURRENT_SOURCE_DIR}/integration/te
 	LABELS cuda)
 ct_integration_test(test_cuda_nesting "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cuda_nesting.py"
 	LABELS cuda)
-# The ksym tests fork; a bug there must fail, not hang the suite.
-set_tests_properties(test_ksym test_names test_cuda_table PROPERTIES TIMEOUT 60)
+# The symbolizer tests fork; a bug there must fail, not hang the suite.
+set_tests_properties(test_symbolizer test_names test_cuda_table PROPERTIES TIMEOUT 60)

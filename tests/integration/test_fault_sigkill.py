@@ -6,7 +6,7 @@
   owned by file descriptors and nothing is pinned in /sys/fs/bpf.
 - A traced task that the watcher had stopped (SIGSTOP at the dlopen of a
   runtime) while the tracer could not answer is continued by the guard
-  process (core/guard.c) and runs to its end; without it the task would
+  process (core/capture/guard.c) and runs to its end; without it the task would
   stay stopped for good.
 - A new tracer starts and traces as before."""
 import json

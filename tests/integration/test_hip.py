@@ -43,7 +43,7 @@ EXPECTED = [
     ("hipMemset", INVDEV, {"dst": "0x7100000", "value": 0x5a, "sizeBytes": 1024}),
     ("hipMemsetAsync", INVDEV, {"dst": "0x7100000", "value": 7, "sizeBytes": 512,
                                 "stream": STREAM}),
-    # The launched function is named from the program's ELF symbols (ksym.c).
+    # The launched function is named from the program's ELF symbols (symbols/symbolizer.c).
     ("hipLaunchKernel", INVDEV, {"function_address": "=kernel_stub", "numBlocks": [4, 3, 2],
                                  "dimBlocks": [64, 2, 1], "args": "kargs",
                                  "sharedMemBytes": 96, "stream": STREAM}),

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <cudatracer/plugin.h>
-#include "decode.h"
+#include "decode/decode.h"
 
 struct loaded_plugin {
 	void *so;

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "config.h"
-#include "decode.h"
-#include "plugin.h"
-#include "sink.h"
-#include "strbuf.h"
+#include "config/config.h"
+#include "decode/decode.h"
+#include "plugin/loader.h"
+#include "sinks/sink.h"
+#include "util/strbuf.h"
 
 extern const struct ct_enum cudart_errors; /* the --check table, compiled against driver_types.h */
 

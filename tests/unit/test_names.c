@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "names.h"
+#include "decode/names.h"
 
 static int teardown(void **state)
 {

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "decode.h"
-#include "plugin.h"
+#include "decode/decode.h"
+#include "plugin/loader.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 

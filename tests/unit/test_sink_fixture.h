@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "sink.h"
+#include "sinks/sink.h"
 
 static const struct ct_enum_entry fx_kind_v[] = {
 	{ 0, "xHostToHost" }, { 1, "xHostToDevice" }, { 2, "xDeviceToHost" }, { 3, "xDeviceToDevice" },

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <cmocka.h>
-#include "hist.h"
-#include "u64map.h"
+#include "sinks/hist.h"
+#include "util/u64map.h"
 
 static void test_buckets_tile_the_range(void **state)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The memory sink and the allocation tracker under it: exact accounting and report. */
 #include "test_sink_fixture.h"
-#include "memtrack.h"
+#include "sinks/memtrack.h"
 
 /* Times in microseconds after FX_WALL, so the report's times are easy to read. */
 #define US(x) ((uint64_t)(x) * 1000)

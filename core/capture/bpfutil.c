@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+/* Small libbpf helpers for objects opened from memory, without skeletons. */
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <string.h>
+#include "capture/bpfutil.h"
+
+int ct_bpf_set_const(struct bpf_object *obj, const char *name, const void *val, size_t sz)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, ".rodata");
+	struct btf *btf = bpf_object__btf(obj);
+	const struct btf_var_secinfo *vs;
+	const struct btf_type *sec;
+	size_t data_sz;
+	char *data;
+	int id;
+
+	if (!m || !btf)
+		return -ENOENT;
+	data = bpf_map__initial_value(m, &data_sz);
+	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+	if (!data || id < 0)
+		return -ENOENT;
+	sec = btf__type_by_id(btf, id);
+	vs = btf_var_secinfos(sec);
+	for (int i = 0; i < btf_vlen(sec); i++, vs++) {
+		const struct btf_type *var = btf__type_by_id(btf, vs->type);
+
+		if (strcmp(btf__name_by_offset(btf, var->name_off), name))
+			continue;
+		if (vs->size != sz || vs->offset + sz > data_sz)
+			return -EINVAL;
+		memcpy(data + vs->offset, val, sz);
+		return 0;
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The INI config. One table per section ({name, type, default, offset,
+ * help}) drives the parser, the defaults and --config-help; sinks bring
+ * their own key tables. Unknown sections and keys are errors with file:line.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <ini.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "config/config.h"
+#include "util/log.h"
+#include "plugin/loader.h"
+
+#define TK(name, type, def, field, help) \
+	{ name, type, def, offsetof(struct ct_tracer_conf, field), help, NULL }
+#define FK(name, type, def, field, help) \
+	{ name, type, def, offsetof(struct ct_filter_conf, field), help, NULL }
+
+static const struct ct_key tracer_keys[] = {
+	TK("plugins", CT_KEY_LIST, "cudart", plugins,
+	   "Runtime plugins to load: names (cudart, cuda, hip, opencl) or paths to .so files"),
+	{ "profile", CT_KEY_CHOICE, "default", offsetof(struct ct_tracer_conf, profile),
+	  "default leaves out getters that frameworks call thousands of times a second; full traces them too",
+	  "default|full" },
+	TK("ringbuf_size", CT_KEY_SIZE, "16M", ringbuf_size,
+	   "Ring buffer per plugin, a power of two (rounded up); records that do not fit are counted as lost"),
+	TK("wakeup_bytes", CT_KEY_SIZE, "256K", wakeup_bytes,
+	   "Each CPU wakes the reader when it has sent this much since its last wake-up (0: on every record), "
+	   "at most a quarter of the ring shared among the CPUs; the reader also polls every 100 ms"),
+	{ "reader_priority", CT_KEY_CHOICE, "high", offsetof(struct ct_tracer_conf, reader_priority),
+	  "high runs the reader at nice -10 (the traced program keeps its own), so that it keeps up "
+	  "when the program keeps every core busy; normal leaves it as started", "high|normal" },
+	TK("plugin_path", CT_KEY_LIST, NULL, plugin_path,
+	   "Colon-separated folders searched for plugins before the built-in ones"),
+	{ "attach", CT_KEY_CHOICE, "auto", offsetof(struct ct_tracer_conf, attach),
+	  "auto uses uprobe_multi where the kernel has it; single forces one link per symbol",
+	  "auto|multi|single" },
+	TK("lib", CT_KEY_STR, NULL, lib,
+	   "Probe this library or executable for every process that maps it"),
+	{ "mode", CT_KEY_CHOICE, "events", offsetof(struct ct_tracer_conf, mode),
+	  "events sends every call to the sinks; aggregate only counts calls, time and bytes per API "
+	  "in BPF maps (no per-call records at all) and prints a table at exit", "events|aggregate" },
+	TK("entry_only", CT_KEY_LIST, NULL, entry_only,
+	   "API globs recorded at entry only: no exit probe, no result or duration, less overhead"),
+	TK("scan_libraries", CT_KEY_BOOL, "false", scan_libraries,
+	   "With a command or -p: check every library the process loads for a runtime linked into it "
+	   "(a static libcudart inside a .so); each load pauses the process while its symbols are read"),
+	TK("aggregate_path", CT_KEY_STR, "-", aggregate_path,
+	   "mode = aggregate: file for the table; - is standard output"),
+	{ 0 },
+};
+
+static const struct ct_key filter_keys[] = {
+	FK("pid", CT_KEY_U64, "0", pid, "Trace only this process and its children (0: all)"),
+	FK("comm", CT_KEY_STR, NULL, comm, "Keep only calls from threads of this command name"),
+	FK("include", CT_KEY_LIST, NULL, include,
+	   "Comma-separated globs of API names to trace (default: the profile's APIs)"),
+	FK("exclude", CT_KEY_LIST, NULL, exclude, "Comma-separated globs of API names not to trace"),
+	FK("min_duration", CT_KEY_DUR, "0", min_duration,
+	   "Keep only calls that took at least this long (50us, 2ms; bare number: us)"),
+	FK("errors_only", CT_KEY_BOOL, "false", errors_only, "Keep only calls that returned an error"),
+	{ 0 },
+};
+
+static const struct ct_key sink_common_keys[] = {
+	{ "type", CT_KEY_STR, NULL, offsetof(struct ct_sink_common, type),
+	  "Sink type: text, jsonl, ... (see the list below)", NULL },
+	{ "path", CT_KEY_STR, "-", offsetof(struct ct_sink_common, path),
+	  "Output file; - is standard output", NULL },
+	{ 0 },
+};
+
+static const struct {
+	const char *name;
+	const struct ct_key *keys;
+	size_t off;
+	const char *help;
+} sections[] = {
+	{ "tracer", tracer_keys, offsetof(struct ct_config, tracer), "What to trace and how" },
+	{ "filter", filter_keys, offsetof(struct ct_config, filter), "Which calls to keep" },
+};
+
+void ct_config_init(struct ct_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		ct_keys_defaults(sections[i].keys, (char *)c + sections[i].off);
+}
+
+void ct_config_free(struct ct_config *c)
+{
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		ct_keys_free(sections[i].keys, (char *)c + sections[i].off);
+	for (int i = 0; i < c->n_sinks; i++) {
+		struct ct_sink_conf *s = &c->sinks[i];
+
+		for (int j = 0; j < s->n_kv; j++) {
+			free(s->kv[j].key);
+			free(s->kv[j].val);
+		}
+		free(s->kv);
+		if (s->ctx) {
+			if (s->ops)
+				ct_keys_free(s->ops->keys, s->ctx);
+			ct_keys_free(sink_common_keys, s->ctx);
+			free(s->ctx);
+		}
+		free(s->name);
+		free(s->file);
+	}
+	free(c->sinks);
+	memset(c, 0, sizeof(*c));
+}
+
+struct parse_state {
+	struct ct_config *c;
+	const char *file;
+	bool failed; /* a handler already said what is wrong */
+	int fail_line; /* ... about this line */
+	int line; /* inih's running line count is not passed to handlers */
+};
+
+static struct ct_sink_conf *sink_section(struct ct_config *c, const char *name, const char *file)
+{
+	struct ct_sink_conf *s;
+
+	for (int i = 0; i < c->n_sinks; i++)
+		if (!strcmp(c->sinks[i].name, name))
+			return &c->sinks[i];
+	s = realloc(c->sinks, (c->n_sinks + 1) * sizeof(*s));
+	if (!s)
+		return NULL;
+	c->sinks = s;
+	s = &c->sinks[c->n_sinks++];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(name);
+	s->file = strdup(file);
+	return s;
+}
+
+static int sink_kv(struct ct_sink_conf *s, const char *key, const char *val, int line)
+{
+	void *kv = realloc(s->kv, (s->n_kv + 1) * sizeof(*s->kv));
+
+	if (!kv)
+		return -ENOMEM;
+	s->kv = kv;
+	s->kv[s->n_kv].key = strdup(key);
+	s->kv[s->n_kv].val = strdup(val);
+	s->kv[s->n_kv].line = line;
+	s->n_kv++;
+	return 0;
+}
+
+int ct_config_set(struct ct_config *c, const char *section, const char *key,
+		  const char *val, const char *origin)
+{
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		const struct ct_key *k;
+		const char *why = "";
+		int err;
+
+		if (strcmp(section, sections[i].name))
+			continue;
+		k = ct_key_find(sections[i].keys, key);
+		if (!k) {
+			ct_err("%s: unknown key '%s' in [%s] (cudatracer --config-help lists the keys)",
+			       origin, key, section);
+			return -EINVAL;
+		}
+		err = ct_key_set(k, (char *)c + sections[i].off, val, &why);
+		if (err)
+			ct_err("%s: bad value '%s' for %s.%s: %s", origin, val, section, key, why);
+		return err;
+	}
+	ct_err("%s: unknown section [%s] (known: [tracer], [filter], [sink.NAME])", origin, section);
+	return -EINVAL;
+}
+
+static int on_ini(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse_state *ps = user;
+	char origin[512];
+
+	if (!name) /* a new section (INI_CALL_HANDLER_ON_NEW_SECTION) */
+		return 1;
+	snprintf(origin, sizeof(origin), "%s:%d", ps->file, ps->line);
+	if (!ps->failed)
+		ps->fail_line = ps->line; /* frozen at the first failure */
+	if (!*section) {
+		ct_err("%s: key '%s' is not in a [section]", origin, name);
+		ps->failed = true;
+		return 0;
+	}
+	if (!strncmp(section, "sink.", 5) && section[5]) {
+		struct ct_sink_conf *s = sink_section(ps->c, section + 5, ps->file);
+
+		if (!s || sink_kv(s, name, value, ps->line)) {
+			ct_err("%s: out of memory", origin);
+			ps->failed = true;
+			return 0;
+		}
+		if (!s->line)
+			s->line = ps->line;
+		return 1;
+	}
+	if (ct_config_set(ps->c, section, name, value, origin)) {
+		ps->failed = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* inih reads lines through this, so that messages can name the line. */
+static char *counting_reader(char *str, int num, void *stream)
+{
+	struct { FILE *f; struct parse_state *ps; } *rd = stream;
+	char *r = fgets(str, num, rd->f);
+
+	if (r)
+		rd->ps->line++;
+	return r;
+}
+
+int ct_config_load(struct ct_config *c, const char *path)
+{
+	struct parse_state ps = { .c = c, .file = path };
+	struct { FILE *f; struct parse_state *ps; } rd = { NULL, &ps };
+	char why[PATH_MAX + 128];
+	int line, err;
+
+	rd.f = fopen(path, "r");
+	if (!rd.f) {
+		err = -errno;
+		ct_err("cannot read config file %s: %s", path, strerror(errno));
+		return err;
+	}
+	/* A config names plugins and plugin folders: as root, it is code.
+	 * (Under setcap the plugins themselves are checked, not the config.) */
+	err = geteuid() == 0 ? ct_path_is_trusted(path, why, sizeof(why)) : 0;
+	if (err) {
+		ct_err("refusing config file %s while running privileged: %s", path, why);
+		fclose(rd.f);
+		return err;
+	}
+	line = ini_parse_stream(counting_reader, &rd, on_ini, &ps);
+	fclose(rd.f);
+	if (line > 0) {
+		/* Handlers print their own errors; the rest are syntax errors,
+		 * such as a broken [section line before the key it made fail. */
+		if (!ps.failed || line < ps.fail_line)
+			ct_err("%s:%d: syntax error (expected [section] or key = value)", path, line);
+		return -EINVAL;
+	}
+	if (line < 0) {
+		ct_err("cannot parse config file %s", path);
+		return -EIO;
+	}
+	return 0;
+}
+
+int ct_config_add_sink(struct ct_config *c, const char *type, const char *path)
+{
+	char name[64];
+	struct ct_sink_conf *s;
+
+	snprintf(name, sizeof(name), "cli%d", c->n_sinks);
+	s = sink_section(c, name, "command line");
+	if (!s || sink_kv(s, "type", type, 0) || (path && sink_kv(s, "path", path, 0)))
+		return -ENOMEM;
+	return 0;
+}
+
+static int finish_sink(struct ct_sink_conf *s)
+{
+	const char *type = NULL, *why = "";
+	int err;
+
+	for (int i = 0; i < s->n_kv; i++)
+		if (!strcmp(s->kv[i].key, "type"))
+			type = s->kv[i].val;
+	if (!type) {
+		ct_err("%s:%d: [sink.%s] has no 'type' key (one of the sink types in cudatracer --config-help)",
+		       s->file, s->line, s->name);
+		return -EINVAL;
+	}
+	s->ops = ct_sink_find(type);
+	if (!s->ops) {
+		ct_err("%s:%d: [sink.%s]: unknown sink type '%s' (cudatracer --config-help lists them)",
+		       s->file, s->line, s->name, type);
+		return -EINVAL;
+	}
+	s->ctx = calloc(1, s->ops->ctx_size);
+	if (!s->ctx)
+		return -ENOMEM;
+	if ((err = ct_keys_defaults(sink_common_keys, s->ctx)) ||
+	    (err = ct_keys_defaults(s->ops->keys, s->ctx)))
+		return err;
+	((struct ct_sink_common *)s->ctx)->name = s->name;
+	for (int i = 0; i < s->n_kv; i++) {
+		const struct ct_key *k = ct_key_find(sink_common_keys, s->kv[i].key);
+
+		if (!k)
+			k = ct_key_find(s->ops->keys, s->kv[i].key);
+		if (!k) {
+			ct_err("%s:%d: unknown key '%s' for a sink of type %s (cudatracer --config-help lists the keys)",
+			       s->file, s->kv[i].line, s->kv[i].key, type);
+			return -EINVAL;
+		}
+		err = ct_key_set(k, s->ctx, s->kv[i].val, &why);
+		if (err) {
+			ct_err("%s:%d: bad value '%s' for %s: %s", s->file, s->kv[i].line,
+			       s->kv[i].val, s->kv[i].key, why);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int ct_config_finish(struct ct_config *c)
+{
+	for (int i = 0; i < c->n_sinks; i++) {
+		int err = finish_sink(&c->sinks[i]);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static const char *type_name(const struct ct_key *k)
+{
+	static const char *const names[] = { "", "string", "bool", "integer", "size", "duration", "list", "choice" };
+
+	return names[k->type < 8 ? k->type : 0];
+}
+
+/* A key's type, with its choices: "choice: auto, multi, single". */
+static void put_type(FILE *out, const struct ct_key *k)
+{
+	fputs(type_name(k), out);
+	for (const char *c = k->choices; c && *c; c++) {
+		if (c == k->choices)
+			fputs(": ", out);
+		if (*c == '|')
+			fputs(", ", out);
+		else
+			fputc(*c, out);
+	}
+}
+
+static void help_keys(FILE *out, const struct ct_key *keys, bool md)
+{
+	for (const struct ct_key *k = keys; k && k->name; k++) {
+		fprintf(out, md ? "| `%s` | " : "# %s (", k->name);
+		put_type(out, k);
+		if (md)
+			fprintf(out, " | %s | %s |\n", k->def ? k->def : "(unset)", k->help);
+		else
+			fprintf(out, "): %s\n%s%s = %s\n", k->help, k->def ? "" : ";", k->name,
+				k->def ? k->def : "");
+	}
+}
+
+void ct_config_help(FILE *out, bool md)
+{
+	const char *head = md ? "| key | type | default | meaning |\n|---|---|---|---|\n" : "";
+
+	if (md)
+		fputs("# Configuration reference\n\nGenerated by `cudatracer --config-help=markdown` from the key "
+		      "tables in the code; a test fails when this file is out of date. Command-line options "
+		      "override the file; `-C section.key=value` sets any key.\n", out);
+
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		if (md)
+			fprintf(out, "\n## [%s]\n\n%s.\n\n%s", sections[i].name, sections[i].help, head);
+		else
+			fprintf(out, "\n# %s\n[%s]\n", sections[i].help, sections[i].name);
+		help_keys(out, sections[i].keys, md);
+	}
+	fprintf(out, md ? "\n## [sink.NAME]\n\nOne section per output; several at once. Keys of every sink:\n\n%s"
+			: "\n# One [sink.NAME] section per output; several at once.\n%s", head);
+	help_keys(out, sink_common_keys, md);
+	for (int i = 0; ct_sink_types[i]; i++) {
+		const struct ct_sink_ops *o = ct_sink_types[i];
+
+		fprintf(out, md ? "\n### type = %s\n\n%s.\n\n" : "\n# type = %s: %s\n", o->type, o->help);
+		if (o->keys && o->keys->name) {
+			fputs(md ? head : "", out);
+			help_keys(out, o->keys, md);
+		}
+	}
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CT_CONFIG_H
+#define CT_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "sinks/sink.h"
+
+struct ct_tracer_conf {
+	char *plugins;      /* comma-separated names or paths */
+	char *profile;      /* default | full */
+	uint64_t ringbuf_size;
+	uint64_t wakeup_bytes;
+	char *reader_priority; /* high | normal */
+	char *plugin_path;  /* colon-separated folders */
+	char *attach;       /* auto | multi | single */
+	char *lib;          /* probe this file, for every process that maps it */
+	char *mode;         /* events | aggregate */
+	char *entry_only;   /* API globs recorded at entry only */
+	char *aggregate_path; /* aggregate mode: where the table goes */
+	bool scan_libraries; /* check every library a traced process loads for a linked-in runtime */
+};
+
+struct ct_filter_conf {
+	uint64_t pid;
+	char *comm;
+	char *include;      /* API globs, comma-separated */
+	char *exclude;
+	uint64_t min_duration; /* ns */
+	bool errors_only;
+};
+
+/* One [sink.NAME] section; its keys are kept raw until the type is known. */
+struct ct_sink_conf {
+	char *name;
+	char *file;          /* config file it came from, for messages */
+	int line;            /* line of the section header */
+	int n_kv;
+	struct { char *key, *val; int line; } *kv;
+	const struct ct_sink_ops *ops;
+	void *ctx;           /* filled by ct_config_finish(): ops->ctx_size bytes */
+};
+
+struct ct_config {
+	struct ct_tracer_conf tracer;
+	struct ct_filter_conf filter;
+	int n_sinks;
+	struct ct_sink_conf *sinks;
+};
+
+void ct_config_init(struct ct_config *c);
+void ct_config_free(struct ct_config *c);
+/* Read an INI file into c. Errors are printed as file:line: message. */
+int ct_config_load(struct ct_config *c, const char *path);
+/* Set one key, as from the command line: "section.key=value" or a known pair. */
+int ct_config_set(struct ct_config *c, const char *section, const char *key,
+		  const char *val, const char *origin);
+/* Add a sink of `type` writing to `path` (from the command line). */
+int ct_config_add_sink(struct ct_config *c, const char *type, const char *path);
+/* Resolve sink types and fill their contexts. */
+int ct_config_finish(struct ct_config *c);
+/* Print every section and key with its default and help, as INI comments. */
+void ct_config_help(FILE *out, bool markdown);
+
+#endif

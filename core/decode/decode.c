@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The table-driven decoder: a record plus the API's row in the plugin's table
+ * make an event. Every read is bounds-checked against the record, so a
+ * broken table or a hostile record yields invalid fields, never a crash.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include "decode/decode.h"
+#include "symbols/symbolizer.h"
+#include "decode/names.h"
+
+const char *ct_enum_name(const struct ct_enum *e, int64_t v)
+{
+	size_t lo = 0, hi;
+
+	if (!e || !e->v)
+		return NULL;
+	/* Tables start with their small values (success is 0): dense ones are
+	 * indexed directly. */
+	if (v >= 0 && (uint64_t)v < e->n && e->v[v].value == v)
+		return e->v[v].name;
+	hi = e->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->v[mid].value == v)
+			return e->v[mid].name;
+		if (e->v[mid].value < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * The BPF side always ends comm and str with a NUL, but a broken record may
+ * not, and sinks print them with %s: such a string is cut, in a copy that
+ * lives as long as the event (until the next call on this thread).
+ */
+static __thread char comm_copy[CT_COMM_LEN], str_copy[CT_REC_STR];
+
+static const char *bounded(const char *s, size_t n, char *copy)
+{
+	/* The last byte first: comm is NUL-padded to its end, so most strings
+	 * need no search. */
+	if (!s[n - 1] || memchr(s, 0, n - 1))
+		return s;
+	memcpy(copy, s, n - 1);
+	copy[n - 1] = 0;
+	return copy;
+}
+
+/* Where each area lies in a record, indexed by enum ct_area (0: none). */
+static const struct {
+	uint16_t off, len;
+} areas[] = {
+	[CT_AREA_ARGS] = { offsetof(struct ct_record, args), sizeof(((struct ct_record *)0)->args) },
+	[CT_AREA_MEM] = { offsetof(struct ct_record, mem), sizeof(((struct ct_record *)0)->mem) },
+	[CT_AREA_STR] = { offsetof(struct ct_record, str), sizeof(((struct ct_record *)0)->str) },
+	[CT_AREA_RET] = { offsetof(struct ct_record, ret), sizeof(((struct ct_record *)0)->ret) },
+};
+
+/* Inline: a field is a load or three, and each call site knows its size. */
+static inline bool load(const struct ct_record *r, uint8_t area, size_t off, size_t size, uint64_t *v)
+{
+	const uint8_t *base;
+
+	*v = 0;
+	if (area >= sizeof(areas) / sizeof(areas[0]) || off + size > areas[area].len)
+		return false;
+	base = (const uint8_t *)r + areas[area].off;
+	/* Constant-size copies compile to single loads (little-endian: low bytes first). */
+	switch (size) {
+	case 8: memcpy(v, base + off, 8); return true;
+	case 4: { uint32_t x; memcpy(&x, base + off, 4); *v = x; return true; }
+	case 2: { uint16_t x; memcpy(&x, base + off, 2); *v = x; return true; }
+	case 1: *v = base[off]; return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the mem word at byte `off` holds what a read copied: the read that
+ * fills it had a non-NULL pointer (a NULL out-parameter or an optional array
+ * left out, like clEnqueueNDRangeKernel's local_work_size, is not a value).
+ */
+static bool mem_was_read(const struct ct_api *api, const struct ct_record *r, size_t off)
+{
+	size_t w = off / 8;
+
+	for (int i = 0; i < CT_MAX_READS; i++) {
+		const struct ct_read *rd = &api->reads[i];
+
+		if (rd->phase && w >= rd->dst && w < (size_t)rd->dst + rd->words)
+			return rd->slot < CT_REC_ARGS && r->args[rd->slot] != 0;
+	}
+	return false;
+}
+
+static void decode_field(const struct ct_record *r, const struct ct_api *api, const struct ct_arg *a,
+			 const struct ct_event *ev, struct ct_field *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->arg = a;
+	switch (a->kind) {
+	case CT_ARG_DIM3:
+		f->valid = true;
+		f->n3 = 3;
+		for (int i = 0; i < 3; i++)
+			f->valid &= load(r, a->area, a->off + 4 * i, 4, &f->v3[i]);
+		return;
+	case CT_ARG_SIZES3: {
+		uint64_t n = 3;
+
+		if (a->count_from >= 0 && a->count_from < ev->n_fields)
+			n = ev->fields[a->count_from].v;
+		f->n3 = n > 3 ? 3 : (uint8_t)n;
+		f->valid = a->area != CT_AREA_MEM || mem_was_read(api, r, a->off);
+		for (int i = 0; i < f->n3; i++)
+			f->valid &= load(r, a->area, a->off + 8 * i, 8, &f->v3[i]);
+		return;
+	}
+	case CT_ARG_STRING:
+		f->valid = (r->flags & CT_REC_HAS_STR) != 0;
+		f->str = f->valid ? bounded(r->str, sizeof(r->str), str_copy) : NULL;
+		return;
+	default:
+		break;
+	}
+	f->valid = load(r, a->area, a->off, a->size ? a->size : 8, &f->v);
+	if (a->area == CT_AREA_MEM && !mem_was_read(api, r, a->off))
+		f->valid = false;
+	/* C enums and error codes (cl_int) are signed. */
+	if ((a->kind == CT_ARG_INT || a->kind == CT_ARG_ENUM) && a->size && a->size < 8) {
+		unsigned shift = 64 - 8 * a->size;
+
+		f->v = (uint64_t)((int64_t)(f->v << shift) >> shift);
+	}
+	if (a->kind == CT_ARG_ENUM)
+		f->enum_name = ct_enum_name(a->names, (int64_t)f->v);
+}
+
+/*
+ * Kernel and handle names. A launch's kernel is a host stub address, named
+ * from the ELF symbols mapped there (symbols/symbolizer.c), or a handle named when it was
+ * created (names.c). A call that creates a handle names it, if it
+ * succeeded, from the string it read, else from the named handle it was
+ * made from (cuKernelGetFunction), else from the kernel stub it was given
+ * (__cudaGetKernel).
+ */
+static void name_handles(const struct ct_record *r, struct ct_event *ev)
+{
+	struct ct_field *created = NULL;
+	const char *from = NULL;
+
+	for (int i = 0; i < ev->n_fields; i++) {
+		struct ct_field *f = &ev->fields[i];
+		uint8_t role = f->arg->role;
+
+		if (!f->valid || !f->v)
+			continue;
+		if (role == CT_ROLE_KERNEL && f->arg->kind == CT_ARG_PTR) {
+			f->str = ct_sym_lookup(ev->pid, f->v);
+			if (!f->str) /* cudaLaunchKernel takes a cudaKernel_t too */
+				f->str = ct_names_get(ev->pid, f->v);
+		} else if (role == CT_ROLE_KERNEL || role == CT_ROLE_HANDLE_NAMED) {
+			f->str = ct_names_get(ev->pid, f->v);
+		} else if (role == CT_ROLE_HANDLE_NEW) {
+			created = f;
+			continue;
+		} else {
+			continue;
+		}
+		if (f->str && !from)
+			from = f->str;
+	}
+	/* A failed call leaves its out-handle unwritten: it names nothing. */
+	if (!created || !ev->has_result || ev->is_error)
+		return;
+	if (r->flags & CT_REC_HAS_STR)
+		from = bounded(r->str, sizeof(r->str), str_copy);
+	if (from) {
+		ct_names_put(ev->pid, created->v, from);
+		created->str = ct_names_get(ev->pid, created->v);
+	}
+}
+
+int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall_offset_ns,
+	      struct ct_event *ev)
+{
+	const struct ct_api *api;
+
+	if (r->api >= p->n_apis)
+		return -EINVAL;
+	api = &p->apis[r->api];
+	ev->rec = r;
+	ev->plugin = p;
+	ev->api = api;
+	ev->api_idx = r->api;
+	ev->mono_ns = r->ts_ns;
+	ev->ts_ns = r->ts_ns + wall_offset_ns;
+	ev->dur_ns = r->dur_ns;
+	ev->pid = r->pid;
+	ev->tid = r->tid;
+	ev->depth = r->depth;
+	ev->parent_plugin = ev->parent_api = NULL; /* the session names r->parent */
+	ev->comm = bounded(r->comm, sizeof(r->comm), comm_copy);
+	ev->entry_only = (r->flags & CT_REC_ENTRY_ONLY) != 0;
+	ev->n_fields = 0;
+	for (int i = 0; i < api->n_args && i < CT_MAX_ARGS; i++) {
+		decode_field(r, api, &api->args[i], ev, &ev->fields[i]);
+		ev->n_fields++;
+	}
+
+	ev->has_result = false;
+	ev->has_ret_handle = false;
+	ev->result = 0;
+	ev->result_name = NULL;
+	ev->is_error = false;
+	if (ev->entry_only)
+		return 0;
+	switch (api->result) {
+	case CT_RES_ERROR:
+		ev->has_result = true;
+		ev->result = (int32_t)r->ret;
+		break;
+	case CT_RES_HANDLE:
+		ev->has_ret_handle = true;
+		ev->ret_handle = r->ret;
+		if (api->err_arg >= 0 && api->err_arg < ev->n_fields && ev->fields[api->err_arg].valid) {
+			ev->has_result = true;
+			ev->result = (int32_t)ev->fields[api->err_arg].v;
+		} else if (r->ret) {
+			ev->has_result = true; /* a handle and no error pointer: success */
+		}
+		break;
+	default:
+		return 0;
+	}
+	if (ev->has_result) {
+		ev->result_name = ct_enum_name(p->errors, ev->result);
+		ev->is_error = ev->result != 0;
+	}
+	name_handles(r, ev);
+	return 0;
+}
+
+const struct ct_record *ct_record_whole(const void *data, size_t len, struct ct_record *buf)
+{
+	const size_t str_at = offsetof(struct ct_record, str);
+
+	if (len >= sizeof(*buf))
+		return data;
+	if (len < CT_REC_HEAD_SIZE)
+		return NULL;
+	/* Clear all that may be missing, then copy what came. The clear is in
+	 * pieces of 64 bytes or less, which GCC makes a few vector stores: a
+	 * longer one (or one of the missing tail's size) becomes rep stos, slow
+	 * to start for so few bytes. */
+	if (len < str_at) {
+		memset(&buf->args[0], 0, sizeof(buf->args) / 2);
+		memset(&buf->args[CT_REC_ARGS / 2], 0, sizeof(buf->args) / 2);
+		memset(buf->mem, 0, sizeof(buf->mem));
+	}
+	memcpy(buf, data, len);
+	if (len < str_at) {
+		buf->flags &= ~CT_REC_HAS_STR;
+		buf->str[0] = 0;
+	}
+	return buf;
+}
+
+/* Bytes an argument takes in its area. */
+static unsigned arg_bytes(const struct ct_arg *g)
+{
+	switch (g->kind) {
+	case CT_ARG_DIM3: return 12;
+	case CT_ARG_SIZES3: return 24;
+	default: return g->size ? g->size : 8;
+	}
+}
+
+/*
+ * What the engine sends for an API (the capture side of the decoder's
+ * contract): the record's words through the last argument slot or memory
+ * word the API's fields and reads use, and the stack words its arguments
+ * reach. The rest of a record is never sent (a string goes through its NUL).
+ */
+uint8_t ct_record_words(const struct ct_api *a, uint8_t *stack_words)
+{
+	unsigned slots = 0, mem = 0; /* argument slots and mem words in use */
+
+	for (int k = 0; k < a->n_args && k < CT_MAX_ARGS; k++) {
+		const struct ct_arg *g = &a->args[k];
+		unsigned end = (g->off + arg_bytes(g) + 7) / 8;
+
+		if (g->area == CT_AREA_ARGS && end > slots)
+			slots = end;
+		else if (g->area == CT_AREA_MEM && end > mem)
+			mem = end;
+	}
+	for (int r = 0; r < CT_MAX_READS; r++) {
+		const struct ct_read *rd = &a->reads[r];
+
+		if (!rd->phase)
+			continue;
+		/* The decoder checks a read's pointer to tell a value from NULL. */
+		if (rd->slot + 1u > slots)
+			slots = rd->slot + 1u;
+		if (rd->dst + rd->words > mem)
+			mem = rd->dst + rd->words;
+	}
+	if (a->str_slot != CT_NO_STR && a->str_slot + 1u > slots)
+		slots = a->str_slot + 1u;
+	if (slots > CT_REC_ARGS)
+		slots = CT_REC_ARGS;
+	if (mem > CT_REC_MEM)
+		mem = CT_REC_MEM;
+	*stack_words = slots > 6 ? slots - 6 : 0;
+	if (mem)
+		return (offsetof(struct ct_record, mem) + mem * 8) / 8;
+	return (offsetof(struct ct_record, args) + slots * 8) / 8;
+}
+
+const struct ct_field *ct_event_role(const struct ct_event *ev, enum ct_role role)
+{
+	for (int i = 0; i < ev->n_fields; i++)
+		if (ev->fields[i].arg->role == role)
+			return &ev->fields[i];
+	return NULL;
+}
+
+uint64_t ct_event_bytes(const struct ct_event *ev)
+{
+	const struct ct_field *b = ct_event_role(ev, CT_ROLE_BYTES);
+	const struct ct_field *h = ct_event_role(ev, CT_ROLE_HEIGHT);
+
+	if (!b || !b->valid)
+		return 0;
+	return h && h->valid ? b->v * h->v : b->v;
+}

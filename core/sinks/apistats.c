@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/* Aggregation of decoded events into per-process, per-API statistics. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sinks/apistats.h"
+
+static int plugin_number(struct ct_apistats *s, const struct ct_plugin *pl)
+{
+	for (unsigned i = 0; i < s->n_plugins; i++)
+		if (s->plugins[i] == pl)
+			return (int)i;
+	if (s->n_plugins == sizeof(s->plugins) / sizeof(s->plugins[0]))
+		return -E2BIG;
+	s->plugins[s->n_plugins] = pl;
+	return (int)s->n_plugins++;
+}
+
+static struct ct_proc_stat *proc_get(struct ct_apistats *s, const struct ct_event *ev)
+{
+	struct ct_proc_stat *p = ct_u64map_get(&s->procs, ev->pid);
+
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return NULL;
+		p->pid = ev->pid;
+		p->first_ns = ev->ts_ns;
+		if (ct_u64map_put(&s->procs, ev->pid, p)) {
+			free(p);
+			return NULL;
+		}
+	}
+	/* the main thread's comm names the process; any thread's will do until then */
+	if (ev->comm && (!p->comm[0] || ev->tid == ev->pid)) {
+		strncpy(p->comm, ev->comm, sizeof(p->comm) - 1);
+		p->comm[sizeof(p->comm) - 1] = '\0';
+	}
+	return p;
+}
+
+static struct ct_api_stat *api_get(struct ct_apistats *s, struct ct_proc_stat *p,
+				   const struct ct_event *ev)
+{
+	int pn = plugin_number(s, ev->plugin);
+	uint64_t key;
+	struct ct_api_stat *a;
+
+	if (pn < 0)
+		return NULL;
+	key = (uint64_t)pn << 32 | ev->api_idx;
+	a = ct_u64map_get(&p->apis, key);
+	if (a)
+		return a;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	/* copies: the report may outlive the plugin's tables */
+	a->plugin = strdup(ev->plugin && ev->plugin->name ? ev->plugin->name : "?");
+	a->api = strdup(ev->api && ev->api->symbol ? ev->api->symbol : "?");
+	a->flags = ev->api ? ev->api->flags : 0;
+	ct_hist_init(&a->hist);
+	if (!a->plugin || !a->api || ct_u64map_put(&p->apis, key, a)) {
+		free(a->plugin);
+		free(a->api);
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+static int kind_add(struct ct_api_stat *a, const char *name, uint64_t bytes)
+{
+	struct ct_kind_stat *k;
+
+	for (size_t i = 0; i < a->n_kinds; i++) {
+		if (!strcmp(a->kinds[i].name, name)) {
+			a->kinds[i].calls++;
+			a->kinds[i].bytes += bytes;
+			return 0;
+		}
+	}
+	k = realloc(a->kinds, (a->n_kinds + 1) * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	a->kinds = k;
+	k = &a->kinds[a->n_kinds];
+	k->name = strdup(name);
+	if (!k->name)
+		return -ENOMEM;
+	k->calls = 1;
+	k->bytes = bytes;
+	a->n_kinds++;
+	return 0;
+}
+
+int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev)
+{
+	struct ct_proc_stat *p = proc_get(s, ev);
+	struct ct_api_stat *a;
+	uint32_t flags;
+
+	if (!p)
+		return -ENOMEM;
+	a = api_get(s, p, ev);
+	if (!a)
+		return -ENOMEM;
+	a->calls++;
+	p->calls++;
+	s->calls++;
+	if (ev->is_error) {
+		a->errors++;
+		p->errors++;
+	}
+	if (!ev->entry_only) {
+		a->timed++;
+		a->total_ns += ev->dur_ns;
+		p->total_ns += ev->dur_ns;
+		s->total_ns += ev->dur_ns;
+		ct_hist_add(&a->hist, ev->dur_ns);
+	}
+	if (ev->ts_ns < p->first_ns)
+		p->first_ns = ev->ts_ns;
+	if (ev->ts_ns + ev->dur_ns > p->last_ns)
+		p->last_ns = ev->ts_ns + ev->dur_ns;
+
+	/* a failed copy moved nothing and a failed allocation holds nothing */
+	flags = ev->api ? ev->api->flags : 0;
+	if (!ev->is_error && (flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))) {
+		uint64_t bytes = ct_event_bytes(ev);
+
+		a->bytes += bytes;
+		if (flags & (CT_API_COPY | CT_API_SET)) {
+			const struct ct_field *k = ct_event_role(ev, CT_ROLE_COPY_KIND);
+			const char *name = "";
+			char num[32];
+
+			if (k && k->enum_name) {
+				name = k->enum_name;
+			} else if (k) {
+				snprintf(num, sizeof(num), "%lld", (long long)k->v);
+				name = num;
+			}
+			return kind_add(a, name, bytes);
+		}
+	}
+	return 0;
+}
+
+void ct_apistats_free(struct ct_apistats *s)
+{
+	struct ct_proc_stat *p;
+	struct ct_api_stat *a;
+
+	for (size_t i = 0; ct_u64map_next(&s->procs, &i, NULL, (void **)&p);) {
+		for (size_t j = 0; ct_u64map_next(&p->apis, &j, NULL, (void **)&a);) {
+			for (size_t k = 0; k < a->n_kinds; k++)
+				free(a->kinds[k].name);
+			free(a->kinds);
+			free(a->plugin);
+			free(a->api);
+			free(a);
+		}
+		ct_u64map_free(&p->apis);
+		free(p);
+	}
+	ct_u64map_free(&s->procs);
+	memset(s, 0, sizeof(*s));
+}
+
+static int cmp_proc(const void *x, const void *y)
+{
+	const struct ct_proc_stat *a = *(struct ct_proc_stat *const *)x;
+	const struct ct_proc_stat *b = *(struct ct_proc_stat *const *)y;
+
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+int ct_apistats_procs(const struct ct_apistats *s, struct ct_proc_stat ***out, size_t *n)
+{
+	struct ct_proc_stat **v = calloc(s->procs.n ? s->procs.n : 1, sizeof(*v));
+	size_t k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; ct_u64map_next(&s->procs, &i, NULL, (void **)&v[k]);)
+		k++;
+	qsort(v, k, sizeof(*v), cmp_proc);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static int cmp_api(const void *x, const void *y)
+{
+	const struct ct_api_stat *a = *(struct ct_api_stat *const *)x;
+	const struct ct_api_stat *b = *(struct ct_api_stat *const *)y;
+	int c;
+
+	if (a->total_ns != b->total_ns)
+		return a->total_ns > b->total_ns ? -1 : 1;
+	if (a->calls != b->calls)
+		return a->calls > b->calls ? -1 : 1;
+	c = strcmp(a->plugin, b->plugin);
+	return c ? c : strcmp(a->api, b->api);
+}
+
+int ct_apistats_sorted(const struct ct_proc_stat *p, struct ct_api_stat ***out, size_t *n)
+{
+	struct ct_api_stat **v = calloc(p->apis.n ? p->apis.n : 1, sizeof(*v));
+	size_t k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; ct_u64map_next(&p->apis, &i, NULL, (void **)&v[k]);)
+		k++;
+	qsort(v, k, sizeof(*v), cmp_api);
+	*out = v;
+	*n = k;
+	return 0;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-process, per-API call statistics (calls, errors, time, percentiles,
+ * bytes by copy kind), fed with decoded events. The summary and html sinks
+ * share it. Runtime-agnostic: bytes and kinds come from API flags and
+ * argument roles, never from API names.
+ */
+#ifndef CT_APISTATS_H
+#define CT_APISTATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cudatracer/event.h>
+#include "sinks/hist.h"
+#include "util/u64map.h"
+
+struct ct_kind_stat {
+	char *name;       /* the copy kind's enum name; "" if the API has none */
+	uint64_t calls;   /* successful calls of this kind */
+	uint64_t bytes;
+};
+
+struct ct_api_stat {
+	char *plugin;
+	char *api;
+	uint32_t flags;   /* the API's CT_API_* flags */
+	uint64_t calls;
+	uint64_t errors;
+	uint64_t timed;   /* calls with a duration (not entry-only) */
+	uint64_t total_ns;
+	uint64_t bytes;   /* moved, set or allocated by successful calls */
+	struct ct_kind_stat *kinds;
+	size_t n_kinds;
+	struct ct_hist hist; /* durations; also holds min and max */
+};
+
+struct ct_proc_stat {
+	uint32_t pid;
+	char comm[CT_COMM_LEN];
+	uint64_t calls, errors, total_ns;
+	uint64_t first_ns, last_ns; /* wall clock: first call's start, last call's end */
+	struct ct_u64map apis;      /* (plugin number << 32 | api index) -> ct_api_stat */
+};
+
+struct ct_apistats {
+	struct ct_u64map procs;     /* pid -> ct_proc_stat */
+	const struct ct_plugin *plugins[64];
+	unsigned n_plugins;
+	uint64_t calls, total_ns;
+};
+
+int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev);
+void ct_apistats_free(struct ct_apistats *s);
+
+/* Processes by pid; the caller frees the array (not its members). */
+int ct_apistats_procs(const struct ct_apistats *s, struct ct_proc_stat ***out, size_t *n);
+/* A process's APIs, most total time first; the caller frees the array. */
+int ct_apistats_sorted(const struct ct_proc_stat *p, struct ct_api_stat ***out, size_t *n);
+
+static inline uint64_t ct_api_stat_avg(const struct ct_api_stat *a)
+{
+	return a->timed ? a->total_ns / a->timed : 0;
+}
+
+#endif

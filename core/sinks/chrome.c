@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: MIT
+/*
+ * chrome sink: Chrome Trace Event JSON, as the Perfetto UI and
+ * chrome://tracing open it. A track per process and thread (metadata
+ * events name them), one complete ("X") event per call with its decoded
+ * arguments, an instant ("i") event per entry-only call, and counter ("C")
+ * tracks per process and runtime for memory in use and bytes copied.
+ *
+ * It streams: events go to disk in chunks, so memory stays flat however
+ * long the run. Each chunk is written together with a closing trailer that
+ * the next chunk overwrites, so a regular file is valid JSON between any
+ * two writes, even if the tracer is killed; close() writes the final
+ * trailer and cuts the file there.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "sinks/memtrack.h"
+#include "sinks/sink.h"
+#include "sinks/sinkio.h"
+#include "util/strbuf.h"
+
+#ifndef CT_VERSION
+#define CT_VERSION "0"
+#endif
+
+#define CHUNK (256 * 1024)     /* bytes formatted before a write */
+#define EVENT_MAX (32 * 1024)  /* the most one call can add: its event, names and counters */
+#define MAX_KINDS 8            /* copy kinds tracked per counter track */
+
+static const char head[] = "{\"traceEvents\":[\n";
+static const char trailer[] = "\n]}\n";
+
+struct copy_kind {
+	char *name;
+	uint64_t bytes;
+};
+
+struct proc_track {
+	bool named_by_main; /* process_name came from the main thread's comm */
+};
+
+struct copy_track { /* one process, one runtime */
+	struct copy_kind k[MAX_KINDS];
+	unsigned n;
+};
+
+struct chrome_ctx {
+	struct ct_sink_common c;
+	bool args;
+	bool counters;
+	int fd;
+	bool seekable;
+	off_t pos;        /* where the next chunk goes (seekable files) */
+	struct ct_sb b;   /* the chunk being formatted */
+	bool open;        /* b is usable: no write has failed */
+	bool any;         /* an event was written: the next needs a comma */
+	uint64_t events;
+	struct ct_u64map procs;  /* pid -> proc_track */
+	struct ct_u64map threads; /* tid -> (void *)1 */
+	struct ct_u64map copies; /* pid << 16 | plugin number -> copy_track */
+	const struct ct_plugin *plugins[64];
+	unsigned n_plugins;
+	struct ct_memtrack mem;
+	int err;          /* first write error; later writes are skipped */
+};
+
+static const struct ct_key chrome_keys[] = {
+	{ "args", CT_KEY_BOOL, "true", offsetof(struct chrome_ctx, args),
+	  "Put each call's decoded arguments in its event" },
+	{ "counters", CT_KEY_BOOL, "true", offsetof(struct chrome_ctx, counters),
+	  "Counter tracks for memory in use and bytes copied" },
+	{ 0 },
+};
+
+static int write_all(int fd, const char *p, size_t n, off_t *pos)
+{
+	while (n) {
+		ssize_t w = pos ? pwrite(fd, p, n, *pos) : write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+		if (pos)
+			*pos += w;
+	}
+	return 0;
+}
+
+/* Write the chunk; on a seekable file also a trailer just past it, which
+ * the next chunk overwrites. `tail` replaces the trailer at close. */
+static int chunk_flush(struct chrome_ctx *s, const char *tail)
+{
+	const char *t = tail ? tail : trailer;
+	size_t tl = strlen(t), n = s->b.len;
+	int err;
+
+	if (s->err)
+		return s->err;
+	if (s->seekable) {
+		struct iovec iov[2] = { { s->b.p, n }, { (void *)t, tl } };
+		ssize_t w;
+
+		do
+			w = pwritev(s->fd, iov, 2, s->pos);
+		while (w < 0 && errno == EINTR);
+
+		/* short writes are rare on files; finish them the slow way */
+		if (w >= 0 && (size_t)w < n + tl) {
+			off_t p = s->pos + w;
+
+			if ((size_t)w < n) {
+				err = write_all(s->fd, s->b.p + w, n - (size_t)w, &p);
+				if (!err)
+					err = write_all(s->fd, t, tl, &p);
+			} else {
+				err = write_all(s->fd, t + (w - n), tl - (size_t)(w - n), &p);
+			}
+		} else {
+			err = w < 0 ? -errno : 0;
+		}
+		if (!err)
+			s->pos += (off_t)n;
+		if (!err && tail && ftruncate(s->fd, s->pos + (off_t)tl))
+			err = -errno;
+	} else {
+		/* a pipe or terminal: the trailer only once, at the end */
+		err = write_all(s->fd, s->b.p, n, NULL);
+		if (!err && tail)
+			err = write_all(s->fd, t, tl, NULL);
+	}
+	s->b.len = 0;
+	if (err) {
+		s->err = err;
+		s->open = false;
+	}
+	return err;
+}
+
+static int plugin_number(struct chrome_ctx *s, const struct ct_plugin *pl)
+{
+	for (unsigned i = 0; i < s->n_plugins; i++)
+		if (s->plugins[i] == pl)
+			return (int)i;
+	if (s->n_plugins == sizeof(s->plugins) / sizeof(s->plugins[0]))
+		return -E2BIG;
+	s->plugins[s->n_plugins] = pl;
+	return (int)s->n_plugins++;
+}
+
+static void sep(struct chrome_ctx *s)
+{
+	if (s->any)
+		ct_sb_lit(&s->b, ",\n");
+	s->any = true;
+}
+
+/* Timestamps in microseconds, exact to the ns; CLOCK_MONOTONIC keeps the
+ * numbers small enough for a double. */
+static void ts_us(struct ct_sb *b, uint64_t ns)
+{
+	unsigned frac = (unsigned)(ns % 1000);
+
+	ct_sb_u64(b, ns / 1000);
+	ct_sb_ch(b, '.');
+	ct_sb_ch(b, (char)('0' + frac / 100));
+	ct_sb_ch(b, (char)('0' + frac / 10 % 10));
+	ct_sb_ch(b, (char)('0' + frac % 10));
+}
+
+static void pid_tid(struct ct_sb *b, uint32_t pid, uint32_t tid)
+{
+	ct_sb_lit(b, ",\"pid\":");
+	ct_sb_u64(b, pid);
+	ct_sb_lit(b, ",\"tid\":");
+	ct_sb_u64(b, tid);
+}
+
+static void meta(struct chrome_ctx *s, const char *what, uint32_t pid, uint32_t tid, const char *name)
+{
+	struct ct_sb *b = &s->b;
+
+	sep(s);
+	ct_sb_lit(b, "{\"name\":");
+	ct_sb_json_str(b, what);
+	ct_sb_lit(b, ",\"ph\":\"M\"");
+	pid_tid(b, pid, tid);
+	ct_sb_lit(b, ",\"args\":{\"name\":");
+	ct_sb_json_str(b, name);
+	ct_sb_lit(b, "}}");
+}
+
+static int name_tracks(struct chrome_ctx *s, const struct ct_event *ev)
+{
+	struct proc_track *p = ct_u64map_get(&s->procs, ev->pid);
+	const char *comm = ev->comm ? ev->comm : "";
+
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p || ct_u64map_put(&s->procs, ev->pid, p)) {
+			free(p);
+			return -ENOMEM;
+		}
+		meta(s, "process_name", ev->pid, 0, comm);
+		p->named_by_main = ev->tid == ev->pid;
+	} else if (!p->named_by_main && ev->tid == ev->pid) {
+		/* a later metadata event wins: prefer the main thread's name */
+		meta(s, "process_name", ev->pid, 0, comm);
+		p->named_by_main = true;
+	}
+	if (!ct_u64map_get(&s->threads, ev->tid)) {
+		if (ct_u64map_put(&s->threads, ev->tid, (void *)1))
+			return -ENOMEM;
+		meta(s, "thread_name", ev->pid, ev->tid, comm);
+	}
+	return 0;
+}
+
+static void call_event(struct chrome_ctx *s, const struct ct_event *ev)
+{
+	struct ct_sb *b = &s->b;
+
+	sep(s);
+	ct_sb_lit(b, "{\"name\":");
+	ct_sb_json_str(b, ev->api && ev->api->symbol ? ev->api->symbol : "?");
+	ct_sb_lit(b, ",\"cat\":");
+	ct_sb_json_str(b, ev->plugin && ev->plugin->name ? ev->plugin->name : "?");
+	if (ev->entry_only) {
+		ct_sb_lit(b, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+		ts_us(b, ev->mono_ns);
+	} else {
+		ct_sb_lit(b, ",\"ph\":\"X\",\"ts\":");
+		ts_us(b, ev->mono_ns);
+		ct_sb_lit(b, ",\"dur\":");
+		ts_us(b, ev->dur_ns);
+	}
+	pid_tid(b, ev->pid, ev->tid);
+	ct_sb_lit(b, ",\"args\":{");
+	if (s->args) {
+		for (unsigned i = 0; i < ev->n_fields; i++) {
+			ct_sb_json_str(b, ev->fields[i].arg && ev->fields[i].arg->name ?
+					       ev->fields[i].arg->name : "?");
+			ct_sb_ch(b, ':');
+			ct_json_field_sb(b, &ev->fields[i]);
+			ct_sb_ch(b, ',');
+		}
+	}
+	if (ev->has_result) {
+		ct_sb_lit(b, "\"result\":");
+		if (ev->result_name) {
+			ct_sb_json_str(b, ev->result_name);
+		} else {
+			ct_sb_ch(b, '"');
+			ct_sb_i64(b, ev->result);
+			ct_sb_ch(b, '"');
+		}
+		if (ev->is_error)
+			ct_sb_lit(b, ",\"error\":true,");
+		else
+			ct_sb_lit(b, ",\"error\":false,");
+	}
+	if (ev->has_ret_handle) {
+		ct_sb_lit(b, "\"ret\":\"");
+		ct_sb_hex(b, ev->ret_handle);
+		ct_sb_lit(b, "\",");
+	}
+	ct_sb_lit(b, "\"depth\":");
+	ct_sb_u64(b, ev->depth);
+	ct_sb_lit(b, "}}");
+}
+
+/* {"name":"WHAT (RUNTIME)","ph":"C","ts":..,"pid":..,"args":{   -- the caller closes it */
+static void counter(struct chrome_ctx *s, const struct ct_event *ev, const char *what,
+		    const char *runtime)
+{
+	struct ct_sb *b = &s->b;
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s (%s)", what, runtime);
+	sep(s);
+	ct_sb_lit(b, "{\"name\":");
+	ct_sb_json_str(b, name);
+	ct_sb_lit(b, ",\"ph\":\"C\",\"ts\":");
+	ts_us(b, ev->mono_ns + ev->dur_ns);
+	ct_sb_lit(b, ",\"pid\":");
+	ct_sb_u64(b, ev->pid);
+	ct_sb_lit(b, ",\"args\":{");
+}
+
+static int copy_counter(struct chrome_ctx *s, const struct ct_event *ev)
+{
+	const struct ct_field *kf = ct_event_role(ev, CT_ROLE_COPY_KIND);
+	const char *kind = kf && kf->enum_name ? kf->enum_name : "bytes";
+	int pn = plugin_number(s, ev->plugin);
+	struct copy_track *t;
+	unsigned i;
+
+	if (pn < 0)
+		return pn;
+	t = ct_u64map_get(&s->copies, (uint64_t)ev->pid << 16 | (unsigned)pn);
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t || ct_u64map_put(&s->copies, (uint64_t)ev->pid << 16 | (unsigned)pn, t)) {
+			free(t);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < t->n && strcmp(t->k[i].name, kind); i++)
+		;
+	if (i == t->n) {
+		if (t->n == MAX_KINDS)
+			i = t->n - 1; /* more kinds than any runtime has: lump the rest */
+		else if (!(t->k[t->n++].name = strdup(kind)))
+			return t->n--, -ENOMEM;
+	}
+	t->k[i].bytes += ct_event_bytes(ev);
+	/* every series in every sample, so that none drops to zero in between */
+	counter(s, ev, "bytes copied", ev->plugin && ev->plugin->name ? ev->plugin->name : "?");
+	for (unsigned j = 0; j < t->n; j++) {
+		if (j)
+			ct_sb_ch(&s->b, ',');
+		ct_sb_json_str(&s->b, t->k[j].name);
+		ct_sb_ch(&s->b, ':');
+		ct_sb_u64(&s->b, t->k[j].bytes);
+	}
+	ct_sb_lit(&s->b, "}}");
+	return 0;
+}
+
+static int chrome_open(void *ctx)
+{
+	struct chrome_ctx *s = ctx;
+	int err;
+
+	if (fflush(s->c.out))
+		return -errno;
+	s->fd = fileno(s->c.out);
+	s->seekable = ct_out_rewritable(s->c.out);
+	if (s->seekable) {
+		s->pos = lseek(s->fd, 0, SEEK_CUR);
+		if (s->pos < 0)
+			s->seekable = false;
+	}
+	if (!ct_sb_room(&s->b, CHUNK + EVENT_MAX))
+		return -ENOMEM;
+	s->open = true;
+	ct_sb_lit(&s->b, head);
+	/* the file is a valid, empty trace from the start */
+	err = chunk_flush(s, NULL);
+	return err;
+}
+
+static int chrome_event(void *ctx, const struct ct_event *ev)
+{
+	struct chrome_ctx *s = ctx;
+	struct ct_mem_change ch;
+	uint32_t flags = ev->api ? ev->api->flags : 0;
+	size_t need = EVENT_MAX;
+	int err;
+
+	if (!s->open)
+		return s->err ? s->err : -EIO;
+	/* Room reserved at open; grows for a call with long strings (a kernel
+	 * name has no bound). */
+	for (int i = 0; i < ev->n_fields; i++)
+		need += ct_json_field_max(&ev->fields[i]);
+	if (!ct_sb_room(&s->b, need))
+		return -ENOMEM;
+	err = name_tracks(s, ev);
+	if (err)
+		return err;
+	call_event(s, ev);
+	s->events++;
+	if (s->counters) {
+		err = ct_memtrack_event(&s->mem, ev, &ch);
+		if (err)
+			return err;
+		if (ch.op == CT_MEMOP_ALLOC || ch.op == CT_MEMOP_FREE) {
+			char what[48];
+
+			snprintf(what, sizeof(what), "%s memory in use", ct_mem_kind_name(ch.kind));
+			counter(s, ev, what, ch.space->plugin);
+			ct_sb_lit(&s->b, "\"bytes\":");
+			ct_sb_u64(&s->b, ch.space->in_use[ch.kind]);
+			ct_sb_lit(&s->b, "}}");
+		}
+		if ((flags & CT_API_COPY) && !ev->is_error && !ev->entry_only) {
+			err = copy_counter(s, ev);
+			if (err)
+				return err;
+		}
+	}
+	if (s->b.len >= CHUNK)
+		return chunk_flush(s, NULL);
+	return 0;
+}
+
+static int chrome_tick(void *ctx, uint64_t now_ns)
+{
+	struct chrome_ctx *s = ctx;
+
+	if (!s->open)
+		return s->err;
+	/* nothing new: the file on disk is already complete */
+	if (!s->b.len)
+		return 0;
+	return chunk_flush(s, NULL);
+}
+
+static int chrome_close(void *ctx, const struct ct_run_stats *st)
+{
+	struct chrome_ctx *s = ctx;
+	char *tail = NULL;
+	size_t tl = 0;
+	FILE *t;
+	int err;
+
+	if (!s->open)
+		return s->err ? s->err : -EIO;
+	t = open_memstream(&tail, &tl);
+	if (!t)
+		return -errno;
+	fprintf(t, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"cudatracer\","
+		"\"version\":\"%s\",\"clock\":\"CLOCK_MONOTONIC\",\"calls\":%" PRIu64,
+		CT_VERSION, s->events);
+	if (st)
+		fprintf(t, ",\"lost\":%" PRIu64 ",\"unpaired\":%" PRIu64 ",\"start_ns\":%" PRIu64
+			",\"end_ns\":%" PRIu64, st->lost, st->unpaired, st->start_ns, st->end_ns);
+	fputs("}}\n", t);
+	fclose(t);
+	err = chunk_flush(s, tail ? tail : trailer);
+	free(tail);
+	s->open = false;
+	return err;
+}
+
+static void chrome_destroy(void *ctx)
+{
+	struct chrome_ctx *s = ctx;
+	struct copy_track *t;
+	void *p;
+
+	ct_sb_free(&s->b);
+	for (size_t i = 0; ct_u64map_next(&s->procs, &i, NULL, &p);)
+		free(p);
+	for (size_t i = 0; ct_u64map_next(&s->copies, &i, NULL, (void **)&t);) {
+		for (unsigned j = 0; j < t->n; j++)
+			free(t->k[j].name);
+		free(t);
+	}
+	ct_u64map_free(&s->procs);
+	ct_u64map_free(&s->threads);
+	ct_u64map_free(&s->copies);
+	ct_memtrack_free(&s->mem);
+}
+
+const struct ct_sink_ops ct_sink_chrome = {
+	.type = "chrome",
+	.help = "Chrome Trace Event JSON for Perfetto and chrome://tracing, streamed",
+	.keys = chrome_keys,
+	.ctx_size = sizeof(struct chrome_ctx),
+	.wants_file = true,
+	.open = chrome_open,
+	.event = chrome_event,
+	.tick = chrome_tick,
+	.close = chrome_close,
+	.destroy = chrome_destroy,
+};

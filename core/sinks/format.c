@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/* How values are shown: one place, so text, csv and json agree. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "sinks/sink.h"
+#include "util/strbuf.h"
+
+int ct_format_field(char *buf, size_t n, const struct ct_field *f)
+{
+	const struct ct_arg *a = f->arg;
+
+	if (!f->valid)
+		return snprintf(buf, n, "?");
+	switch (a->kind) {
+	case CT_ARG_INT:
+		return snprintf(buf, n, "%" PRId64, (int64_t)f->v);
+	case CT_ARG_UINT:
+	case CT_ARG_SIZE:
+		return snprintf(buf, n, "%" PRIu64, f->v);
+	case CT_ARG_HEX:
+		return snprintf(buf, n, "0x%" PRIx64, f->v);
+	case CT_ARG_PTR:
+	case CT_ARG_HANDLE:
+		if (f->str)
+			return snprintf(buf, n, "%s", f->str);
+		return f->v ? snprintf(buf, n, "0x%" PRIx64, f->v) : snprintf(buf, n, "NULL");
+	case CT_ARG_ENUM:
+		if (f->enum_name)
+			return snprintf(buf, n, "%s", f->enum_name);
+		return snprintf(buf, n, "%" PRId64, (int64_t)f->v);
+	case CT_ARG_DIM3:
+		return snprintf(buf, n, "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ")", f->v3[0], f->v3[1], f->v3[2]);
+	case CT_ARG_SIZES3: {
+		int len = 0;
+
+		len += snprintf(buf, n, "[");
+		for (int i = 0; i < f->n3; i++)
+			len += snprintf(buf + len, n > (size_t)len ? n - len : 0, "%s%" PRIu64,
+					i ? "," : "", f->v3[i]);
+		len += snprintf(buf + len, n > (size_t)len ? n - len : 0, "]");
+		return len;
+	}
+	case CT_ARG_STRING:
+		return snprintf(buf, n, "\"%s\"", f->str ? f->str : "");
+	case CT_ARG_FLOAT: {
+		float fl;
+		uint32_t bits = (uint32_t)f->v;
+
+		memcpy(&fl, &bits, sizeof(fl));
+		return snprintf(buf, n, "%g", fl);
+	}
+	}
+	return snprintf(buf, n, "0x%" PRIx64, f->v);
+}
+
+char *ct_json_field_w(char *w, const struct ct_field *f)
+{
+	char buf[64];
+
+	if (!f->valid)
+		return ct_w_lit(w, "null");
+	switch (f->arg->kind) {
+	case CT_ARG_INT:
+		return ct_w_i64(w, (int64_t)f->v);
+	case CT_ARG_UINT:
+	case CT_ARG_SIZE:
+		return ct_w_u64(w, f->v);
+	case CT_ARG_ENUM:
+		if (f->enum_name)
+			return ct_w_json_str(w, f->enum_name);
+		return ct_w_i64(w, (int64_t)f->v);
+	case CT_ARG_DIM3:
+	case CT_ARG_SIZES3: {
+		int n = f->arg->kind == CT_ARG_DIM3 ? 3 : f->n3;
+
+		*w++ = '[';
+		for (int i = 0; i < n; i++) {
+			if (i)
+				*w++ = ',';
+			w = ct_w_u64(w, f->v3[i]);
+		}
+		*w++ = ']';
+		return w;
+	}
+	case CT_ARG_STRING:
+		return ct_w_json_str(w, f->str);
+	case CT_ARG_FLOAT:
+		return ct_w_put(w, buf, ct_format_field(buf, sizeof(buf), f));
+	default:
+		if ((f->arg->kind == CT_ARG_PTR || f->arg->kind == CT_ARG_HANDLE) && f->str)
+			return ct_w_json_str(w, f->str);
+		*w++ = '"';
+		w = ct_w_hex(w, f->v);
+		*w++ = '"';
+		return w;
+	}
+}
+
+bool ct_format_field_sb(struct ct_sb *b, const struct ct_field *f)
+{
+	int n;
+
+	if (!ct_sb_room(b, 64))
+		return false;
+	n = ct_format_field(b->p + b->len, b->cap - b->len, f);
+	if (n < 0)
+		return false;
+	if ((size_t)n >= b->cap - b->len) { /* a long name: format it again with room */
+		if (!ct_sb_room(b, (size_t)n + 1))
+			return false;
+		ct_format_field(b->p + b->len, (size_t)n + 1, f);
+	}
+	b->len += (size_t)n;
+	return true;
+}
+
+void ct_json_field_sb(struct ct_sb *b, const struct ct_field *f)
+{
+	CT_SB_APPLY(b, ct_json_field_w(b->p + b->len, f));
+}
+
+/* The FILE versions, for sinks that are not on the hot path. */
+void ct_json_str(FILE *out, const char *s)
+{
+	struct ct_sb b = { 0 };
+
+	if (!ct_sb_room(&b, 6 * strlen(s ? s : "") + 2))
+		return;
+	ct_sb_json_str(&b, s);
+	fwrite(b.p, 1, b.len, out);
+	ct_sb_free(&b);
+}
+
+size_t ct_json_field_max(const struct ct_field *f)
+{
+	const char *s = NULL;
+
+	if (f->valid) {
+		if (f->arg->kind == CT_ARG_ENUM)
+			s = f->enum_name;
+		else if (f->arg->kind == CT_ARG_STRING || f->arg->kind == CT_ARG_PTR ||
+			 f->arg->kind == CT_ARG_HANDLE)
+			s = f->str;
+	}
+	/* A string escaped takes up to 6 bytes a byte; any other value fits in
+	 * 64 ([20 digits,20,20] at most). */
+	return s ? 6 * strlen(s) + 2 : 64;
+}
+
+void ct_json_field(FILE *out, const struct ct_field *f)
+{
+	char stack[1024];
+	struct ct_sb b = { stack, 0, sizeof(stack) };
+	size_t need = ct_json_field_max(f);
+
+	/* Kernel names have no bound on their length. */
+	if (need > sizeof(stack)) {
+		b = (struct ct_sb){ 0 };
+		if (!ct_sb_room(&b, need))
+			return;
+	}
+	ct_json_field_sb(&b, f);
+	fwrite(b.p, 1, b.len, out);
+	if (b.p != stack)
+		ct_sb_free(&b);
+}

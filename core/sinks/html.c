@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: MIT
+/*
+ * html sink: one self-contained HTML page written at exit: the per-API
+ * summary tables, a memory table, a plot of device memory in use over time
+ * and a timeline of calls per thread, drawn as inline SVG. No script, no
+ * font, no image is fetched (a Content-Security-Policy says so to the
+ * browser too), so the file opens anywhere, offline.
+ *
+ * Memory is bounded: the timeline keeps the first `max_calls` calls and the
+ * plot thins its points once it holds `max_points`; the tables count all.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sinks/apistats.h"
+#include "sinks/memtrack.h"
+#include "sinks/sink.h"
+#include "sinks/sinkio.h"
+
+#ifndef CT_VERSION
+#define CT_VERSION "0"
+#endif
+
+#define PLOT_W 1000.0  /* drawing width of time axes, in SVG units */
+#define LABEL_W 220.0  /* room for thread labels left of the timeline */
+#define ROW_H 18.0
+#define PLOT_H 240.0
+
+struct call {
+	uint64_t start, dur;   /* CLOCK_MONOTONIC ns */
+	uint32_t thread;       /* index in threads */
+	uint32_t name;         /* index in names */
+	uint32_t flags;        /* the API's flags, for the colour */
+	bool error;
+};
+
+struct thread {
+	uint32_t pid, tid, row;
+	char comm[CT_COMM_LEN];
+};
+
+struct point {
+	uint64_t t, v;
+};
+
+struct series { /* device memory in use of one process and runtime */
+	const struct ct_mem_space *sp;
+	struct point *p;
+	size_t n, cap;
+	uint64_t stride, skipped; /* keep one change in `stride` once thinned */
+};
+
+struct html_ctx {
+	struct ct_sink_common c;
+	char *title;
+	uint64_t max_calls;
+	uint64_t max_points;
+	struct ct_apistats stats;
+	struct ct_memtrack mem;
+	struct call *calls;
+	size_t n_calls, cap_calls;
+	uint64_t dropped_calls;
+	struct thread **threads;
+	size_t n_threads;
+	struct ct_u64map thread_idx; /* tid -> thread */
+	char **names;
+	size_t n_names;
+	struct ct_u64map name_idx;   /* plugin number << 32 | api index -> index + 1 */
+	const struct ct_plugin *plugins[64];
+	unsigned n_plugins;
+	struct series **series;
+	size_t n_series;
+	struct ct_u64map series_idx; /* space pointer -> series */
+	uint64_t t0, t1;             /* CLOCK_MONOTONIC span of the calls seen */
+	bool any;
+};
+
+static const struct ct_key html_keys[] = {
+	{ "title", CT_KEY_STR, "cudatracer report", offsetof(struct html_ctx, title),
+	  "The page's title" },
+	{ "max_calls", CT_KEY_U64, "20000", offsetof(struct html_ctx, max_calls),
+	  "Calls drawn in the timeline (the tables count all)" },
+	{ "max_points", CT_KEY_U64, "10000", offsetof(struct html_ctx, max_points),
+	  "Points kept per memory series before thinning" },
+	{ 0 },
+};
+
+static int plugin_number(struct html_ctx *s, const struct ct_plugin *pl)
+{
+	for (unsigned i = 0; i < s->n_plugins; i++)
+		if (s->plugins[i] == pl)
+			return (int)i;
+	if (s->n_plugins == sizeof(s->plugins) / sizeof(s->plugins[0]))
+		return -E2BIG;
+	s->plugins[s->n_plugins] = pl;
+	return (int)s->n_plugins++;
+}
+
+static int name_of(struct html_ctx *s, const struct ct_event *ev, uint32_t *idx)
+{
+	int pn = plugin_number(s, ev->plugin);
+	uint64_t key;
+	uintptr_t v;
+	char **names;
+
+	if (pn < 0)
+		return pn;
+	key = (uint64_t)pn << 32 | ev->api_idx;
+	v = (uintptr_t)ct_u64map_get(&s->name_idx, key);
+	if (v) {
+		*idx = (uint32_t)(v - 1);
+		return 0;
+	}
+	names = realloc(s->names, (s->n_names + 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	s->names = names;
+	names[s->n_names] = strdup(ev->api && ev->api->symbol ? ev->api->symbol : "?");
+	if (!names[s->n_names] || ct_u64map_put(&s->name_idx, key, (void *)(uintptr_t)(s->n_names + 1))) {
+		free(names[s->n_names]);
+		return -ENOMEM;
+	}
+	*idx = (uint32_t)s->n_names++;
+	return 0;
+}
+
+static int thread_of(struct html_ctx *s, const struct ct_event *ev, uint32_t *idx)
+{
+	struct thread *t = ct_u64map_get(&s->thread_idx, ev->tid);
+	struct thread **v;
+
+	if (t) {
+		*idx = t->row;
+		return 0;
+	}
+	v = realloc(s->threads, (s->n_threads + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->threads = v;
+	t = calloc(1, sizeof(*t));
+	if (!t || ct_u64map_put(&s->thread_idx, ev->tid, t)) {
+		free(t);
+		return -ENOMEM;
+	}
+	t->pid = ev->pid;
+	t->tid = ev->tid;
+	t->row = (uint32_t)s->n_threads;
+	snprintf(t->comm, sizeof(t->comm), "%s", ev->comm ? ev->comm : "");
+	v[s->n_threads++] = t;
+	*idx = t->row;
+	return 0;
+}
+
+static int keep_call(struct html_ctx *s, const struct ct_event *ev)
+{
+	struct call *c;
+	int err;
+
+	if (s->n_calls >= s->max_calls) {
+		s->dropped_calls++;
+		return 0;
+	}
+	if (s->n_calls == s->cap_calls) {
+		size_t cap = s->cap_calls ? s->cap_calls * 2 : 1024;
+
+		c = realloc(s->calls, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		s->calls = c;
+		s->cap_calls = cap;
+	}
+	c = &s->calls[s->n_calls];
+	c->start = ev->mono_ns;
+	c->dur = ev->entry_only ? 0 : ev->dur_ns;
+	c->flags = ev->api ? ev->api->flags : 0;
+	c->error = ev->is_error;
+	err = thread_of(s, ev, &c->thread);
+	if (!err)
+		err = name_of(s, ev, &c->name);
+	if (!err)
+		s->n_calls++;
+	return err;
+}
+
+static int add_point(struct html_ctx *s, const struct ct_mem_space *sp, uint64_t t)
+{
+	struct series *se = ct_u64map_get(&s->series_idx, (uintptr_t)sp);
+
+	if (!se) {
+		struct series **v = realloc(s->series, (s->n_series + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->series = v;
+		se = calloc(1, sizeof(*se));
+		if (!se || ct_u64map_put(&s->series_idx, (uintptr_t)sp, se)) {
+			free(se);
+			return -ENOMEM;
+		}
+		se->sp = sp;
+		se->stride = 1;
+		v[s->n_series++] = se;
+	}
+	if (++se->skipped < se->stride)
+		return 0;
+	se->skipped = 0;
+	if (se->n == se->cap) {
+		size_t cap = se->cap ? se->cap * 2 : 256;
+		struct point *p;
+
+		if (cap > s->max_points)
+			cap = s->max_points > 2 ? s->max_points : 2;
+		if (se->cap >= cap) {
+			/* full: keep every other point and from now on one change in two more */
+			for (size_t i = 0; i < se->n / 2; i++)
+				se->p[i] = se->p[2 * i + 1];
+			se->n /= 2;
+			se->stride *= 2;
+		} else {
+			p = realloc(se->p, cap * sizeof(*p));
+			if (!p)
+				return -ENOMEM;
+			se->p = p;
+			se->cap = cap;
+		}
+	}
+	se->p[se->n++] = (struct point){ t, sp->in_use[CT_MEM_DEVICE] };
+	return 0;
+}
+
+static int html_event(void *ctx, const struct ct_event *ev)
+{
+	struct html_ctx *s = ctx;
+	struct ct_mem_change ch;
+	uint64_t end = ev->mono_ns + (ev->entry_only ? 0 : ev->dur_ns);
+	int err;
+
+	if (!s->any || ev->mono_ns < s->t0)
+		s->t0 = ev->mono_ns;
+	if (!s->any || end > s->t1)
+		s->t1 = end;
+	s->any = true;
+	err = ct_apistats_add(&s->stats, ev);
+	if (!err)
+		err = ct_memtrack_event(&s->mem, ev, &ch);
+	if (!err && (ch.op == CT_MEMOP_ALLOC || ch.op == CT_MEMOP_FREE) && ch.kind == CT_MEM_DEVICE)
+		err = add_point(s, ch.space, end);
+	if (!err)
+		err = keep_call(s, ev);
+	return err;
+}
+
+/* ---- the page ---- */
+
+static const char style[] =
+	"body{font:14px/1.4 sans-serif;margin:24px;color:#222}"
+	"h1{font-size:22px}h2{font-size:18px;margin-top:28px}h3{font-size:15px}"
+	"table{border-collapse:collapse;margin:8px 0}"
+	"th,td{padding:2px 8px;border-bottom:1px solid #ddd}"
+	"td.n{text-align:right;font-variant-numeric:tabular-nums}th{text-align:left;background:#f2f2f2}"
+	"svg{border:1px solid #ccc;background:#fff}"
+	".copy{fill:#3b7dd8}.set{fill:#6aa7e8}.alloc{fill:#3a9d5d}.free{fill:#8cc79f}"
+	".launch{fill:#e8912d}.sync{fill:#b04fc7}.other{fill:#888}.err{stroke:#d62728;stroke-width:1.5}"
+	".legend span{display:inline-block;margin-right:14px}"
+	".legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px}"
+	".note{color:#666}";
+
+static const char *call_class(uint32_t flags)
+{
+	if (flags & CT_API_COPY)
+		return "copy";
+	if (flags & CT_API_SET)
+		return "set";
+	if (flags & CT_API_ALLOC)
+		return "alloc";
+	if (flags & CT_API_FREE)
+		return "free";
+	if (flags & CT_API_LAUNCH)
+		return "launch";
+	if (flags & CT_API_SYNC)
+		return "sync";
+	return "other";
+}
+
+static void td_u64(FILE *o, uint64_t v)
+{
+	fprintf(o, "<td class=\"n\">%" PRIu64 "</td>", v);
+}
+
+static int page_apis(struct html_ctx *s, FILE *o)
+{
+	struct ct_proc_stat **procs;
+	size_t n;
+	int err = ct_apistats_procs(&s->stats, &procs, &n);
+
+	if (err)
+		return err;
+	fputs("<h2>Calls by API</h2>\n", o);
+	if (!n)
+		fputs("<p>No calls were traced.</p>\n", o);
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct ct_proc_stat *p = procs[i];
+		struct ct_api_stat **v;
+		size_t m;
+
+		err = ct_apistats_sorted(p, &v, &m);
+		if (err)
+			break;
+		fprintf(o, "<h3>pid %u (", p->pid);
+		ct_html_str(o, p->comm);
+		fprintf(o, "): %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64 " ns in traced calls</h3>\n",
+			p->calls, p->errors, p->total_ns);
+		fprintf(o, "<table class=\"apis\" data-pid=\"%u\"><tr><th>API</th><th>Runtime</th>"
+			"<th>Time(%%)</th><th>Total(ns)</th><th>Calls</th><th>Errors</th><th>Avg(ns)</th>"
+			"<th>Min(ns)</th><th>Max(ns)</th><th>P50(ns)</th><th>P99(ns)</th><th>Bytes</th></tr>\n",
+			p->pid);
+		for (size_t j = 0; j < m; j++) {
+			const struct ct_api_stat *a = v[j];
+
+			fputs("<tr><td>", o);
+			ct_html_str(o, a->api);
+			fputs("</td><td>", o);
+			ct_html_str(o, a->plugin);
+			fprintf(o, "</td><td class=\"n\">%.1f</td>",
+				p->total_ns ? 100.0 * (double)a->total_ns / (double)p->total_ns : 0.0);
+			td_u64(o, a->total_ns);
+			td_u64(o, a->calls);
+			td_u64(o, a->errors);
+			if (a->timed) {
+				td_u64(o, ct_api_stat_avg(a));
+				td_u64(o, a->hist.min);
+				td_u64(o, a->hist.max);
+				td_u64(o, ct_hist_percentile(&a->hist, 50));
+				td_u64(o, ct_hist_percentile(&a->hist, 99));
+			} else {
+				fputs("<td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td>", o);
+			}
+			if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
+				td_u64(o, a->bytes);
+			else
+				fputs("<td class=\"n\">-</td>", o);
+			fputs("</tr>\n", o);
+		}
+		fputs("</table>\n", o);
+		free(v);
+	}
+	free(procs);
+	return err;
+}
+
+static uint64_t series_max(struct html_ctx *s)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < s->n_series; i++) {
+		if (s->series[i]->sp->peak[CT_MEM_DEVICE] > m)
+			m = s->series[i]->sp->peak[CT_MEM_DEVICE];
+	}
+	return m;
+}
+
+static double xpos(struct html_ctx *s, uint64_t t)
+{
+	double span = (double)(s->t1 > s->t0 ? s->t1 - s->t0 : 1);
+
+	return LABEL_W + PLOT_W * (double)(t - s->t0) / span;
+}
+
+static void time_axis(struct html_ctx *s, FILE *o, double y)
+{
+	double span_ms = (double)(s->t1 - s->t0) / 1e6;
+
+	for (int i = 0; i <= 4; i++) {
+		double x = LABEL_W + PLOT_W * i / 4;
+
+		fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%.3f ms</text>\n",
+			x, y, x, y + 4, x, y + 16, span_ms * i / 4);
+	}
+}
+
+static int page_memory(struct html_ctx *s, FILE *o)
+{
+	static const char *const colours[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+						"#9467bd", "#8c564b", "#e377c2", "#17becf" };
+	struct ct_mem_space **v;
+	uint64_t top = series_max(s);
+	size_t n;
+	int err = ct_memtrack_spaces(&s->mem, &v, &n);
+
+	if (err)
+		return err;
+	fputs("<h2>Memory</h2>\n<table class=\"memory\"><tr><th>pid</th><th>Process</th><th>Runtime</th>"
+	      "<th>Allocations</th><th>Frees</th><th>Peak device</th><th>Peak host</th>"
+	      "<th>Peak managed</th><th>Never freed</th><th>Never freed (bytes)</th>"
+	      "<th>Unknown frees</th></tr>\n", o);
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_mem_space *sp = v[i];
+		uint64_t live_bytes = 0;
+		struct ct_alloc *a;
+
+		for (size_t j = 0; ct_u64map_next(&sp->live, &j, NULL, (void **)&a);)
+			live_bytes += a->size;
+		fprintf(o, "<tr data-pid=\"%u\"><td class=\"n\">%u</td><td>", sp->pid, sp->pid);
+		ct_html_str(o, sp->comm);
+		fputs("</td><td>", o);
+		ct_html_str(o, sp->plugin);
+		fputs("</td>", o);
+		td_u64(o, sp->allocs);
+		td_u64(o, sp->frees);
+		td_u64(o, sp->peak[CT_MEM_DEVICE]);
+		td_u64(o, sp->peak[CT_MEM_HOST]);
+		td_u64(o, sp->peak[CT_MEM_MANAGED]);
+		td_u64(o, sp->live.n);
+		td_u64(o, live_bytes);
+		td_u64(o, sp->unknown);
+		fputs("</tr>\n", o);
+	}
+	fputs("</table>\n", o);
+	free(v);
+
+	fputs("<h3>Device memory in use</h3>\n", o);
+	if (!s->n_series) {
+		fputs("<p class=\"note\">No device memory was allocated while tracing.</p>\n", o);
+		return 0;
+	}
+	fprintf(o, "<svg id=\"memplot\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n", LABEL_W + PLOT_W + 50, PLOT_H + 40,
+		LABEL_W + PLOT_W + 50, PLOT_H + 40);
+	fprintf(o, "<text x=\"%.0f\" y=\"14\" font-size=\"11\" text-anchor=\"end\">%" PRIu64
+		" bytes</text><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
+		LABEL_W - 6, top, LABEL_W - 6, PLOT_H + 10);
+	time_axis(s, o, PLOT_H + 10);
+	for (size_t i = 0; i < s->n_series; i++) {
+		const struct series *se = s->series[i];
+		const char *col = colours[i % (sizeof(colours) / sizeof(colours[0]))];
+		double prev_y = PLOT_H + 10;
+
+		/* a step line: the level holds until the next change */
+		fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%.1f,%.1f",
+			col, LABEL_W, prev_y);
+		for (size_t j = 0; j < se->n; j++) {
+			double x = xpos(s, se->p[j].t);
+			double y = PLOT_H + 10 - (top ? PLOT_H * (double)se->p[j].v / (double)top : 0);
+
+			fprintf(o, " %.1f,%.1f %.1f,%.1f", x, prev_y, x, y);
+			prev_y = y;
+		}
+		fprintf(o, " %.1f,%.1f\"><title>pid %u ", LABEL_W + PLOT_W, prev_y, se->sp->pid);
+		ct_html_str(o, se->sp->plugin);
+		fputs("</title></polyline>\n", o);
+		fprintf(o, "<text x=\"4\" y=\"%.0f\" font-size=\"11\" fill=\"%s\">pid %u ", 30 + 14.0 * (double)i,
+			col, se->sp->pid);
+		ct_html_str(o, se->sp->plugin);
+		fputs("</text>\n", o);
+	}
+	fputs("</svg>\n", o);
+	return 0;
+}
+
+static void page_timeline(struct html_ctx *s, FILE *o)
+{
+	static const char *const legend[] = { "copy", "set", "alloc", "free", "launch", "sync", "other" };
+	double h = ROW_H * (double)s->n_threads + 30;
+
+	fputs("<h2>Timeline</h2>\n<p class=\"legend\">", o);
+	for (size_t i = 0; i < sizeof(legend) / sizeof(legend[0]); i++)
+		fprintf(o, "<span><svg width=\"12\" height=\"12\"><rect class=\"%s\" width=\"12\" "
+			"height=\"12\"/></svg> %s</span>", legend[i], legend[i]);
+	fputs("<span><svg width=\"12\" height=\"12\"><rect class=\"other err\" x=\"1\" y=\"1\" "
+	      "width=\"10\" height=\"10\"/></svg> failed call</span></p>\n", o);
+	if (s->dropped_calls)
+		fprintf(o, "<p class=\"note\" id=\"dropped\">The timeline shows the first %zu calls; %"
+			PRIu64 " later calls are counted in the tables but not drawn (max_calls).</p>\n",
+			s->n_calls, s->dropped_calls);
+	if (!s->n_calls) {
+		fputs("<p class=\"note\">No calls to draw.</p>\n", o);
+		return;
+	}
+	fprintf(o, "<svg id=\"timeline\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n", LABEL_W + PLOT_W + 50, h, LABEL_W + PLOT_W + 50, h);
+	for (size_t i = 0; i < s->n_threads; i++) {
+		const struct thread *t = s->threads[i];
+
+		fprintf(o, "<text class=\"thread\" x=\"4\" y=\"%.1f\" font-size=\"11\">", ROW_H * (double)i + 13);
+		ct_html_str(o, t->comm);
+		fprintf(o, " %u (pid %u)</text>\n", t->tid, t->pid);
+	}
+	time_axis(s, o, ROW_H * (double)s->n_threads + 4);
+	for (size_t i = 0; i < s->n_calls; i++) {
+		const struct call *c = &s->calls[i];
+		double x = xpos(s, c->start);
+		double w = xpos(s, c->start + c->dur) - x;
+
+		/* the shortest call still gets a visible sliver */
+		if (w < 1)
+			w = 1;
+		fprintf(o, "<rect class=\"%s%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\">"
+			"<title>", call_class(c->flags), c->error ? " err" : "", x, ROW_H * c->thread + 2, w,
+			ROW_H - 4);
+		ct_html_str(o, s->names[c->name]);
+		fprintf(o, " %" PRIu64 " ns%s</title></rect>\n", c->dur, c->error ? " (error)" : "");
+	}
+	fputs("</svg>\n", o);
+}
+
+static int html_close(void *ctx, const struct ct_run_stats *st)
+{
+	struct html_ctx *s = ctx;
+	FILE *o = s->c.out;
+	int err;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "style-src 'unsafe-inline'\">\n<title>", o);
+	ct_html_str(o, s->title);
+	fprintf(o, "</title>\n<style>%s</style></head><body>\n<h1>", style);
+	ct_html_str(o, s->title);
+	fprintf(o, "</h1>\n<p id=\"totals\">%" PRIu64 " calls from %zu processes, %zu threads, over "
+		"%.3f ms", s->stats.calls, s->stats.procs.n, s->n_threads,
+		s->any ? (double)(s->t1 - s->t0) / 1e6 : 0.0);
+	if (st)
+		fprintf(o, "; records lost: <span id=\"lost\">%" PRIu64 "</span>", st->lost);
+	fputs(".</p>\n", o);
+	err = page_apis(s, o);
+	if (!err)
+		err = page_memory(s, o);
+	if (!err)
+		page_timeline(s, o);
+	fprintf(o, "<p class=\"note\">Written by cudatracer %s.</p>\n</body></html>\n", CT_VERSION);
+	if (fflush(o) && !err)
+		err = -errno;
+	return err;
+}
+
+static int html_open(void *ctx)
+{
+	return 0;
+}
+
+static void html_destroy(void *ctx)
+{
+	struct html_ctx *s = ctx;
+
+	ct_apistats_free(&s->stats);
+	ct_memtrack_free(&s->mem);
+	free(s->calls);
+	for (size_t i = 0; i < s->n_threads; i++)
+		free(s->threads[i]);
+	free(s->threads);
+	ct_u64map_free(&s->thread_idx);
+	for (size_t i = 0; i < s->n_names; i++)
+		free(s->names[i]);
+	free(s->names);
+	ct_u64map_free(&s->name_idx);
+	for (size_t i = 0; i < s->n_series; i++) {
+		free(s->series[i]->p);
+		free(s->series[i]);
+	}
+	free(s->series);
+	ct_u64map_free(&s->series_idx);
+}
+
+const struct ct_sink_ops ct_sink_html = {
+	.type = "html",
+	.help = "A self-contained HTML report: summary tables, memory plot, per-thread timeline",
+	.keys = html_keys,
+	.ctx_size = sizeof(struct html_ctx),
+	.wants_file = true,
+	.open = html_open,
+	.event = html_event,
+	.close = html_close,
+	.destroy = html_destroy,
+};

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: MIT
+/*
+ * jsonl: one JSON object per call (schema in docs/events.md). The hot path:
+ * each line is built in one buffer with hand-rolled formatters and handed
+ * to stdio in large writes.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "sinks/sink.h"
+#include "util/strbuf.h"
+
+#define JSONL_FLUSH (64 * 1024)
+/* The most a line takes beside its API's text and names and its strings:
+ * the numbers (12 fields of up to 64 bytes), the literals, a thread's text
+ * (a comm escaped is at most 98 bytes), and the 64 bytes a cached piece's
+ * copy may write past its end. */
+#define JSONL_LINE_FIXED 2048
+
+/*
+ * The parts of a line that depend only on the API (its plugin and name, the
+ * argument keys) are escaped once and kept, keyed by the API's row.
+ */
+#define JSONL_CACHE 1024 /* slots; APIs of all plugins together are far fewer */
+
+struct api_text {
+	const struct ct_api *api;
+	struct ct_sb head;           /* ,"plugin":"cudart","api":"cudaMalloc" */
+	/* ,"args":{"devPtr":  then  ,"size":  (the first opens the object) */
+	struct ct_sb keys[CT_MAX_ARGS];
+	/* The most the API's lines take beside their own numbers and the
+	 * strings of its fields: the text above, its enum and result names. */
+	size_t need;
+};
+
+/*
+ * Pieces that repeat from event to event, kept as text: a thread's
+ * ,"pid":1,"tid":2,"comm":"python3","depth":0 and a result's
+ * ,"result":0,"result_name":"cudaSuccess","error":false. A few threads make
+ * most calls and most calls succeed, so small direct-mapped tables hit
+ * nearly always; a slot holds the last key that hashed to it.
+ */
+#define JSONL_PIECE 192 /* a thread's piece takes at most 153 bytes */
+#define JSONL_SLOT_BITS 6
+#define JSONL_SLOTS (1u << JSONL_SLOT_BITS)
+
+struct piece {
+	uint16_t len; /* 0: empty slot */
+	char text[JSONL_PIECE];
+};
+
+struct thread_piece {
+	uint32_t pid, tid, depth;
+	char comm[CT_COMM_LEN]; /* NUL-padded */
+	struct piece p;
+};
+
+struct result_piece {
+	int64_t result;
+	/* From the plugin's error table, which outlives the sink: one address,
+	 * one text. */
+	const char *name;
+	bool is_error;
+	struct piece p;
+};
+
+struct jsonl_sink {
+	struct ct_sink_common c;
+	struct ct_sb b;
+	struct api_text *cache;
+	struct ct_sb_ts_cache ts;
+	struct thread_piece threads[JSONL_SLOTS];
+	struct result_piece results[JSONL_SLOTS];
+};
+
+/*
+ * The cached pieces are short: copied at a constant size (a few vector
+ * moves, no call to memcpy), of which only n bytes count. Their buffers
+ * hold at least 64 bytes, and the line's room is reserved per event.
+ */
+static inline char *put_text(char *w, const char *text, size_t n)
+{
+	/* Four unaligned vector moves, spelled out: for a 64-byte memcpy from a
+	 * source whose alignment it knows, GCC may emit rep movs, slow to start. */
+	typedef char v16 __attribute__((vector_size(16), aligned(1), may_alias));
+
+	if (n > 64)
+		return ct_w_put(w, text, n);
+	((v16 *)w)[0] = ((const v16 *)text)[0];
+	((v16 *)w)[1] = ((const v16 *)text)[1];
+	((v16 *)w)[2] = ((const v16 *)text)[2];
+	((v16 *)w)[3] = ((const v16 *)text)[3];
+	return w + n;
+}
+
+static inline char *put_cached(char *w, const struct ct_sb *piece)
+{
+	return put_text(w, piece->p, piece->len);
+}
+
+/* Keep the text from `from` to `to` as the piece, if it fits. */
+static void piece_keep(struct piece *p, const char *from, const char *to)
+{
+	size_t n = (size_t)(to - from);
+
+	p->len = n <= sizeof(p->text) ? (uint16_t)n : 0;
+	if (p->len)
+		memcpy(p->text, from, n);
+}
+
+/* The longest name in a table, escaped and quoted. */
+static size_t names_max(const struct ct_enum *e)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; e && e->v && i < e->n; i++)
+		if (e->v[i].name && strlen(e->v[i].name) > m)
+			m = strlen(e->v[i].name);
+	return 6 * m + 2;
+}
+
+static struct api_text *api_text(struct jsonl_sink *s, const struct ct_event *ev)
+{
+	size_t h = ((uintptr_t)ev->api >> 4) % JSONL_CACHE;
+
+	for (size_t i = 0; i < JSONL_CACHE; i++, h = (h + 1) % JSONL_CACHE) {
+		struct api_text *t = &s->cache[h];
+
+		if (t->api == ev->api)
+			return t;
+		if (t->api)
+			continue;
+		/* Escaped, a byte takes up to 6; then the quotes and keys. Pieces
+		 * are copied 64 bytes at a time: at least that much room. */
+		if (!ct_sb_room(&t->head, 6 * (strlen(ev->plugin->name) + strlen(ev->api->symbol)) + 64))
+			return NULL;
+		ct_sb_lit(&t->head, ",\"plugin\":");
+		ct_sb_json_str(&t->head, ev->plugin->name);
+		ct_sb_lit(&t->head, ",\"api\":");
+		ct_sb_json_str(&t->head, ev->api->symbol);
+		t->need = t->head.len + names_max(ev->plugin->errors);
+		for (int k = 0; k < ev->api->n_args && k < CT_MAX_ARGS; k++) {
+			if (!ct_sb_room(&t->keys[k], 6 * strlen(ev->api->args[k].name) + 64))
+				return NULL;
+			if (k)
+				ct_sb_ch(&t->keys[k], ',');
+			else
+				ct_sb_lit(&t->keys[k], ",\"args\":{");
+			ct_sb_json_str(&t->keys[k], ev->api->args[k].name);
+			ct_sb_ch(&t->keys[k], ':');
+			t->need += t->keys[k].len;
+			if (ev->api->args[k].kind == CT_ARG_ENUM)
+				t->need += names_max(ev->api->args[k].names);
+		}
+		t->api = ev->api;
+		return t;
+	}
+	return NULL;
+}
+
+/*
+ * Whether the cached comm (NUL-padded) is the event's. The record's own comm
+ * field is CT_COMM_LEN bytes, NUL-padded by the kernel: compared whole, in
+ * two loads. Any other string is read only up to its NUL.
+ */
+static bool same_comm(const char *cached, const struct ct_event *ev)
+{
+	const char *comm = ev->comm;
+
+	if (ev->rec && comm == ev->rec->comm)
+		return !memcmp(cached, comm, CT_COMM_LEN);
+	for (int i = 0; i < CT_COMM_LEN; i++) {
+		if (cached[i] != comm[i])
+			return false;
+		if (!comm[i])
+			return true;
+	}
+	return false;
+}
+
+static char *put_thread(struct jsonl_sink *s, char *w, const struct ct_event *ev)
+{
+	/* The top bits of a multiplicative hash: one process's tids are
+	 * consecutive numbers, and nested calls differ only in depth. */
+	uint32_t h = (ev->tid ^ ev->pid << 8 ^ ev->depth << 16) * 0x9e3779b1u >> (32 - JSONL_SLOT_BITS);
+	struct thread_piece *t = &s->threads[h];
+	char *from = w;
+	size_t n;
+
+	if (t->p.len && t->tid == ev->tid && t->pid == ev->pid && t->depth == ev->depth &&
+	    ev->comm && same_comm(t->comm, ev))
+		return put_text(w, t->p.text, t->p.len);
+	w = ct_w_lit(w, ",\"pid\":");
+	w = ct_w_u64(w, ev->pid);
+	w = ct_w_lit(w, ",\"tid\":");
+	w = ct_w_u64(w, ev->tid);
+	w = ct_w_lit(w, ",\"comm\":");
+	w = ct_w_json_str(w, ev->comm);
+	w = ct_w_lit(w, ",\"depth\":");
+	w = ct_w_u64(w, ev->depth);
+	/* Only a comm that same_comm() can match again is kept. */
+	n = ev->comm ? strnlen(ev->comm, CT_COMM_LEN) : CT_COMM_LEN;
+	if (n == CT_COMM_LEN) {
+		t->p.len = 0;
+		return w;
+	}
+	memset(t->comm, 0, sizeof(t->comm));
+	memcpy(t->comm, ev->comm, n);
+	t->pid = ev->pid;
+	t->tid = ev->tid;
+	t->depth = ev->depth;
+	piece_keep(&t->p, from, w);
+	return w;
+}
+
+static char *put_result(struct jsonl_sink *s, char *w, const struct ct_event *ev)
+{
+	/* Small codes (success, the common errors) each have a slot. */
+	struct result_piece *r = &s->results[(uint64_t)ev->result % JSONL_SLOTS];
+	char *from = w;
+
+	if (r->p.len && r->result == ev->result && r->name == ev->result_name &&
+	    r->is_error == ev->is_error)
+		return put_text(w, r->p.text, r->p.len);
+	w = ct_w_lit(w, ",\"result\":");
+	w = ct_w_i64(w, ev->result);
+	w = ct_w_lit(w, ",\"result_name\":");
+	if (ev->result_name)
+		w = ct_w_json_str(w, ev->result_name);
+	else
+		w = ct_w_lit(w, "null");
+	if (ev->is_error)
+		w = ct_w_lit(w, ",\"error\":true");
+	else
+		w = ct_w_lit(w, ",\"error\":false");
+	r->result = ev->result;
+	r->name = ev->result_name;
+	r->is_error = ev->is_error;
+	piece_keep(&r->p, from, w);
+	return w;
+}
+
+static int jsonl_open(void *ctx)
+{
+	struct jsonl_sink *s = ctx;
+
+	s->cache = calloc(JSONL_CACHE, sizeof(*s->cache));
+	if (!s->cache)
+		return -ENOMEM;
+	return ct_sb_room(&s->b, JSONL_FLUSH + 16 * 1024) ? 0 : -ENOMEM;
+}
+
+static int jsonl_write(struct jsonl_sink *s)
+{
+	size_t len = s->b.len, n = fwrite(s->b.p, 1, len, s->c.out);
+
+	s->b.len = 0;
+	return n == len ? 0 : -(errno ? errno : EIO);
+}
+
+/* The most this event's line can take: only kernel, handle and record
+ * strings are measured per event (a kernel name has no bound). */
+static size_t line_max(const struct api_text *t, const struct ct_event *ev)
+{
+	size_t n = JSONL_LINE_FIXED + t->need;
+
+	for (int i = 0; i < ev->n_fields; i++)
+		if (ev->fields[i].str)
+			n += 6 * strlen(ev->fields[i].str) + 2;
+	if (ev->parent_api)
+		n += 6 * (strlen(ev->parent_plugin) + strlen(ev->parent_api)) + 4;
+	return n;
+}
+
+static int jsonl_event(void *ctx, const struct ct_event *ev)
+{
+	struct jsonl_sink *s = ctx;
+	struct ct_sb *b = &s->b;
+	struct api_text *t = api_text(s, ev);
+	size_t need;
+	char *w;
+
+	if (!t)
+		return -ENOMEM;
+	need = line_max(t, ev);
+	if (b->cap - b->len < need && !ct_sb_room(b, need))
+		return -ENOMEM;
+	w = b->p + b->len;
+	w = ct_w_lit(w, "{\"ts_ns\":");
+	w = ct_w_ts(w, ev->ts_ns, &s->ts);
+	w = put_cached(w, &t->head);
+	w = put_thread(s, w, ev);
+	if (ev->parent_api) {
+		w = ct_w_lit(w, ",\"parent\":{\"plugin\":");
+		w = ct_w_json_str(w, ev->parent_plugin);
+		w = ct_w_lit(w, ",\"api\":");
+		w = ct_w_json_str(w, ev->parent_api);
+		*w++ = '}';
+	}
+	if (ev->entry_only) {
+		w = ct_w_lit(w, ",\"entry_only\":true");
+	} else {
+		w = ct_w_lit(w, ",\"dur_ns\":");
+		w = ct_w_u64(w, ev->dur_ns);
+		if (ev->has_result)
+			w = put_result(s, w, ev);
+		if (ev->has_ret_handle) {
+			w = ct_w_lit(w, ",\"ret\":\"");
+			w = ct_w_hex(w, ev->ret_handle);
+			*w++ = '"';
+		}
+	}
+	if (!ev->n_fields)
+		w = ct_w_lit(w, ",\"args\":{");
+	for (int i = 0; i < ev->n_fields; i++) {
+		w = put_cached(w, &t->keys[i]);
+		w = ct_json_field_w(w, &ev->fields[i]);
+	}
+	w = ct_w_lit(w, "}}\n");
+	b->len = (size_t)(w - b->p);
+	return b->len >= JSONL_FLUSH ? jsonl_write(s) : 0;
+}
+
+static int jsonl_tick(void *ctx, uint64_t now_ns)
+{
+	return jsonl_write(ctx);
+}
+
+static int jsonl_close(void *ctx, const struct ct_run_stats *st)
+{
+	return jsonl_write(ctx);
+}
+
+static void jsonl_destroy(void *ctx)
+{
+	struct jsonl_sink *s = ctx;
+
+	for (size_t i = 0; s->cache && i < JSONL_CACHE; i++) {
+		ct_sb_free(&s->cache[i].head);
+		for (int k = 0; k < CT_MAX_ARGS; k++)
+			ct_sb_free(&s->cache[i].keys[k]);
+	}
+	free(s->cache);
+	ct_sb_free(&s->b);
+}
+
+const struct ct_sink_ops ct_sink_jsonl = {
+	.type = "jsonl",
+	.help = "One JSON object per call, one per line (schema: docs/events.md)",
+	.keys = NULL,
+	.ctx_size = sizeof(struct jsonl_sink),
+	.wants_file = true,
+	.open = jsonl_open,
+	.event = jsonl_event,
+	.tick = jsonl_tick,
+	.close = jsonl_close,
+	.destroy = jsonl_destroy,
+};

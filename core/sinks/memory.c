@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memory sink: follows allocations and frees per process and per runtime
+ * (through memtrack.c, which reads API flags and argument roles), and
+ * reports what was never freed (size, pointer, API, thread, time) with
+ * totals, the frees of pointers never seen allocated, and peak memory in
+ * use per kind. Tracing may begin after a program allocated, so an unknown
+ * free is reported with the time tracing began and not called a bug.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sinks/memtrack.h"
+#include "sinks/sink.h"
+#include "sinks/sinkio.h"
+#include "sinks/texttable.h"
+
+struct memory_ctx {
+	struct ct_sink_common c;
+	char *format;
+	uint64_t max_list;
+	bool json;
+	bool any;          /* json: a process was written */
+	bool header;       /* text: the report's title was written */
+	struct ct_memtrack mem;
+};
+
+static const struct ct_key memory_keys[] = {
+	{ "format", CT_KEY_CHOICE, "text", offsetof(struct memory_ctx, format),
+	  "Text report or json", "text|json" },
+	{ "max_list", CT_KEY_U64, "100", offsetof(struct memory_ctx, max_list),
+	  "In the text report, allocations and unknown frees listed per process (all are counted)" },
+	{ 0 },
+};
+
+static void u64s(char *buf, size_t n, uint64_t v)
+{
+	snprintf(buf, n, "%" PRIu64, v);
+}
+
+static int text_space(struct memory_ctx *s, const struct ct_mem_space *sp)
+{
+	FILE *out = s->c.out;
+	struct ct_table t = { 6, "rllllr" };
+	static const char *const head[] = { "size", "pointer", "kind", "api", "time", "tid" };
+	struct ct_alloc **live;
+	uint64_t live_bytes = 0;
+	char when[40];
+	size_t n;
+	int err;
+
+	err = ct_memtrack_live(sp, &live, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++)
+		live_bytes += live[i]->size;
+	ct_fmt_time(when, sizeof(when), sp->began_ns);
+	fprintf(out, "\npid %u (%s), runtime %s, traced since %s\n", sp->pid, sp->comm, sp->plugin, when);
+	fprintf(out, "  allocations: %" PRIu64 " (%" PRIu64 " bytes), frees: %" PRIu64 " (%" PRIu64
+		" bytes)\n", sp->allocs, sp->alloc_bytes, sp->frees, sp->freed_bytes);
+	fputs("  peak in use:", out);
+	for (unsigned k = 0; k < CT_MEM_KINDS; k++)
+		fprintf(out, "%s %s %" PRIu64 " bytes", k ? "," : "", ct_mem_kind_name(k), sp->peak[k]);
+	fputc('\n', out);
+	if (sp->unreadable)
+		fprintf(out, "  allocations whose pointer could not be read: %" PRIu64 "\n", sp->unreadable);
+	if (sp->replaced)
+		fprintf(out, "  pointers handed out again while live (free not seen): %" PRIu64 "\n",
+			sp->replaced);
+	fprintf(out, "  never freed: %zu allocations, %" PRIu64 " bytes\n", n, live_bytes);
+	err = n ? ct_table_row(&t, head) : 0;
+	for (size_t i = 0; i < n && i < s->max_list && !err; i++) {
+		char c[4][40];
+		const char *row[6] = { c[0], c[1], ct_mem_kind_name(live[i]->kind), live[i]->api, c[2], c[3] };
+
+		u64s(c[0], sizeof(c[0]), live[i]->size);
+		snprintf(c[1], sizeof(c[1]), "0x%" PRIx64, live[i]->ptr);
+		ct_fmt_time(c[2], sizeof(c[2]), live[i]->ts_ns);
+		snprintf(c[3], sizeof(c[3]), "%u", live[i]->tid);
+		err = ct_table_row(&t, row);
+	}
+	if (!err) {
+		ct_table_print(out, &t, 4);
+		if (n > s->max_list)
+			fprintf(out, "    ... and %zu more\n", n - (size_t)s->max_list);
+	}
+	ct_table_free(&t);
+	free(live);
+	if (err || !sp->unknown)
+		return err;
+
+	fprintf(out, "  frees of pointers never seen allocated: %" PRIu64 " (tracing began %s; memory "
+		"allocated before then cannot be told from a bad free)\n", sp->unknown, when);
+	t = (struct ct_table){ 4, "llll" };
+	{
+		static const char *const uhead[] = { "pointer", "api", "time", "tid" };
+
+		err = ct_table_row(&t, uhead);
+	}
+	for (uint64_t i = 0; i < sp->unknown && i < CT_MEM_UNKNOWN_KEEP && i < s->max_list && !err; i++) {
+		const struct ct_alloc *u = &sp->unknown_list[i];
+		char c[3][40];
+		const char *row[4] = { c[0], u->api, c[1], c[2] };
+
+		snprintf(c[0], sizeof(c[0]), "0x%" PRIx64, u->ptr);
+		ct_fmt_time(c[1], sizeof(c[1]), u->ts_ns);
+		snprintf(c[2], sizeof(c[2]), "%u", u->tid);
+		err = ct_table_row(&t, row);
+	}
+	if (!err) {
+		ct_table_print(out, &t, 4);
+		if (t.rows - 1 < sp->unknown)
+			fprintf(out, "    ... and %" PRIu64 " more\n", sp->unknown - (t.rows - 1));
+	}
+	ct_table_free(&t);
+	return err;
+}
+
+static void json_kinds(FILE *out, const char *key, const uint64_t *v)
+{
+	fprintf(out, ",\"%s\":{", key);
+	for (unsigned k = 0; k < CT_MEM_KINDS; k++)
+		fprintf(out, "%s\"%s\":%" PRIu64, k ? "," : "", ct_mem_kind_name(k), v[k]);
+	fputc('}', out);
+}
+
+static int json_space(struct memory_ctx *s, const struct ct_mem_space *sp)
+{
+	FILE *out = s->c.out;
+	struct ct_alloc **live;
+	uint64_t live_bytes = 0;
+	size_t n;
+	int err = ct_memtrack_live(sp, &live, &n);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++)
+		live_bytes += live[i]->size;
+	fprintf(out, "%s{\"pid\":%u,\"comm\":", s->any ? "," : "", sp->pid);
+	s->any = true;
+	ct_json_str(out, sp->comm);
+	fputs(",\"runtime\":", out);
+	ct_json_str(out, sp->plugin);
+	fprintf(out, ",\"traced_since_ns\":%" PRIu64 ",\"allocs\":%" PRIu64 ",\"alloc_bytes\":%" PRIu64
+		",\"frees\":%" PRIu64 ",\"freed_bytes\":%" PRIu64 ",\"unreadable\":%" PRIu64
+		",\"replaced\":%" PRIu64, sp->began_ns, sp->allocs, sp->alloc_bytes, sp->frees,
+		sp->freed_bytes, sp->unreadable, sp->replaced);
+	json_kinds(out, "peak", sp->peak);
+	json_kinds(out, "in_use", sp->in_use);
+	fprintf(out, ",\"unfreed_count\":%zu,\"unfreed_bytes\":%" PRIu64 ",\"unfreed\":[", n, live_bytes);
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_alloc *a = live[i];
+
+		fprintf(out, "%s{\"ptr\":\"0x%" PRIx64 "\",\"size\":%" PRIu64 ",\"kind\":\"%s\",\"api\":",
+			i ? "," : "", a->ptr, a->size, ct_mem_kind_name(a->kind));
+		ct_json_str(out, a->api);
+		fprintf(out, ",\"tid\":%u,\"ts_ns\":%" PRIu64 "}", a->tid, a->ts_ns);
+	}
+	fprintf(out, "],\"unknown_frees\":%" PRIu64 ",\"unknown_free_list\":[", sp->unknown);
+	for (uint64_t i = 0; i < sp->unknown && i < CT_MEM_UNKNOWN_KEEP; i++) {
+		const struct ct_alloc *u = &sp->unknown_list[i];
+
+		fprintf(out, "%s{\"ptr\":\"0x%" PRIx64 "\",\"api\":", i ? "," : "", u->ptr);
+		ct_json_str(out, u->api);
+		fprintf(out, ",\"tid\":%u,\"ts_ns\":%" PRIu64 "}", u->tid, u->ts_ns);
+	}
+	fputs("]}", out);
+	free(live);
+	return 0;
+}
+
+static int memory_report(struct memory_ctx *s, const struct ct_run_stats *st)
+{
+	struct ct_mem_space **v;
+	size_t n;
+	int err = ct_memtrack_spaces(&s->mem, &v, &n);
+
+	if (err)
+		return err;
+	if (s->json) {
+		fputs("{\"processes\":[", s->c.out);
+		for (size_t i = 0; i < n && !err; i++)
+			err = json_space(s, v[i]);
+		fputs("]", s->c.out);
+		if (st)
+			fprintf(s->c.out, ",\"lost\":%" PRIu64, st->lost);
+		fputs("}\n", s->c.out);
+	} else {
+		if (!s->header)
+			fputs("cudatracer memory report\n", s->c.out);
+		if (!n && !s->header)
+			fputs("\nno calls traced\n", s->c.out);
+		s->header = true;
+		for (size_t i = 0; i < n && !err; i++)
+			err = text_space(s, v[i]);
+		if (st && st->lost)
+			fprintf(s->c.out, "\nwarning: %" PRIu64 " records lost: some allocations or frees "
+				"were not seen\n", st->lost);
+	}
+	free(v);
+	return err;
+}
+
+static int memory_open(void *ctx)
+{
+	struct memory_ctx *s = ctx;
+
+	s->json = !strcmp(s->format, "json");
+	return 0;
+}
+
+static int memory_event(void *ctx, const struct ct_event *ev)
+{
+	struct memory_ctx *s = ctx;
+
+	return ct_memtrack_event(&s->mem, ev, NULL);
+}
+
+/* Text reports name a process's leaks when it exits; json keeps one document for the end. */
+static void memory_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
+{
+	struct memory_ctx *s = ctx;
+	struct ct_mem_space **v;
+	size_t n;
+	bool any = false;
+
+	if (s->json || ct_memtrack_spaces(&s->mem, &v, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i]->pid != pid)
+			continue;
+		if (!s->header)
+			fputs("cudatracer memory report\n", s->c.out);
+		s->header = true;
+		text_space(s, v[i]);
+		any = true;
+	}
+	free(v);
+	if (any) {
+		fprintf(s->c.out, "  (pid %u exited)\n", pid);
+		ct_memtrack_drop_pid(&s->mem, pid);
+	}
+}
+
+static int memory_close(void *ctx, const struct ct_run_stats *st)
+{
+	struct memory_ctx *s = ctx;
+	int err = memory_report(s, st);
+
+	if (fflush(s->c.out) && !err)
+		err = -errno;
+	return err;
+}
+
+static void memory_destroy(void *ctx)
+{
+	struct memory_ctx *s = ctx;
+
+	ct_memtrack_free(&s->mem);
+}
+
+const struct ct_sink_ops ct_sink_memory = {
+	.type = "memory",
+	.help = "Allocations never freed, frees of unknown pointers, peak memory, per process",
+	.keys = memory_keys,
+	.ctx_size = sizeof(struct memory_ctx),
+	.wants_file = true,
+	.open = memory_open,
+	.event = memory_event,
+	.close = memory_close,
+	.destroy = memory_destroy,
+	.proc_exit = memory_proc_exit,
+};

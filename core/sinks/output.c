@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The open sinks. Each sink writes through its own buffered FILE; a sink
+ * that fails (a full disk, a reader that went away) is reported once and
+ * stopped, and the others keep going.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/log.h"
+#include "sinks/output.h"
+
+#define CT_SINK_BUF (1 << 20)
+
+static struct ct_sink_common *common(struct ct_sink_conf *s)
+{
+	return s->ctx;
+}
+
+static void sink_failed(struct ct_output *o, int i, const char *what, int err)
+{
+	struct ct_sink_conf *s = &o->conf->sinks[i];
+	const char *path = common(s)->path ? common(s)->path : "-";
+
+	if (o->dead[i])
+		return;
+	o->dead[i] = true;
+	ct_err("sink '%s' (%s, %s): %s failed: %s; this sink stops, the others go on",
+	       s->name, s->ops->type, path, what, strerror(err));
+}
+
+int ct_output_open(struct ct_output *o, struct ct_config *conf)
+{
+	int err = 0;
+
+	o->conf = conf;
+	o->dead = calloc(conf->n_sinks + 1, sizeof(bool));
+	o->opened = calloc(conf->n_sinks + 1, sizeof(bool));
+	if (!o->dead || !o->opened)
+		return -ENOMEM;
+	for (int i = 0; i < conf->n_sinks; i++) {
+		struct ct_sink_conf *s = &conf->sinks[i];
+		struct ct_sink_common *c = common(s);
+
+		if (s->ops->wants_file) {
+			if (!c->path || !strcmp(c->path, "-")) {
+				c->out = stdout;
+			} else {
+				c->out = fopen(c->path, "w");
+				if (!c->out) {
+					err = -errno;
+					ct_err("sink '%s': cannot open %s for writing: %s", s->name, c->path,
+					       strerror(errno));
+					return err;
+				}
+			}
+			setvbuf(c->out, NULL, _IOFBF, CT_SINK_BUF);
+		}
+		err = s->ops->open(s->ctx);
+		if (err) {
+			ct_err("sink '%s' (%s) could not start: %s", s->name, s->ops->type, strerror(-err));
+			return err;
+		}
+		o->opened[i] = true;
+	}
+	return 0;
+}
+
+void ct_output_event(struct ct_output *o, const struct ct_event *ev)
+{
+	for (int i = 0; i < o->conf->n_sinks; i++) {
+		struct ct_sink_conf *s = &o->conf->sinks[i];
+		int err;
+
+		if (o->dead[i])
+			continue;
+		err = s->ops->event(s->ctx, ev);
+		if (err)
+			sink_failed(o, i, "writing an event", -err);
+	}
+}
+
+void ct_output_tick(struct ct_output *o, uint64_t now_ns)
+{
+	for (int i = 0; i < o->conf->n_sinks; i++) {
+		struct ct_sink_conf *s = &o->conf->sinks[i];
+		FILE *out = common(s)->out;
+
+		if (o->dead[i])
+			continue;
+		if (s->ops->tick) {
+			int err = s->ops->tick(s->ctx, now_ns);
+
+			if (err)
+				sink_failed(o, i, "a periodic report", -err);
+		}
+		if (out && (fflush(out) || ferror(out)))
+			sink_failed(o, i, "writing", errno ? errno : EIO);
+	}
+}
+
+void ct_output_proc_exit(struct ct_output *o, uint32_t pid, uint64_t ts_ns)
+{
+	for (int i = 0; i < o->conf->n_sinks; i++) {
+		struct ct_sink_conf *s = &o->conf->sinks[i];
+
+		if (!o->dead[i] && s->ops->proc_exit)
+			s->ops->proc_exit(s->ctx, pid, ts_ns);
+	}
+}
+
+int ct_output_close(struct ct_output *o, const struct ct_run_stats *st)
+{
+	int ret = 0;
+
+	for (int i = 0; o->conf && i < o->conf->n_sinks; i++) {
+		struct ct_sink_conf *s = &o->conf->sinks[i];
+		struct ct_sink_common *c = s->ctx ? common(s) : NULL;
+
+		if (o->opened && o->opened[i] && !o->dead[i]) {
+			int err = s->ops->close(s->ctx, st);
+
+			if (err)
+				sink_failed(o, i, "the final report", -err);
+		}
+		if (c && c->out) {
+			errno = 0;
+			if ((fflush(c->out) || ferror(c->out)) && !o->dead[i])
+				sink_failed(o, i, "writing", errno ? errno : EIO);
+			if (c->out != stdout && fclose(c->out) && !o->dead[i])
+				sink_failed(o, i, "closing", errno);
+			c->out = NULL;
+		}
+		if (o->opened && o->opened[i] && s->ops->destroy)
+			s->ops->destroy(s->ctx);
+		if (o->dead && o->dead[i])
+			ret = -EIO;
+	}
+	free(o->dead);
+	free(o->opened);
+	o->dead = o->opened = NULL;
+	return ret;
+}

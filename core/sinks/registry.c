@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+/* The sink types, one row each. Adding a sink is adding its ops here. */
+#include <string.h>
+#include "sinks/sink.h"
+
+extern const struct ct_sink_ops ct_sink_text;
+extern const struct ct_sink_ops ct_sink_jsonl;
+extern const struct ct_sink_ops ct_sink_summary;
+extern const struct ct_sink_ops ct_sink_csv;
+extern const struct ct_sink_ops ct_sink_chrome;
+extern const struct ct_sink_ops ct_sink_memory;
+extern const struct ct_sink_ops ct_sink_html;
+
+const struct ct_sink_ops *const ct_sink_types[] = {
+	&ct_sink_text,
+	&ct_sink_jsonl,
+	&ct_sink_summary,
+	&ct_sink_csv,
+	&ct_sink_chrome,
+	&ct_sink_memory,
+	&ct_sink_html,
+	NULL,
+};
+
+const struct ct_sink_ops *ct_sink_find(const char *type)
+{
+	for (int i = 0; ct_sink_types[i]; i++)
+		if (!strcmp(ct_sink_types[i]->type, type))
+			return ct_sink_types[i];
+	return NULL;
+}

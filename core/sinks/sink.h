@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Output sinks. A sink type is one row in the sink table (sinks.c): a name,
+ * its config keys, the size of its context and four callbacks. The config
+ * layer fills the context from the keys before open(); unknown keys are
+ * refused there, with file:line.
+ */
+#ifndef CT_SINK_H
+#define CT_SINK_H
+
+#include <stdio.h>
+#include <cudatracer/event.h>
+#include "config/keys.h"
+
+struct ct_run_stats {
+	uint64_t events;     /* events handed to sinks */
+	uint64_t lost;       /* records the kernel could not reserve */
+	uint64_t unpaired;   /* returns seen without their call */
+	uint64_t too_deep;   /* calls nested past the capture limit */
+	uint64_t filtered;   /* records dropped by user-space filters */
+	uint64_t start_ns, end_ns; /* wall clock */
+};
+
+/* Keys every sink has; the sink's own context begins with this struct. */
+struct ct_sink_common {
+	char *type;
+	char *path;     /* "-" or unset: stdout */
+	FILE *out;      /* opened by the core from path before open() */
+	const char *name; /* the section's NAME */
+};
+
+struct ct_sink_ops {
+	const char *type;
+	const char *help;
+	const struct ct_key *keys; /* type-specific keys, offsets into the context */
+	size_t ctx_size;           /* >= sizeof(struct ct_sink_common) */
+	bool wants_file;           /* the core opens `path` (default stdout) */
+	int (*open)(void *ctx);
+	int (*event)(void *ctx, const struct ct_event *ev);
+	int (*tick)(void *ctx, uint64_t now_ns); /* about once a second; may be NULL */
+	int (*close)(void *ctx, const struct ct_run_stats *st); /* final output */
+	void (*destroy)(void *ctx); /* free what open() allocated; may be NULL */
+	/* A traced process exited (its records have all been delivered); may be NULL.
+	 * Called for processes traced by pid or command, not in system-wide mode. */
+	void (*proc_exit)(void *ctx, uint32_t pid, uint64_t ts_ns);
+};
+
+const struct ct_sink_ops *ct_sink_find(const char *type);
+extern const struct ct_sink_ops *const ct_sink_types[];
+
+/* Shared formatting, so every sink shows a value the same way. */
+int ct_format_field(char *buf, size_t n, const struct ct_field *f);
+struct ct_sb;
+/* The same appended to a buffer that grows to hold it whole (a kernel name
+ * has no bound on its length); false when out of memory. */
+bool ct_format_field_sb(struct ct_sb *b, const struct ct_field *f);
+/* Write s as a JSON string (with quotes), escaping what JSON requires. */
+void ct_json_str(FILE *out, const char *s);
+/* Write a field's value as a JSON value (number, string or array). */
+void ct_json_field(FILE *out, const struct ct_field *f);
+/* The same into a buffer, with room for ct_json_field_max(f) bytes
+ * reserved: the hot path's version; and at a cursor, returning the new
+ * end (strbuf.h). Kernel and handle names have no bound on their length. */
+size_t ct_json_field_max(const struct ct_field *f);
+void ct_json_field_sb(struct ct_sb *b, const struct ct_field *f);
+char *ct_json_field_w(char *w, const struct ct_field *f);
+
+#endif

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+/*
+ * summary sink: per process and per API, calls, errors, total time, share of
+ * the traced time, avg/min/max, p50/p99 from a log-linear histogram, and
+ * bytes for copy/set/alloc APIs split by copy kind. Like Nsight Systems'
+ * cuda_api_sum, but for every runtime. Written at exit, and every `interval`
+ * if set; a regular file is rewritten each time so it always holds one
+ * complete, current summary.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sinks/apistats.h"
+#include "sinks/sink.h"
+#include "sinks/sinkio.h"
+#include "sinks/texttable.h"
+
+enum { FMT_TABLE, FMT_JSON, FMT_CSV };
+
+struct summary_ctx {
+	struct ct_sink_common c;
+	char *format;
+	uint64_t interval_ns;
+	int fmt;
+	bool rewrite;
+	uint64_t next_tick;
+	struct ct_apistats st;
+};
+
+static const struct ct_key summary_keys[] = {
+	{ "format", CT_KEY_CHOICE, "table", offsetof(struct summary_ctx, format),
+	  "Aligned table, json or csv", "table|json|csv" },
+	{ "interval", CT_KEY_DUR, "0", offsetof(struct summary_ctx, interval_ns),
+	  "Also write the summary this often (e.g. 10s); 0: only at exit" },
+	{ 0 },
+};
+
+/* ---- one process ---- */
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void u64s(char *buf, uint64_t v)
+{
+	sprintf(buf, "%" PRIu64, v);
+}
+
+static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
+{
+	static const char *const head[] = { "Time(%)", "Total(ns)", "Calls", "Errors", "Avg(ns)",
+				      "Min(ns)", "Max(ns)", "P50(ns)", "P99(ns)", "Bytes",
+				      "Runtime", "API" };
+	static const char *const khead[] = { "Runtime", "API", "Kind", "Calls", "Bytes" };
+	struct ct_table t = { 12, "rrrrrrrrrrll" }, k = { 5, "lllrr" };
+	struct ct_api_stat **v;
+	size_t n;
+	int err;
+
+	err = ct_apistats_sorted(p, &v, &n);
+	if (err)
+		return err;
+	fprintf(out, "pid %u (%s): %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64
+		" ns in traced calls\n\n", p->pid, p->comm, p->calls, p->errors, p->total_ns);
+	err = ct_table_row(&t, head);
+	if (!err)
+		err = ct_table_row(&k, khead);
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct ct_api_stat *a = v[i];
+		char c[12][32];
+		const char *row[12];
+
+		for (int j = 0; j < 12; j++)
+			row[j] = c[j];
+		if (a->timed) {
+			snprintf(c[0], 32, "%.1f", pct(a->total_ns, p->total_ns));
+			u64s(c[1], a->total_ns);
+			u64s(c[4], ct_api_stat_avg(a));
+			u64s(c[5], a->hist.min);
+			u64s(c[6], a->hist.max);
+			u64s(c[7], ct_hist_percentile(&a->hist, 50));
+			u64s(c[8], ct_hist_percentile(&a->hist, 99));
+		} else { /* entry-only APIs have no duration */
+			for (int j = 0; j < 9; j++)
+				strcpy(c[j], "-");
+		}
+		u64s(c[2], a->calls);
+		u64s(c[3], a->errors);
+		if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
+			u64s(c[9], a->bytes);
+		else
+			strcpy(c[9], "-");
+		row[10] = a->plugin;
+		row[11] = a->api;
+		err = ct_table_row(&t, row);
+		for (size_t j = 0; j < a->n_kinds && !err; j++) {
+			char kc[2][32];
+			const char *krow[5] = { a->plugin, a->api, a->kinds[j].name[0] ? a->kinds[j].name : "-",
+					  kc[0], kc[1] };
+
+			u64s(kc[0], a->kinds[j].calls);
+			u64s(kc[1], a->kinds[j].bytes);
+			err = ct_table_row(&k, krow);
+		}
+	}
+	if (!err) {
+		ct_table_print(out, &t, 0);
+		if (k.rows > 1) {
+			fputs("\nBytes by copy kind:\n", out);
+			ct_table_print(out, &k, 0);
+		}
+	}
+	ct_table_free(&t);
+	ct_table_free(&k);
+	free(v);
+	return err;
+}
+
+static void json_u64(FILE *out, const char *key, uint64_t v, bool comma)
+{
+	fprintf(out, "%s\"%s\":%" PRIu64, comma ? "," : "", key, v);
+}
+
+static int print_json_proc(FILE *out, const struct ct_proc_stat *p)
+{
+	struct ct_api_stat **v;
+	size_t n;
+	int err = ct_apistats_sorted(p, &v, &n);
+
+	if (err)
+		return err;
+	fprintf(out, "{\"pid\":%u,\"comm\":", p->pid);
+	ct_json_str(out, p->comm);
+	json_u64(out, "calls", p->calls, true);
+	json_u64(out, "errors", p->errors, true);
+	json_u64(out, "total_ns", p->total_ns, true);
+	fputs(",\"apis\":[", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_api_stat *a = v[i];
+
+		fputs(i ? ",{\"plugin\":" : "{\"plugin\":", out);
+		ct_json_str(out, a->plugin);
+		fputs(",\"api\":", out);
+		ct_json_str(out, a->api);
+		json_u64(out, "calls", a->calls, true);
+		json_u64(out, "errors", a->errors, true);
+		json_u64(out, "timed", a->timed, true);
+		json_u64(out, "total_ns", a->total_ns, true);
+		fprintf(out, ",\"time_pct\":%.2f", pct(a->total_ns, p->total_ns));
+		if (a->timed) {
+			json_u64(out, "avg_ns", ct_api_stat_avg(a), true);
+			json_u64(out, "min_ns", a->hist.min, true);
+			json_u64(out, "max_ns", a->hist.max, true);
+			json_u64(out, "p50_ns", ct_hist_percentile(&a->hist, 50), true);
+			json_u64(out, "p99_ns", ct_hist_percentile(&a->hist, 99), true);
+		}
+		if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
+			json_u64(out, "bytes", a->bytes, true);
+		if (a->n_kinds) {
+			fputs(",\"bytes_by_kind\":{", out);
+			for (size_t j = 0; j < a->n_kinds; j++) {
+				if (j)
+					fputc(',', out);
+				ct_json_str(out, a->kinds[j].name);
+				fprintf(out, ":{\"calls\":%" PRIu64 ",\"bytes\":%" PRIu64 "}",
+					a->kinds[j].calls, a->kinds[j].bytes);
+			}
+			fputc('}', out);
+		}
+		fputc('}', out);
+	}
+	fputs("]}", out);
+	free(v);
+	return 0;
+}
+
+static int print_csv_proc(FILE *out, const struct ct_proc_stat *p)
+{
+	struct ct_api_stat **v;
+	size_t n;
+	int err = ct_apistats_sorted(p, &v, &n);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_api_stat *a = v[i];
+
+		fprintf(out, "%u,", p->pid);
+		ct_csv_field(out, p->comm);
+		fputc(',', out);
+		ct_csv_field(out, a->plugin);
+		fputc(',', out);
+		ct_csv_field(out, a->api);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f", a->calls, a->errors,
+			a->total_ns, pct(a->total_ns, p->total_ns));
+		if (a->timed)
+			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+				ct_api_stat_avg(a), a->hist.min, a->hist.max,
+				ct_hist_percentile(&a->hist, 50), ct_hist_percentile(&a->hist, 99));
+		else
+			fputs(",,,,,", out);
+		if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
+			fprintf(out, ",%" PRIu64 ",", a->bytes);
+		else
+			fputs(",,", out);
+		/* kinds in one field: "kind=bytes;kind=bytes" */
+		if (a->n_kinds) {
+			size_t len = 0;
+			char buf[1024] = "";
+
+			for (size_t j = 0; j < a->n_kinds && len < sizeof(buf); j++)
+				len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s=%" PRIu64,
+							j ? ";" : "", a->kinds[j].name, a->kinds[j].bytes);
+			ct_csv_field(out, buf);
+		}
+		fputs("\r\n", out);
+	}
+	free(v);
+	return 0;
+}
+
+/* ---- the whole report ---- */
+
+static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, bool final)
+{
+	FILE *out = s->c.out;
+	struct ct_proc_stat **procs;
+	size_t n;
+	int err;
+
+	if (s->rewrite) {
+		err = ct_out_restart(out);
+		if (err)
+			return err;
+	}
+	err = ct_apistats_procs(&s->st, &procs, &n);
+	if (err)
+		return err;
+	switch (s->fmt) {
+	case FMT_TABLE:
+		fputs(final ? "cudatracer summary\n" : "cudatracer summary (so far)\n", out);
+		if (!n)
+			fputs("\nno calls traced\n", out);
+		for (size_t i = 0; i < n && !err; i++) {
+			fputc('\n', out);
+			err = print_table_proc(out, procs[i]);
+		}
+		if (rs && rs->lost)
+			fprintf(out, "\nwarning: %" PRIu64 " records lost: the figures above undercount\n",
+				rs->lost);
+		break;
+	case FMT_JSON:
+		fprintf(out, "{\"final\":%s", final ? "true" : "false");
+		json_u64(out, "calls", s->st.calls, true);
+		json_u64(out, "total_ns", s->st.total_ns, true);
+		if (rs)
+			json_u64(out, "lost", rs->lost, true);
+		fputs(",\"processes\":[", out);
+		for (size_t i = 0; i < n && !err; i++) {
+			if (i)
+				fputc(',', out);
+			err = print_json_proc(out, procs[i]);
+		}
+		fputs("]}\n", out);
+		break;
+	case FMT_CSV:
+		fputs("pid,comm,plugin,api,calls,errors,total_ns,time_pct,avg_ns,min_ns,max_ns,"
+		      "p50_ns,p99_ns,bytes,bytes_by_kind\r\n", out);
+		for (size_t i = 0; i < n && !err; i++)
+			err = print_csv_proc(out, procs[i]);
+		break;
+	}
+	free(procs);
+	if (fflush(out) && !err)
+		err = -errno;
+	return err;
+}
+
+static int summary_open(void *ctx)
+{
+	struct summary_ctx *s = ctx;
+
+	s->fmt = !strcmp(s->format, "json") ? FMT_JSON : !strcmp(s->format, "csv") ? FMT_CSV : FMT_TABLE;
+	/* a file holds the latest summary; a terminal or pipe gets each one in turn */
+	s->rewrite = ct_out_rewritable(s->c.out);
+	return 0;
+}
+
+static int summary_event(void *ctx, const struct ct_event *ev)
+{
+	struct summary_ctx *s = ctx;
+
+	return ct_apistats_add(&s->st, ev);
+}
+
+static int summary_tick(void *ctx, uint64_t now_ns)
+{
+	struct summary_ctx *s = ctx;
+
+	if (!s->interval_ns)
+		return 0;
+	if (!s->next_tick) {
+		s->next_tick = now_ns + s->interval_ns;
+		return 0;
+	}
+	if (now_ns < s->next_tick)
+		return 0;
+	s->next_tick = now_ns + s->interval_ns;
+	return summary_write(s, NULL, false);
+}
+
+static int summary_close(void *ctx, const struct ct_run_stats *rs)
+{
+	return summary_write(ctx, rs, true);
+}
+
+static void summary_destroy(void *ctx)
+{
+	struct summary_ctx *s = ctx;
+
+	ct_apistats_free(&s->st);
+}
+
+const struct ct_sink_ops ct_sink_summary = {
+	.type = "summary",
+	.help = "Per-API call counts, errors, time, p50/p99 and bytes, per process",
+	.keys = summary_keys,
+	.ctx_size = sizeof(struct summary_ctx),
+	.wants_file = true,
+	.open = summary_open,
+	.event = summary_event,
+	.tick = summary_tick,
+	.close = summary_close,
+	.destroy = summary_destroy,
+};

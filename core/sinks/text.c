@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/* text: one aligned line per call, for people. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "sinks/sink.h"
+#include "util/strbuf.h"
+
+struct text_sink {
+	struct ct_sink_common c;
+	bool show_header;
+	bool wrote_header;
+	struct ct_sb val; /* one field's text, reused */
+};
+
+static const struct ct_key text_keys[] = {
+	{ "header", CT_KEY_BOOL, "true", offsetof(struct text_sink, show_header),
+	  "Print a column header first", NULL },
+	{ 0 },
+};
+
+static int text_open(void *ctx)
+{
+	return 0;
+}
+
+static void fmt_dur(char *buf, size_t n, uint64_t ns)
+{
+	if (ns < 10000)
+		snprintf(buf, n, "%" PRIu64 "ns", ns);
+	else if (ns < 10000000)
+		snprintf(buf, n, "%.1fus", ns / 1e3);
+	else
+		snprintf(buf, n, "%.1fms", ns / 1e6);
+}
+
+static int text_event(void *ctx, const struct ct_event *ev)
+{
+	struct text_sink *s = ctx;
+	FILE *out = s->c.out;
+	time_t secs = ev->ts_ns / 1000000000ull;
+	struct tm tm;
+	char when[32], who[64], res[96], dur[24];
+
+	if (s->show_header && !s->wrote_header) {
+		fprintf(out, "%-15s %-28s %-26s %s\n", "TIME", "COMM[PID/TID]", "RESULT (DURATION)", "CALL");
+		s->wrote_header = true;
+	}
+	localtime_r(&secs, &tm);
+	snprintf(when, sizeof(when), "%02d:%02d:%02d.%06u", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned)(ev->ts_ns % 1000000000ull / 1000));
+	snprintf(who, sizeof(who), "%s[%u/%u]", ev->comm, ev->pid, ev->tid);
+	fmt_dur(dur, sizeof(dur), ev->dur_ns);
+	if (ev->entry_only)
+		snprintf(res, sizeof(res), "(entry)");
+	else if (!ev->has_result)
+		snprintf(res, sizeof(res), "%s", dur);
+	else if (ev->result_name)
+		snprintf(res, sizeof(res), "%s %s", ev->result_name, dur);
+	else
+		snprintf(res, sizeof(res), "%" PRId64 "(unknown) %s", ev->result, dur);
+	/* Indent by depth, capped: a broken record's depth must not print gigabytes. */
+	fprintf(out, "%-15s %-28s %-26s %*s%s(", when, who, res, (int)(2 * (ev->depth < 32 ? ev->depth : 32)), "",
+		ev->api->symbol);
+	for (int i = 0; i < ev->n_fields; i++) {
+		s->val.len = 0;
+		if (!ct_format_field_sb(&s->val, &ev->fields[i]))
+			return -ENOMEM;
+		fprintf(out, "%s%s=%.*s", i ? ", " : "", ev->fields[i].arg->name, (int)s->val.len, s->val.p);
+	}
+	fputc(')', out);
+	if (ev->has_ret_handle)
+		fprintf(out, " = 0x%" PRIx64, ev->ret_handle);
+	if (ev->parent_api)
+		fprintf(out, " [in %s]", ev->parent_api);
+	fputc('\n', out);
+	return 0;
+}
+
+static int text_close(void *ctx, const struct ct_run_stats *st)
+{
+	return 0;
+}
+
+static void text_destroy(void *ctx)
+{
+	struct text_sink *s = ctx;
+
+	ct_sb_free(&s->val);
+}
+
+const struct ct_sink_ops ct_sink_text = {
+	.type = "text",
+	.help = "One aligned line per call: time, command, pid/tid, result and duration, API and decoded arguments",
+	.keys = text_keys,
+	.ctx_size = sizeof(struct text_sink),
+	.wants_file = true,
+	.open = text_open,
+	.event = text_event,
+	.close = text_close,
+	.destroy = text_destroy,
+};

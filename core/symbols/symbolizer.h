@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel names from host addresses. A CUDA runtime launch
+ * (cudaLaunchKernel) passes the address of the kernel's host stub, a
+ * function that nvcc emits under the kernel's own (mangled) name in the
+ * executable or shared library that holds the kernel. To name it, find the
+ * mapping of the traced process that holds the address (/proc/PID/maps),
+ * open that file (through /proc/PID/root, so containers work), turn the
+ * address into the file's virtual address with its PT_LOAD headers, and look
+ * it up in the file's symbol tables (.symtab, else .dynsym, plus a separate
+ * debug file found by build-id when the file is stripped).
+ *
+ * Files are parsed once and cached by (device, inode), so a library mapped
+ * by many processes is read once; results are cached per (pid, address).
+ * Not thread-safe: the poll loop is the only user.
+ */
+#ifndef CT_SYMBOLIZER_H
+#define CT_SYMBOLIZER_H
+
+#include <stdint.h>
+
+/*
+ * The demangled name of the function at `addr` in process `pid`, or NULL
+ * when unknown: no file mapped there (JIT code), no symbol covers it
+ * (stripped file), or the process is gone and its maps were never read.
+ * The string stays valid until ct_sym_forget(pid) or ct_sym_reset().
+ */
+const char *ct_sym_lookup(uint32_t pid, uint64_t addr);
+
+/*
+ * Read /proc/PID/maps now. Lookups read it on their own the first time and
+ * again when an address falls outside every known mapping; calling this
+ * early (a process was found, a library was loaded) keeps names available
+ * for records decoded after a short-lived process has already exited.
+ * Returns 0 or a negative errno (-ENOENT: no such process).
+ */
+int ct_sym_refresh(uint32_t pid);
+
+/* Drop what is known about a process (it exited or called exec). */
+void ct_sym_forget(uint32_t pid);
+
+/* Drop everything, files included (at exit). */
+void ct_sym_reset(void);
+
+/*
+ * A C++ (Itanium ABI, "_Z...") name demangled into a malloc'd string, or
+ * NULL when `name` is not a mangled name or cannot be demangled (for
+ * instance because it was cut short).
+ */
+char *ct_demangle(const char *name);
+
+#endif
