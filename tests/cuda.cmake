@@ -20,6 +20,28 @@ target_compile_definitions(test_symbolizer PRIVATE
 target_link_libraries(test_symbolizer PRIVATE dl)
 add_dependencies(test_symbolizer test_symbolizer_fixture test_symbolizer_fixture_stripped)
 
+# The ELF reader's rules (core/symbols/elf.h): a library with an IFUNC, versioned and
+# zero-size functions, its stripped copy (.dynsym only) and a separate debug file.
+set(elf_fx_map "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_elf_fixture.map")
+add_library(test_elf_fixture MODULE "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_elf_fixture.c")
+target_compile_options(test_elf_fixture PRIVATE -O1 -g)
+target_link_options(test_elf_fixture PRIVATE "-Wl,--version-script=${elf_fx_map}")
+set_target_properties(test_elf_fixture PROPERTIES PREFIX "lib" LINK_DEPENDS "${elf_fx_map}"
+	LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/unit")
+set(elf_stripped "${CMAKE_BINARY_DIR}/tests/unit/libtest_elf_fixture_stripped.so")
+set(elf_debug "${CMAKE_BINARY_DIR}/tests/unit/libtest_elf_fixture.debug")
+add_custom_command(OUTPUT "${elf_stripped}" "${elf_debug}"
+	COMMAND ${CMAKE_STRIP} --strip-all -o "${elf_stripped}" $<TARGET_FILE:test_elf_fixture>
+	COMMAND ${CMAKE_OBJCOPY} --only-keep-debug $<TARGET_FILE:test_elf_fixture> "${elf_debug}"
+	DEPENDS test_elf_fixture COMMENT "strip test_elf_fixture")
+add_custom_target(test_elf_fixture_stripped ALL DEPENDS "${elf_stripped}" "${elf_debug}")
+
+ct_unit_test(test_elf "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_elf.c")
+target_compile_definitions(test_elf PRIVATE ELF_FIXTURE="$<TARGET_FILE:test_elf_fixture>"
+	ELF_FIXTURE_STRIPPED="${elf_stripped}" ELF_FIXTURE_DEBUG="${elf_debug}")
+target_link_libraries(test_elf PRIVATE dl)
+add_dependencies(test_elf test_elf_fixture test_elf_fixture_stripped)
+
 ct_unit_test(test_names "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_names.c")
 
 # The plugin's table against the symbols libcuda exports.
@@ -117,4 +139,4 @@ ct_integration_test(test_cuda_knames "${CMAKE_CURRENT_SOURCE_DIR}/integration/te
 ct_integration_test(test_cuda_nesting "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cuda_nesting.py"
 	LABELS cuda)
 # The symbolizer tests fork; a bug there must fail, not hang the suite.
-set_tests_properties(test_symbolizer test_names test_cuda_table PROPERTIES TIMEOUT 60)
+set_tests_properties(test_symbolizer test_elf test_names test_cuda_table PROPERTIES TIMEOUT 60)

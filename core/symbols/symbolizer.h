@@ -6,9 +6,10 @@
  * executable or shared library that holds the kernel. To name it, find the
  * mapping of the traced process that holds the address (/proc/PID/maps),
  * open that file (through /proc/PID/root, so containers work), turn the
- * address into the file's virtual address with its PT_LOAD headers, and look
- * it up in the file's symbol tables (.symtab, else .dynsym, plus a separate
- * debug file found by build-id when the file is stripped).
+ * address into an offset in that file, and look it up among the file's
+ * functions as the ELF reader (symbols/elf.h) places them: .symtab and
+ * .dynsym, plus a separate debug file found by build-id when the file is
+ * stripped.
  *
  * Files are parsed once and cached by (device, inode), so a library mapped
  * by many processes is read once; results are cached per (pid, address).
