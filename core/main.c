@@ -10,6 +10,7 @@
 #include "explain.h"
 #include "util/log.h"
 #include "plugin/loader.h"
+#include "capture/target.h"
 #include "session.h"
 
 static const char usage[] =
@@ -263,6 +264,10 @@ int main(int argc, char **argv)
 		goto out;
 	if (ct_config_finish(&conf))
 		goto out;
+	if (t.pid && ct_target_check_pid(t.pid)) {
+		ret = 1;
+		goto out;
+	}
 	if (info) {
 		ret = info_command(&conf, info, &t);
 		goto out;

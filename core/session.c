@@ -81,6 +81,35 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/* Each ends the run the same way: drain, close every sink, report. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * A stop that came before the probes were live: the held command must not
+ * run untraced, so it is never released (it ends without calling exec).
+ */
+static bool stopped_before_tracing(const struct session *s)
+{
+	if (!stop_signal)
+		return false;
+	if (s->target->argv)
+		ct_err("stopped by SIG%s before tracing began: %s not run", sigabbrev_np(stop_signal),
+		       s->target->argv[0]);
+	else
+		ct_err("stopped by SIG%s before tracing began", sigabbrev_np(stop_signal));
+	return true;
+}
+
 static uint64_t now_ns(clockid_t c)
 {
 	struct timespec ts;
@@ -604,11 +633,10 @@ static void boost_reader(const struct session *s)
 
 int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct session *s = calloc(1, sizeof(*s));
 	uint64_t last_tick;
 	int err, ret = 1, outerr;
-	bool failed = false;
+	bool failed = false, stopped;
 
 	if (!s)
 		return 1;
@@ -619,21 +647,25 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 	s->release_fd = -1;
 	ct_rings_init(&s->rings);
 	s->guard.fd = -1;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	catch_stop_signals(); /* before anything is forked */
 	s->wall_offset = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
 	s->stats.start_ns = now_ns(CLOCK_REALTIME);
 
-	err = ct_output_open(&s->out, conf);
+	stopped = stopped_before_tracing(s);
+	err = stopped ? -EINTR : ct_output_open(&s->out, conf);
 	if (!err)
 		err = setup(s);
+	if (!stopped && stopped_before_tracing(s))
+		err = -EINTR;
 	if (err) {
 		if (s->child) {
 			kill(s->child, SIGKILL);
 			waitpid(s->child, NULL, 0);
 			s->child = 0;
 		}
+		if (s->release_fd >= 0)
+			close(s->release_fd);
+		s->release_fd = -1;
 		failed = true;
 		goto out;
 	}
@@ -704,7 +736,7 @@ out:
 	teardown(s);
 	ct_guard_stop(&s->guard);
 	if (failed && !s->child)
-		ret = 1;
+		ret = err == -EINTR && stop_signal ? 128 + (int)stop_signal : 1;
 	if (outerr && !ret)
 		ret = 1;
 	free(s);

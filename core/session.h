@@ -11,7 +11,7 @@ struct ct_target {
 };
 
 /*
- * Trace until the command or process ends, or SIGINT/SIGTERM. Returns the
+ * Trace until the command or process ends, or SIGINT/SIGTERM/SIGHUP. Returns the
  * command's exit status (128+signal if it was killed) in command mode, 0 on
  * a clean run otherwise, or 1 after an error that stopped tracing.
  */

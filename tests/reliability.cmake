@@ -18,9 +18,12 @@ set_target_properties(fault_user PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/faul
 add_executable(fault_dlclose "${P}/fault_dlclose.c")
 target_link_libraries(fault_dlclose PRIVATE dl)
 set_target_properties(fault_dlclose PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
+add_executable(fault_forks "${P}/fault_forks.c")
+target_link_libraries(fault_forks PRIVATE dl)
+set_target_properties(fault_forks PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
 
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
-foreach(t kill exec dlclose output sigkill threads nested input)
+foreach(t kill exec dlclose output sigkill threads nested input group_kill startup_stop hangup pid_state truncated_plugin)
 	ct_integration_test(fault_${t} "${I}/test_fault_${t}.py" LABELS "root;reliability")
 endforeach()
 foreach(t files env verifier)

@@ -11,12 +11,21 @@
  * went, the pipe reads end-of-file; the guard reads what is still in the ring
  * (the tracer consumes each record only after handling it) and continues
  * every task those events stopped, then exits.
+ *
+ * The guard must outlive whatever killed the tracer. A signal to the
+ * tracer's process group (timeout -s KILL, Ctrl-\, kill -KILL -PGID at a
+ * service stop) would take the guard with it if it stayed in that group, and
+ * the tasks would stay stopped. So it starts its own session, ignores every
+ * signal a terminal or a job control sends, and is ready (in its session,
+ * the signals ignored) before ct_guard_start() returns, so before any task
+ * can be stopped. It ends when its job is done, or by SIGKILL.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cudatracer/record.h>
@@ -65,18 +74,28 @@ static void close_all_but(int *a, int *b)
 	close_range(hi + 1, ~0u, 0);
 }
 
-static void guard_main(int events_fd, int rd)
+/* What a terminal, a shell's job control or a service manager sends to a group. */
+static const int group_signals[] = { SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGTSTP, SIGTTIN, SIGTTOU,
+				     SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+				     SIGXFSZ, SIGWINCH };
+
+static void guard_main(int events_fd, int rd, int ready)
 {
 	struct timespec round = { 0, GUARD_ROUND_MS * 1000000L };
 	struct ct_rings rings;
-	char c;
+	sigset_t none;
+	char c = 'r';
 
-	close_all_but(&events_fd, &rd);
+	for (size_t i = 0; i < sizeof(group_signals) / sizeof(group_signals[0]); i++)
+		signal(group_signals[i], SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setsid();
 	prctl(PR_SET_NAME, "ct-guard");
-	/* Ctrl-C reaches the whole process group: the guard outlives it. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
+	if (write(ready, &c, 1) != 1)
+		_exit(1);
+	close(ready);
+	close_all_but(&events_fd, &rd);
 	while (read(rd, &c, 1) < 0 && errno == EINTR)
 		;
 	ct_rings_init(&rings);
@@ -92,26 +111,45 @@ static void guard_main(int events_fd, int rd)
 
 int ct_guard_start(struct ct_guard *g, int events_fd)
 {
-	int fds[2];
+	int fds[2], ready[2], err = 0;
+	ssize_t n;
 	pid_t pid;
+	char c;
 
 	g->pid = 0;
 	g->fd = -1;
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int err = -errno;
-
+	if (pipe2(ready, O_CLOEXEC)) {
+		err = -errno;
 		close(fds[0]);
 		close(fds[1]);
 		return err;
 	}
+	pid = fork();
 	if (pid == 0) {
 		close(fds[1]);
-		guard_main(events_fd, fds[0]);
+		close(ready[0]);
+		guard_main(events_fd, fds[0], ready[1]);
 	}
+	if (pid < 0)
+		err = -errno;
 	close(fds[0]);
+	close(ready[1]);
+	if (pid > 0) {
+		while ((n = read(ready[0], &c, 1)) < 0 && errno == EINTR)
+			;
+		if (n != 1) {
+			/* It died before it was safe from group signals: none. */
+			waitpid(pid, NULL, 0);
+			err = -ECHILD;
+		}
+	}
+	close(ready[0]);
+	if (err) {
+		close(fds[1]);
+		return err;
+	}
 	g->pid = pid;
 	g->fd = fds[1];
 	return 0;

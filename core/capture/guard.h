@@ -10,7 +10,8 @@ struct ct_guard {
 	int fd; /* write end of the pipe the guard waits on; -1 when none */
 };
 
-/* Fork the guard, holding only `events_fd` (the watcher's event ring). */
+/* Fork the guard, holding only `events_fd` (the watcher's event ring); it is in
+ * its own session, deaf to group signals, when this returns 0. */
 int ct_guard_start(struct ct_guard *g, int events_fd);
 /* Let the guard run now: the tracer no longer reads the events. */
 void ct_guard_stop(struct ct_guard *g);

@@ -9,6 +9,9 @@
  * and the path as the process sees it. Return non-zero to stop. */
 typedef int (*ct_target_fn)(const char *open_path, const char *display, void *ctx);
 
+/* Can -p PID be traced: a live user-space process? Logs the reason if not. */
+int ct_target_check_pid(pid_t pid);
+
 /* Every distinct file the process maps (its executable included). */
 int ct_target_pid_files(pid_t pid, ct_target_fn fn, void *ctx);
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "util/log.h"
+#include "plugin/elfcheck.h"
 #include "plugin/loader.h"
 
 /* The fields a plugin must provide; hooks after them are optional. */
@@ -196,9 +197,9 @@ static int open_plugin(const char *path, struct ct_loaded_plugin *out)
 		ct_err("refusing plugin %s while running privileged: %s", path, why);
 		return err;
 	}
-	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	dl = ct_elf_dlopen(path, RTLD_NOW | RTLD_LOCAL, why, sizeof(why));
 	if (!dl) {
-		ct_err("cannot load plugin %s: %s", path, dlerror());
+		ct_err("cannot load plugin %s: %s", path, why);
 		return -ENOEXEC;
 	}
 	entry = (ct_plugin_entry_fn)dlsym(dl, CT_PLUGIN_ENTRY_SYMBOL);

@@ -52,8 +52,7 @@ def main():
     # A pid that does not exist (a child of ours, reaped), or is not a pid.
     p = subprocess.Popen(["true"])
     p.wait()
-    expect(["-p", str(p.pid)], [E + "cannot read /proc/%d/maps: No such file or directory (no such process)" % p.pid],
-           command=False, rc=1)
+    expect(["-p", str(p.pid)], [E + "-p %d: no such process" % p.pid], command=False, rc=1)
     for bad in ("0", "-5", "99999999999", "12abc"):
         expect(["-p", bad], [E + "-p %s: not a process id" % bad], command=False, rc=2)
 
