@@ -265,7 +265,6 @@ const struct ct_sink_ops ct_sink_memory = {
 	.help = "Allocations never freed, frees of unknown pointers, peak memory, per process",
 	.keys = memory_keys,
 	.ctx_size = sizeof(struct memory_ctx),
-	.wants_file = true,
 	.open = memory_open,
 	.event = memory_event,
 	.close = memory_close,

@@ -88,7 +88,7 @@ static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 		}
 		u64s(c[2], a->calls);
 		u64s(c[3], a->errors);
-		if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
+		if (ct_api_has_bytes(a->flags))
 			u64s(c[9], a->bytes);
 		else
 			strcpy(c[9], "-");
@@ -156,7 +156,7 @@ static int print_json_proc(FILE *out, const struct ct_proc_stat *p)
 			json_u64(out, "p50_ns", ct_hist_percentile(&a->hist, 50), true);
 			json_u64(out, "p99_ns", ct_hist_percentile(&a->hist, 99), true);
 		}
-		if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
+		if (ct_api_has_bytes(a->flags))
 			json_u64(out, "bytes", a->bytes, true);
 		if (a->n_kinds) {
 			fputs(",\"bytes_by_kind\":{", out);
@@ -201,7 +201,7 @@ static int print_csv_proc(FILE *out, const struct ct_proc_stat *p)
 				ct_hist_percentile(&a->hist, 50), ct_hist_percentile(&a->hist, 99));
 		else
 			fputs(",,,,,", out);
-		if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
+		if (ct_api_has_bytes(a->flags))
 			fprintf(out, ",%" PRIu64 ",", a->bytes);
 		else
 			fputs(",,", out);
@@ -328,7 +328,6 @@ const struct ct_sink_ops ct_sink_summary = {
 	.help = "Per-API call counts, errors, time, p50/p99 and bytes, per process",
 	.keys = summary_keys,
 	.ctx_size = sizeof(struct summary_ctx),
-	.wants_file = true,
 	.open = summary_open,
 	.event = summary_event,
 	.tick = summary_tick,

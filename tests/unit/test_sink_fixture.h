@@ -196,7 +196,8 @@ static inline void fx_sink_open(struct fx_sink *s, const char *type, ...)
 	c->name = "test";
 	c->out = fdopen(fd, "w");
 	assert_non_null(c->out);
-	assert_int_equal(s->ops->open(s->ctx), 0);
+	if (s->ops->open)
+		assert_int_equal(s->ops->open(s->ctx), 0);
 }
 
 static inline void fx_sink_event(struct fx_sink *s, const struct ct_event *ev)
@@ -233,7 +234,8 @@ static inline char *fx_sink_close(struct fx_sink *s, const struct ct_run_stats *
 	struct ct_sink_common *c = s->ctx;
 	char *text;
 
-	assert_int_equal(s->ops->close(s->ctx, st), 0);
+	if (s->ops->close)
+		assert_int_equal(s->ops->close(s->ctx, st), 0);
 	if (s->ops->destroy)
 		s->ops->destroy(s->ctx);
 	ct_keys_free(s->ops->keys, s->ctx);
