@@ -16,21 +16,22 @@
 #include "sinks/sinkio.h"
 #include "sinks/texttable.h"
 
-enum { FMT_TABLE, FMT_JSON, FMT_CSV };
+enum summary_format { FMT_TABLE, FMT_JSON, FMT_CSV };
+
+static const char *const format_words[] = { [FMT_TABLE] = "table", [FMT_JSON] = "json", [FMT_CSV] = "csv", NULL };
 
 struct summary_ctx {
 	struct ct_sink_common c;
-	char *format;
+	enum summary_format fmt;
 	uint64_t interval_ns;
-	int fmt;
 	bool rewrite;
 	uint64_t next_tick;
 	struct ct_apistats st;
 };
 
 static const struct ct_key summary_keys[] = {
-	{ "format", CT_KEY_CHOICE, "table", offsetof(struct summary_ctx, format),
-	  "Aligned table, json or csv", "table|json|csv" },
+	{ "format", CT_KEY_CHOICE, "table", offsetof(struct summary_ctx, fmt),
+	  "Aligned table, json or csv", format_words },
 	{ "interval", CT_KEY_DUR, "0", offsetof(struct summary_ctx, interval_ns),
 	  "Also write the summary this often (e.g. 10s); 0: only at exit" },
 	{ 0 },
@@ -282,7 +283,6 @@ static int summary_open(void *ctx)
 {
 	struct summary_ctx *s = ctx;
 
-	s->fmt = !strcmp(s->format, "json") ? FMT_JSON : !strcmp(s->format, "csv") ? FMT_CSV : FMT_TABLE;
 	/* a file holds the latest summary; a terminal or pipe gets each one in turn */
 	s->rewrite = ct_out_rewritable(s->c.out);
 	return 0;
