@@ -12,7 +12,7 @@
 #define CT_MAX_PLUGINS 8
 
 struct ct_tracer_conf {
-	struct ct_list plugins; /* names or paths: 1 to CT_MAX_PLUGINS, no repeats */
+	struct ct_list plugins; /* names or paths: 1 to CT_MAX_PLUGINS */
 	enum ct_profile profile;
 	uint64_t ringbuf_size;
 	uint64_t wakeup_bytes;

@@ -203,7 +203,6 @@ static void test_config_errors(void **state)
 		"[tracer]\nringbuf_size = lots\n",                     /* bad value */
 		"[tracer]\nprofile = most\n",                          /* not a choice */
 		"[tracer]\nattach = Multi\n",                         /* choices are exact */
-		"[tracer]\nplugins = cudart, cuda, cudart\n",         /* a plugin twice */
 		"[tracer]\nplugins = ,\n",                            /* no plugin */
 		"[tracer]\nplugins = a,b,c,d,e,f,g,h,i\n",            /* more than CT_MAX_PLUGINS */
 		"[filter]\npid = 2147483648\n",                       /* past INT_MAX */
