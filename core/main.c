@@ -40,7 +40,7 @@ static const char usage[] =
 	"  -C, --set SEC.KEY=VAL  set one config key, e.g. -C tracer.ringbuf_size=256M\n"
 	"      --ringbuf-size N   ring buffer size per plugin (16M)\n"
 	"      --attach MODE      auto | multi | single (one link per symbol)\n"
-	"      --config-help      list every config key with its default\n"
+	"      --config-help      every config key with its default (=markdown: as docs/config.md)\n"
 	"\n"
 	"Information:\n"
 	"      --list-plugins     list the plugins found on the plugin path\n"
@@ -83,6 +83,7 @@ static const struct option long_opts[] = {
 /* Command-line settings, applied over the config file in order. */
 struct override {
 	const char *section, *key, *val;
+	const char *flag; /* the option, for messages: "-C tracer.attach=x", "--attach x" */
 	char *owned;
 };
 
@@ -114,41 +115,37 @@ static void list_apis(const struct ct_config *c, const struct ct_loaded_plugin *
 
 static int info_command(struct ct_config *c, int what, const struct ct_target *t)
 {
-	struct ct_loaded_plugin lps[8];
-	int n = 0;
+	struct ct_loaded_plugin lps[CT_MAX_PLUGINS];
+	const struct ct_list *names = &c->tracer.plugins; /* 1 to CT_MAX_PLUGINS: checked by the config */
 	char **dirs = ct_plugin_dirs(c->tracer.plugin_path);
-	char *list = strdup(c->tracer.plugins), *save = NULL;
+	size_t n = 0;
 	int err = 0;
 
+	if (!dirs)
+		return 1;
 	if (what == OPT_LIST_PLUGINS) {
 		ct_plugin_list(dirs, stdout);
-	} else if (what == OPT_EXPLAIN) {
-		for (char *tok = strtok_r(list, ", ", &save); tok && n < 8; tok = strtok_r(NULL, ", ", &save)) {
-			err = ct_plugin_load(tok, dirs, &lps[n]);
-			if (err)
-				break;
-			n++;
-		}
-		if (!err && !t->pid && !t->argv) {
+		ct_plugin_dirs_free(dirs);
+		return 0;
+	}
+	for (; n < names->n; n++) {
+		err = ct_plugin_load(names->v[n], dirs, &lps[n]);
+		if (err)
+			break;
+	}
+	if (!err && what == OPT_EXPLAIN) {
+		if (!t->pid && !t->argv) {
 			ct_err("--explain needs -p PID or a command");
 			err = -EINVAL;
+		} else {
+			err = ct_explain(stdout, lps, (int)n, t->pid, t->argv ? t->argv[0] : NULL);
 		}
-		if (!err)
-			err = ct_explain(stdout, lps, n, t->pid, t->argv ? t->argv[0] : NULL);
-		while (n--)
-			ct_plugin_unload(&lps[n]);
-	} else {
-		for (char *tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-			struct ct_loaded_plugin lp;
-
-			err = ct_plugin_load(tok, dirs, &lp);
-			if (err)
-				break;
-			list_apis(c, &lp);
-			ct_plugin_unload(&lp);
-		}
+	} else if (!err) {
+		for (size_t i = 0; i < n; i++)
+			list_apis(c, &lps[i]);
 	}
-	free(list);
+	while (n--)
+		ct_plugin_unload(&lps[n]);
 	ct_plugin_dirs_free(dirs);
 	return err ? 1 : 0;
 }
@@ -166,6 +163,15 @@ static int parse_pid(const char *s, long *out)
 	return 0;
 }
 
+/* Where a setting came from, as the user wrote it. */
+static void override_origin(const struct override *o, char *buf, size_t n)
+{
+	if (o->owned) /* -C */
+		snprintf(buf, n, "%s %s.%s=%s", o->flag, o->section, o->key, o->val);
+	else
+		snprintf(buf, n, "%s %s", o->flag, o->val);
+}
+
 int main(int argc, char **argv)
 {
 	struct override ov[64];
@@ -180,23 +186,23 @@ int main(int argc, char **argv)
 	int opt;
 
 	ct_config_init(&conf);
-#define OV(sec, k, v) do { if (n_ov < 64) ov[n_ov++] = (struct override){ sec, k, v, NULL }; } while (0)
+#define OV(flag, sec, k, v) do { if (n_ov < 64) ov[n_ov++] = (struct override){ sec, k, v, flag, NULL }; } while (0)
 	while ((opt = getopt_long(argc, argv, "+p:P:o:c:C:vqVh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			if (parse_pid(optarg, &pid))
 				goto out;
-			t.pid = (pid_t)pid;
+			OV("-p", "filter", "pid", optarg);
 			break;
-		case OPT_LIB: OV("tracer", "lib", optarg); break;
-		case 'P': OV("tracer", "plugins", optarg); break;
-		case OPT_PROFILE: OV("tracer", "profile", optarg); break;
-		case OPT_INCLUDE: OV("filter", "include", optarg); break;
-		case OPT_EXCLUDE: OV("filter", "exclude", optarg); break;
-		case OPT_ERRORS_ONLY: OV("filter", "errors_only", "true"); break;
-		case OPT_MIN_DUR: OV("filter", "min_duration", optarg); break;
-		case OPT_RINGBUF: OV("tracer", "ringbuf_size", optarg); break;
-		case OPT_ATTACH: OV("tracer", "attach", optarg); break;
+		case OPT_LIB: OV("--lib", "tracer", "lib", optarg); break;
+		case 'P': OV("--plugin", "tracer", "plugins", optarg); break;
+		case OPT_PROFILE: OV("--profile", "tracer", "profile", optarg); break;
+		case OPT_INCLUDE: OV("--include", "filter", "include", optarg); break;
+		case OPT_EXCLUDE: OV("--exclude", "filter", "exclude", optarg); break;
+		case OPT_ERRORS_ONLY: OV("--errors-only", "filter", "errors_only", "true"); break;
+		case OPT_MIN_DUR: OV("--min-duration", "filter", "min_duration", optarg); break;
+		case OPT_RINGBUF: OV("--ringbuf-size", "tracer", "ringbuf_size", optarg); break;
+		case OPT_ATTACH: OV("--attach", "tracer", "attach", optarg); break;
 		case 'o':
 			if (n_sinks < 16)
 				sinks[n_sinks++] = optarg;
@@ -209,7 +215,10 @@ int main(int argc, char **argv)
 				ct_err("-C %s: expected SECTION.KEY=VALUE", optarg);
 				goto out;
 			}
+			ov[n_ov].flag = "-C";
 			ov[n_ov].owned = strdup(optarg);
+			if (!ov[n_ov].owned)
+				goto out;
 			ov[n_ov].owned[dot - optarg] = 0;
 			ov[n_ov].owned[eq - optarg] = 0;
 			ov[n_ov].section = ov[n_ov].owned;
@@ -221,6 +230,10 @@ int main(int argc, char **argv)
 		case OPT_CONFIG_HELP:
 			config_help = true;
 			help_md = optarg && !strcmp(optarg, "markdown");
+			if (optarg && !help_md && strcmp(optarg, "ini")) {
+				ct_err("--config-help=%s: expected one of: ini, markdown", optarg);
+				goto out;
+			}
 			break;
 		case OPT_LIST_PLUGINS:
 		case OPT_LIST_APIS:
@@ -232,12 +245,8 @@ int main(int argc, char **argv)
 		default: fputs(usage, stderr); goto out;
 		}
 	}
-	if (optind < argc) {
-		if (strcmp(argv[optind - 1], "--") && optind > 0 && argv[optind][0] != '-') {
-			/* getopt stopped at the first non-option ("+"): a command without "--". */
-		}
+	if (optind < argc)
 		t.argv = &argv[optind];
-	}
 	if (config_help) {
 		ct_config_help(stdout, help_md);
 		ret = 0;
@@ -245,13 +254,15 @@ int main(int argc, char **argv)
 	}
 	if (config_file && ct_config_load(&conf, config_file))
 		goto out;
-	if (t.pid && !conf.filter.pid)
-		conf.filter.pid = t.pid;
-	else if (!t.pid && conf.filter.pid)
-		t.pid = (pid_t)conf.filter.pid;
-	for (int i = 0; i < n_ov; i++)
-		if (ct_config_set(&conf, ov[i].section, ov[i].key, ov[i].val, "command line"))
+	for (int i = 0; i < n_ov; i++) {
+		char origin[512];
+
+		override_origin(&ov[i], origin, sizeof(origin));
+		if (ct_config_set(&conf, ov[i].section, ov[i].key, ov[i].val, origin))
 			goto out;
+	}
+	/* -p is filter.pid: from the file, -C or -p, whichever came last. */
+	t.pid = (pid_t)conf.filter.pid;
 	for (int i = 0; i < n_sinks; i++) {
 		char *colon = strchr(sinks[i], ':');
 

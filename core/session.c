@@ -37,8 +37,6 @@
 #include "capture/target.h"
 #include "capture/watcher.h"
 
-#define CT_MAX_PLUGINS 8
-
 struct session {
 	struct ct_config *conf;
 	const struct ct_target *target;
@@ -149,35 +147,27 @@ int ct_check_privileges(void)
 	return -EPERM;
 }
 
-static bool glob_list_matches(const char *list, const char *name)
+static bool glob_list_matches(const struct ct_list *globs, const char *name)
 {
-	char *copy, *save = NULL;
-	bool hit = false;
-
-	if (!list || !*list)
-		return false;
-	copy = strdup(list);
-	if (!copy)
-		return false;
-	for (char *tok = strtok_r(copy, ", ", &save); tok && !hit; tok = strtok_r(NULL, ", ", &save))
-		hit = fnmatch(tok, name, 0) == 0;
-	free(copy);
-	return hit;
+	for (size_t i = 0; i < globs->n; i++)
+		if (fnmatch(globs->v[i], name, 0) == 0)
+			return true;
+	return false;
 }
 
 void ct_session_select(const struct ct_config *conf, const struct ct_plugin *p, bool *enabled)
 {
-	bool full = conf->tracer.profile && !strcmp(conf->tracer.profile, "full");
-	const char *inc = conf->filter.include, *exc = conf->filter.exclude;
+	bool full = conf->tracer.profile == CT_PROFILE_FULL;
+	const struct ct_list *inc = &conf->filter.include;
 
 	for (size_t i = 0; i < p->n_apis; i++) {
 		const char *sym = p->apis[i].symbol;
 
-		if (inc && *inc)
+		if (inc->n)
 			enabled[i] = glob_list_matches(inc, sym);
 		else
 			enabled[i] = full || !(p->apis[i].flags & CT_API_HOT);
-		if (glob_list_matches(exc, sym))
+		if (glob_list_matches(&conf->filter.exclude, sym))
 			enabled[i] = false;
 	}
 }
@@ -419,23 +409,17 @@ static int setup(struct session *s)
 	const struct ct_config *c = s->conf;
 	bool filter = s->target->pid || s->target->argv;
 	char **dirs = ct_plugin_dirs(c->tracer.plugin_path);
-	char *list = strdup(c->tracer.plugins ? c->tracer.plugins : "cudart"), *save = NULL;
-	enum ct_attach_mode mode = CT_ATTACH_AUTO;
 	int err = 0;
 
-	if (!dirs || !list) {
+	if (!dirs) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (char *tok = strtok_r(list, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+	/* The config checked the list: 1 to CT_MAX_PLUGINS names. */
+	for (size_t n = 0; n < c->tracer.plugins.n; n++) {
 		struct ct_loaded_plugin *lp = &s->plugins[s->n_plugins];
 
-		if (s->n_plugins == CT_MAX_PLUGINS) {
-			ct_err("at most %d plugins at once", CT_MAX_PLUGINS);
-			err = -E2BIG;
-			goto out;
-		}
-		err = ct_plugin_load(tok, dirs, lp);
+		err = ct_plugin_load(c->tracer.plugins.v[n], dirs, lp);
 		if (err)
 			goto out;
 		s->enabled[s->n_plugins] = calloc(lp->p->n_apis, sizeof(bool));
@@ -451,17 +435,12 @@ static int setup(struct session *s)
 		}
 		for (size_t k = 0; k < lp->p->n_apis; k++)
 			s->entry_only[s->n_plugins][k] = (lp->p->apis[k].flags & CT_API_ENTRY_ONLY) ||
-				glob_list_matches(c->tracer.entry_only, lp->p->apis[k].symbol);
+				glob_list_matches(&c->tracer.entry_only, lp->p->apis[k].symbol);
 		for (int k = 0; lp->p->libraries[k] && s->n_patterns < CT_WATCH_PATTERNS; k++) {
 			s->patterns[s->n_patterns] = lp->p->libraries[k];
 			s->pattern_plugin[s->n_patterns++] = s->n_plugins;
 		}
 		s->n_plugins++;
-	}
-	if (!s->n_plugins) {
-		ct_err("no plugin to load ([tracer] plugins is empty)");
-		err = -EINVAL;
-		goto out;
 	}
 
 	/* Last, so that a plugin's own library matches its own pattern first:
@@ -478,10 +457,6 @@ static int setup(struct session *s)
 		goto out;
 	if (ct_guard_start(&s->guard, ct_watcher_events_fd(&s->watcher)))
 		ct_warn("cannot start the guard process: if cudatracer is killed, a process it stopped may stay stopped");
-	if (c->tracer.attach && !strcmp(c->tracer.attach, "multi"))
-		mode = CT_ATTACH_MULTI;
-	else if (c->tracer.attach && !strcmp(c->tracer.attach, "single"))
-		mode = CT_ATTACH_SINGLE;
 	for (int i = 0; i < s->n_plugins; i++) {
 		struct ct_probe_opts po = {
 			.ringbuf_size = c->tracer.ringbuf_size,
@@ -490,7 +465,7 @@ static int setup(struct session *s)
 			.pids_fd = ct_watcher_pids_fd(&s->watcher),
 			.callstack_fd = ct_watcher_callstack_fd(&s->watcher),
 			.plugin_id = s->n_plugins > 1 ? i + 1 : 0,
-			.mode = mode,
+			.mode = c->tracer.attach,
 			.enabled = s->enabled[i],
 			.entry_only = s->entry_only[i],
 			.aggregate = s->aggregate,
@@ -533,7 +508,6 @@ static int setup(struct session *s)
 		attach_system(s);
 	}
 out:
-	free(list);
 	ct_plugin_dirs_free(dirs);
 	return err;
 }
@@ -616,10 +590,9 @@ static void teardown(struct session *s)
 
 static void boost_reader(const struct session *s)
 {
-	const char *p = s->conf->tracer.reader_priority;
 	int cur;
 
-	if (s->aggregate || !p || strcmp(p, "high"))
+	if (s->aggregate || s->conf->tracer.reader_priority != CT_READER_HIGH)
 		return;
 	errno = 0;
 	cur = getpriority(PRIO_PROCESS, 0);
@@ -642,7 +615,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 		return 1;
 	s->conf = conf;
 	s->target = t;
-	s->aggregate = conf->tracer.mode && !strcmp(conf->tracer.mode, "aggregate");
+	s->aggregate = conf->tracer.mode == CT_MODE_AGGREGATE;
 	libbpf_set_print(libbpf_print);
 	s->release_fd = -1;
 	ct_rings_init(&s->rings);

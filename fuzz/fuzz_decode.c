@@ -78,7 +78,7 @@ static void load_plugins(const char *dir)
 }
 
 /* One value that differs from a key's default, or NULL: data from the key table. */
-static const char *other_value(const struct ct_key *k, int choice, char *buf, size_t n)
+static const char *other_value(const struct ct_key *k, int choice)
 {
 	switch (k->type) {
 	case CT_KEY_BOOL:
@@ -89,18 +89,11 @@ static const char *other_value(const struct ct_key *k, int choice, char *buf, si
 		return choice ? NULL : "1ns";
 	case CT_KEY_STR:
 		return choice ? NULL : "<a href=\"x\">&'\\\n";
-	case CT_KEY_CHOICE: {
-		const char *c = k->choices;
-
-		for (int i = 0; c && i < choice; i++) {
-			c = strchr(c, '|');
-			c = c ? c + 1 : NULL;
-		}
-		if (!c)
-			return NULL;
-		snprintf(buf, n, "%.*s", (int)strcspn(c, "|"), c);
-		return buf;
-	}
+	case CT_KEY_CHOICE:
+		for (int i = 0; i <= choice; i++)
+			if (!k->choices[i])
+				return NULL;
+		return k->choices[choice];
 	}
 	return NULL;
 }
@@ -130,10 +123,9 @@ static void write_sinks_conf(void)
 			continue;
 		fprintf(f, "[sink.s%d]\ntype = %s\npath = /dev/null\n", n++, o->type);
 		for (const struct ct_key *k = o->keys; k && k->name; k++) {
-			char buf[64];
 			const char *v;
 
-			for (int c = 0; (v = other_value(k, c, buf, sizeof(buf))); c++)
+			for (int c = 0; (v = other_value(k, c)); c++)
 				fprintf(f, "[sink.s%d]\ntype = %s\npath = /dev/null\n%s = %s\n", n++, o->type,
 					k->name, v);
 		}

@@ -4,13 +4,12 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include "config/choices.h" /* enum ct_attach_mode */
 #include "plugin/loader.h"
 
 struct bpf_object;
 struct bpf_link;
 struct bpf_map;
-
-enum ct_attach_mode { CT_ATTACH_AUTO, CT_ATTACH_MULTI, CT_ATTACH_SINGLE };
 
 struct ct_probe_opts {
 	uint64_t ringbuf_size;

@@ -14,35 +14,74 @@
 #include "util/log.h"
 #include "plugin/loader.h"
 
+#define CT_STR_(x) #x
+#define CT_STR(x) CT_STR_(x)
 #define TK(name, type, def, field, help) \
-	{ name, type, def, offsetof(struct ct_tracer_conf, field), help, NULL }
+	{ name, type, def, offsetof(struct ct_tracer_conf, field), help, NULL, NULL }
+/* A choice key: `words` are indexed by the enum of `field` (choices.h). */
+#define TC(name, def, field, words, help) \
+	{ name, CT_KEY_CHOICE, def, offsetof(struct ct_tracer_conf, field), help, words, NULL }
 #define FK(name, type, def, field, help) \
-	{ name, type, def, offsetof(struct ct_filter_conf, field), help, NULL }
+	{ name, type, def, offsetof(struct ct_filter_conf, field), help, NULL, NULL }
+
+static const char *const profile_words[] = {
+	[CT_PROFILE_DEFAULT] = "default", [CT_PROFILE_FULL] = "full", NULL };
+static const char *const reader_priority_words[] = {
+	[CT_READER_HIGH] = "high", [CT_READER_NORMAL] = "normal", NULL };
+static const char *const attach_words[] = {
+	[CT_ATTACH_AUTO] = "auto", [CT_ATTACH_MULTI] = "multi", [CT_ATTACH_SINGLE] = "single", NULL };
+static const char *const mode_words[] = {
+	[CT_MODE_EVENTS] = "events", [CT_MODE_AGGREGATE] = "aggregate", NULL };
+
+/* Every user of the list (the session, --list-apis, --explain) can take it
+ * as it is. A plugin named twice is loaded twice: test_privilege_verifier
+ * loads the watcher with 8 plugins that way. */
+static int check_plugins(const void *dst, char *why, size_t n)
+{
+	const struct ct_list *l = dst;
+
+	if (!l->n) {
+		snprintf(why, n, "expected at least one plugin");
+		return -EINVAL;
+	}
+	if (l->n > CT_MAX_PLUGINS) {
+		snprintf(why, n, "at most %d plugins at once", CT_MAX_PLUGINS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_pid(const void *dst, char *why, size_t n)
+{
+	if (*(const uint64_t *)dst <= INT_MAX)
+		return 0;
+	snprintf(why, n, "expected a process id (at most %d), or 0 for every process", INT_MAX);
+	return -EINVAL;
+}
 
 static const struct ct_key tracer_keys[] = {
-	TK("plugins", CT_KEY_LIST, "cudart", plugins,
-	   "Runtime plugins to load: names (cudart, cuda, hip, opencl) or paths to .so files"),
-	{ "profile", CT_KEY_CHOICE, "default", offsetof(struct ct_tracer_conf, profile),
-	  "default leaves out getters that frameworks call thousands of times a second; full traces them too",
-	  "default|full" },
+	{ "plugins", CT_KEY_LIST, "cudart", offsetof(struct ct_tracer_conf, plugins),
+	  "Runtime plugins to load, at most " CT_STR(CT_MAX_PLUGINS) ": names (cudart, cuda, hip, "
+	  "opencl) or paths to .so files", NULL, check_plugins },
+	TC("profile", "default", profile, profile_words,
+	   "default leaves out getters that frameworks call thousands of times a second; full traces them too"),
 	TK("ringbuf_size", CT_KEY_SIZE, "16M", ringbuf_size,
 	   "Ring buffer per plugin, a power of two (rounded up); records that do not fit are counted as lost"),
 	TK("wakeup_bytes", CT_KEY_SIZE, "256K", wakeup_bytes,
 	   "Each CPU wakes the reader when it has sent this much since its last wake-up (0: on every record), "
 	   "at most a quarter of the ring shared among the CPUs; the reader also polls every 100 ms"),
-	{ "reader_priority", CT_KEY_CHOICE, "high", offsetof(struct ct_tracer_conf, reader_priority),
-	  "high runs the reader at nice -10 (the traced program keeps its own), so that it keeps up "
-	  "when the program keeps every core busy; normal leaves it as started", "high|normal" },
-	TK("plugin_path", CT_KEY_LIST, NULL, plugin_path,
+	TC("reader_priority", "high", reader_priority, reader_priority_words,
+	   "high runs the reader at nice -10 (the traced program keeps its own), so that it keeps up "
+	   "when the program keeps every core busy; normal leaves it as started"),
+	TK("plugin_path", CT_KEY_STR, NULL, plugin_path,
 	   "Colon-separated folders searched for plugins before the built-in ones"),
-	{ "attach", CT_KEY_CHOICE, "auto", offsetof(struct ct_tracer_conf, attach),
-	  "auto uses uprobe_multi where the kernel has it; single forces one link per symbol",
-	  "auto|multi|single" },
+	TC("attach", "auto", attach, attach_words,
+	   "auto uses uprobe_multi where the kernel has it; single forces one link per symbol"),
 	TK("lib", CT_KEY_STR, NULL, lib,
 	   "Probe this library or executable for every process that maps it"),
-	{ "mode", CT_KEY_CHOICE, "events", offsetof(struct ct_tracer_conf, mode),
-	  "events sends every call to the sinks; aggregate only counts calls, time and bytes per API "
-	  "in BPF maps (no per-call records at all) and prints a table at exit", "events|aggregate" },
+	TC("mode", "events", mode, mode_words,
+	   "events sends every call to the sinks; aggregate only counts calls, time and bytes per API "
+	   "in BPF maps (no per-call records at all) and prints a table at exit"),
 	TK("entry_only", CT_KEY_LIST, NULL, entry_only,
 	   "API globs recorded at entry only: no exit probe, no result or duration, less overhead"),
 	TK("scan_libraries", CT_KEY_BOOL, "false", scan_libraries,
@@ -54,7 +93,8 @@ static const struct ct_key tracer_keys[] = {
 };
 
 static const struct ct_key filter_keys[] = {
-	FK("pid", CT_KEY_U64, "0", pid, "Trace only this process and its children (0: all)"),
+	{ "pid", CT_KEY_U64, "0", offsetof(struct ct_filter_conf, pid),
+	  "Trace only this process and its children (0: all); -p PID sets it", NULL, check_pid },
 	FK("comm", CT_KEY_STR, NULL, comm, "Keep only calls from threads of this command name"),
 	FK("include", CT_KEY_LIST, NULL, include,
 	   "Comma-separated globs of API names to trace (default: the profile's APIs)"),
@@ -67,9 +107,9 @@ static const struct ct_key filter_keys[] = {
 
 static const struct ct_key sink_common_keys[] = {
 	{ "type", CT_KEY_STR, NULL, offsetof(struct ct_sink_common, type),
-	  "Sink type: text, jsonl, ... (see the list below)", NULL },
+	  "Sink type: text, jsonl, ... (see the list below)", NULL, NULL },
 	{ "path", CT_KEY_STR, "-", offsetof(struct ct_sink_common, path),
-	  "Output file; - is standard output", NULL },
+	  "Output file; - is standard output", NULL, NULL },
 	{ 0 },
 };
 
@@ -160,7 +200,7 @@ int ct_config_set(struct ct_config *c, const char *section, const char *key,
 {
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		const struct ct_key *k;
-		const char *why = "";
+		char why[256];
 		int err;
 
 		if (strcmp(section, sections[i].name))
@@ -171,7 +211,7 @@ int ct_config_set(struct ct_config *c, const char *section, const char *key,
 			       origin, key, section);
 			return -EINVAL;
 		}
-		err = ct_key_set(k, (char *)c + sections[i].off, val, &why);
+		err = ct_key_set(k, (char *)c + sections[i].off, val, why, sizeof(why));
 		if (err)
 			ct_err("%s: bad value '%s' for %s.%s: %s", origin, val, section, key, why);
 		return err;
@@ -264,33 +304,50 @@ int ct_config_load(struct ct_config *c, const char *path)
 
 int ct_config_add_sink(struct ct_config *c, const char *type, const char *path)
 {
-	char name[64];
+	char name[64], origin[PATH_MAX + 80];
 	struct ct_sink_conf *s;
 
 	snprintf(name, sizeof(name), "cli%d", c->n_sinks);
-	s = sink_section(c, name, "command line");
+	snprintf(origin, sizeof(origin), "-o %s%s%s", type, path ? ":" : "", path ? path : "");
+	s = sink_section(c, name, origin);
 	if (!s || sink_kv(s, "type", type, 0) || (path && sink_kv(s, "path", path, 0)))
 		return -ENOMEM;
 	return 0;
 }
 
+/* Where a sink's setting came from: "file:line", or the -o option (line 0). */
+static const char *sink_where(const struct ct_sink_conf *s, int line, char *buf, size_t n)
+{
+	if (line)
+		snprintf(buf, n, "%s:%d", s->file, line);
+	else
+		snprintf(buf, n, "%s", s->file);
+	return buf;
+}
+
 static int finish_sink(struct ct_sink_conf *s)
 {
-	const char *type = NULL, *why = "";
+	const char *type = NULL;
+	char why[256], at[PATH_MAX + 80];
 	int err;
 
 	for (int i = 0; i < s->n_kv; i++)
 		if (!strcmp(s->kv[i].key, "type"))
 			type = s->kv[i].val;
 	if (!type) {
-		ct_err("%s:%d: [sink.%s] has no 'type' key (one of the sink types in cudatracer --config-help)",
-		       s->file, s->line, s->name);
+		ct_err("%s: [sink.%s] has no 'type' key (one of the sink types in cudatracer --config-help)",
+		       sink_where(s, s->line, at, sizeof(at)), s->name);
 		return -EINVAL;
 	}
 	s->ops = ct_sink_find(type);
 	if (!s->ops) {
-		ct_err("%s:%d: [sink.%s]: unknown sink type '%s' (cudatracer --config-help lists them)",
-		       s->file, s->line, s->name, type);
+		size_t len = 0;
+
+		for (int i = 0; ct_sink_types[i] && len < sizeof(why); i++)
+			len += (size_t)snprintf(why + len, sizeof(why) - len, "%s%s", i ? ", " : "",
+						ct_sink_types[i]->type);
+		ct_err("%s: [sink.%s]: unknown sink type '%s' (one of: %s)", sink_where(s, s->line, at, sizeof(at)),
+		       s->name, type, why);
 		return -EINVAL;
 	}
 	s->ctx = calloc(1, s->ops->ctx_size);
@@ -306,13 +363,13 @@ static int finish_sink(struct ct_sink_conf *s)
 		if (!k)
 			k = ct_key_find(s->ops->keys, s->kv[i].key);
 		if (!k) {
-			ct_err("%s:%d: unknown key '%s' for a sink of type %s (cudatracer --config-help lists the keys)",
-			       s->file, s->kv[i].line, s->kv[i].key, type);
+			ct_err("%s: unknown key '%s' for a sink of type %s (cudatracer --config-help lists the keys)",
+			       sink_where(s, s->kv[i].line, at, sizeof(at)), s->kv[i].key, type);
 			return -EINVAL;
 		}
-		err = ct_key_set(k, s->ctx, s->kv[i].val, &why);
+		err = ct_key_set(k, s->ctx, s->kv[i].val, why, sizeof(why));
 		if (err) {
-			ct_err("%s:%d: bad value '%s' for %s: %s", s->file, s->kv[i].line,
+			ct_err("%s: bad value '%s' for %s: %s", sink_where(s, s->kv[i].line, at, sizeof(at)),
 			       s->kv[i].val, s->kv[i].key, why);
 			return err;
 		}
@@ -342,14 +399,8 @@ static const char *type_name(const struct ct_key *k)
 static void put_type(FILE *out, const struct ct_key *k)
 {
 	fputs(type_name(k), out);
-	for (const char *c = k->choices; c && *c; c++) {
-		if (c == k->choices)
-			fputs(": ", out);
-		if (*c == '|')
-			fputs(", ", out);
-		else
-			fputc(*c, out);
-	}
+	for (int i = 0; k->type == CT_KEY_CHOICE && k->choices[i]; i++)
+		fprintf(out, "%s%s", i ? ", " : ": ", k->choices[i]);
 }
 
 static void help_keys(FILE *out, const struct ct_key *keys, bool md)

@@ -5,28 +5,32 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "config/choices.h"
 #include "sinks/sink.h"
 
+/* At most this many plugins in one session ([tracer] plugins). */
+#define CT_MAX_PLUGINS 8
+
 struct ct_tracer_conf {
-	char *plugins;      /* comma-separated names or paths */
-	char *profile;      /* default | full */
+	struct ct_list plugins; /* names or paths: 1 to CT_MAX_PLUGINS */
+	enum ct_profile profile;
 	uint64_t ringbuf_size;
 	uint64_t wakeup_bytes;
-	char *reader_priority; /* high | normal */
+	enum ct_reader_priority reader_priority;
 	char *plugin_path;  /* colon-separated folders */
-	char *attach;       /* auto | multi | single */
+	enum ct_attach_mode attach;
 	char *lib;          /* probe this file, for every process that maps it */
-	char *mode;         /* events | aggregate */
-	char *entry_only;   /* API globs recorded at entry only */
+	enum ct_trace_mode mode;
+	struct ct_list entry_only; /* API globs recorded at entry only */
 	char *aggregate_path; /* aggregate mode: where the table goes */
 	bool scan_libraries; /* check every library a traced process loads for a linked-in runtime */
 };
 
 struct ct_filter_conf {
-	uint64_t pid;
+	uint64_t pid;       /* 0, or 1 to INT_MAX */
 	char *comm;
-	char *include;      /* API globs, comma-separated */
-	char *exclude;
+	struct ct_list include; /* API globs */
+	struct ct_list exclude;
 	uint64_t min_duration; /* ns */
 	bool errors_only;
 };

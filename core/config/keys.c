@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Parsing of typed config values, shared by [tracer], [filter] and every sink. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -47,23 +48,61 @@ static int parse_bool(const char *s, bool *out)
 	return -EINVAL;
 }
 
-static bool in_choices(const char *choices, const char *s)
+static int parse_choice(const char *const *words, const char *s, int *out)
 {
-	size_t n = strlen(s);
-	const char *p = choices;
-
-	while (p && *p) {
-		const char *bar = strchr(p, '|');
-		size_t len = bar ? (size_t)(bar - p) : strlen(p);
-
-		if (len == n && !strncmp(p, s, n))
-			return true;
-		p = bar ? bar + 1 : NULL;
+	for (int i = 0; words && words[i]; i++) {
+		if (!strcmp(words[i], s)) {
+			*out = i;
+			return 0;
+		}
 	}
-	return false;
+	return -EINVAL;
 }
 
-int ct_key_set(const struct ct_key *k, void *base, const char *val, const char **why)
+/* "expected one of: auto, multi, single" */
+static void choices_why(const char *const *words, char *why, size_t n)
+{
+	size_t len = (size_t)snprintf(why, n, "expected one of:");
+
+	for (int i = 0; words && words[i] && len < n; i++)
+		len += (size_t)snprintf(why + len, n - len, "%s %s", i ? "," : "", words[i]);
+}
+
+static void list_free(struct ct_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static int parse_list(const char *s, struct ct_list *out)
+{
+	static const char sep[] = ", \t";
+	struct ct_list l = { 0 };
+
+	for (s += strspn(s, sep); *s; s += strspn(s, sep)) {
+		size_t len = strcspn(s, sep);
+		char **v = realloc(l.v, (l.n + 1) * sizeof(*v));
+
+		if (!v)
+			goto nomem;
+		l.v = v;
+		v[l.n] = strndup(s, len);
+		if (!v[l.n])
+			goto nomem;
+		l.n++;
+		s += len;
+	}
+	*out = l;
+	return 0;
+nomem:
+	list_free(&l);
+	return -ENOMEM;
+}
+
+int ct_key_set(const struct ct_key *k, void *base, const char *val, char *why, size_t why_len)
 {
 	static const char *const size_sfx[] = { "k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib", "b", NULL };
 	static const uint64_t size_mul[] = { 1ull << 10, 1ull << 10, 1ull << 10, 1ull << 20, 1ull << 20,
@@ -71,57 +110,73 @@ int ct_key_set(const struct ct_key *k, void *base, const char *val, const char *
 	static const char *const dur_sfx[] = { "ns", "us", "ms", "s", NULL };
 	static const uint64_t dur_mul[] = { 1, 1000, 1000000, 1000000000ull };
 	void *dst = (char *)base + k->off;
+	const char *expected = "";
 	int err = 0;
 
 	switch (k->type) {
 	case CT_KEY_CHOICE:
-		if (!in_choices(k->choices, val)) {
-			*why = "not one of the allowed values";
-			return -EINVAL;
+		err = parse_choice(k->choices, val, dst);
+		if (err) {
+			choices_why(k->choices, why, why_len);
+			return err;
 		}
-		/* fall through */
-	case CT_KEY_STR:
-	case CT_KEY_LIST: {
+		break;
+	case CT_KEY_STR: {
 		char *copy = strdup(val);
 
 		if (!copy)
 			return -ENOMEM;
 		free(*(char **)dst);
 		*(char **)dst = copy;
-		return 0;
+		break;
+	}
+	case CT_KEY_LIST: {
+		struct ct_list l;
+
+		err = parse_list(val, &l);
+		if (err)
+			return err;
+		list_free(dst);
+		*(struct ct_list *)dst = l;
+		break;
 	}
 	case CT_KEY_BOOL:
 		err = parse_bool(val, dst);
-		*why = "expected true or false";
+		expected = "expected true or false";
 		break;
 	case CT_KEY_U64:
 		err = parse_u64(val, dst, NULL, NULL, 1);
-		*why = "expected a non-negative integer";
+		expected = "expected a non-negative integer";
 		break;
 	case CT_KEY_SIZE:
 		err = parse_u64(val, dst, size_sfx, size_mul, 1);
-		*why = "expected a size in bytes, such as 4096, 64K or 256M";
+		expected = "expected a size in bytes, such as 4096, 64K or 256M";
 		break;
 	case CT_KEY_DUR:
 		err = parse_u64(val, dst, dur_sfx, dur_mul, 1000);
-		*why = "expected a duration, such as 50us, 2ms or 1s (a bare number is us)";
+		expected = "expected a duration, such as 50us, 2ms or 1s (a bare number is us)";
 		break;
 	default:
-		*why = "key of unknown type";
-		return -EINVAL;
+		expected = "key of unknown type";
+		err = -EINVAL;
+		break;
 	}
-	return err;
+	if (err) {
+		snprintf(why, why_len, "%s", expected);
+		return err;
+	}
+	return k->check ? k->check(dst, why, why_len) : 0;
 }
 
 int ct_keys_defaults(const struct ct_key *keys, void *base)
 {
 	for (const struct ct_key *k = keys; k && k->name; k++) {
-		const char *why;
+		char why[256];
 		int err;
 
 		if (!k->def)
 			continue;
-		err = ct_key_set(k, base, k->def, &why);
+		err = ct_key_set(k, base, k->def, why, sizeof(why));
 		if (err)
 			return err;
 	}
@@ -131,11 +186,13 @@ int ct_keys_defaults(const struct ct_key *keys, void *base)
 void ct_keys_free(const struct ct_key *keys, void *base)
 {
 	for (const struct ct_key *k = keys; k && k->name; k++) {
-		if (k->type == CT_KEY_STR || k->type == CT_KEY_LIST || k->type == CT_KEY_CHOICE) {
-			char **p = (char **)((char *)base + k->off);
+		void *dst = (char *)base + k->off;
 
-			free(*p);
-			*p = NULL;
+		if (k->type == CT_KEY_STR) {
+			free(*(char **)dst);
+			*(char **)dst = NULL;
+		} else if (k->type == CT_KEY_LIST) {
+			list_free(dst);
 		}
 	}
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sinks/apistats.h"
+#include "sinks/sink.h"
 
 static int plugin_number(struct ct_apistats *s, const struct ct_plugin *pl)
 {
@@ -127,11 +128,11 @@ int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev)
 
 	/* a failed copy moved nothing and a failed allocation holds nothing */
 	flags = ev->api ? ev->api->flags : 0;
-	if (!ev->is_error && (flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))) {
+	if (!ev->is_error && ct_api_has_bytes(flags)) {
 		uint64_t bytes = ct_event_bytes(ev);
 
 		a->bytes += bytes;
-		if (flags & (CT_API_COPY | CT_API_SET)) {
+		if (flags & CT_API_MOVES_BYTES) {
 			const struct ct_field *k = ct_event_role(ev, CT_ROLE_COPY_KIND);
 			const char *name = "";
 			char num[32];

@@ -466,7 +466,6 @@ const struct ct_sink_ops ct_sink_chrome = {
 	.help = "Chrome Trace Event JSON for Perfetto and chrome://tracing, streamed",
 	.keys = chrome_keys,
 	.ctx_size = sizeof(struct chrome_ctx),
-	.wants_file = true,
 	.open = chrome_open,
 	.event = chrome_event,
 	.tick = chrome_tick,

@@ -104,7 +104,7 @@ static int csv_event(void *ctx, const struct ct_event *ev)
 		ct_sb_lit(b, ",1,");
 	else
 		ct_sb_lit(b, ",0,");
-	if (flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
+	if (ct_api_has_bytes(flags))
 		ct_sb_u64(b, ct_event_bytes(ev));
 	ct_sb_ch(b, ',');
 	csv_field(b, s->args.p);
@@ -141,7 +141,6 @@ const struct ct_sink_ops ct_sink_csv = {
 	.help = "One row per call, RFC 4180",
 	.keys = csv_keys,
 	.ctx_size = sizeof(struct csv_ctx),
-	.wants_file = true,
 	.open = csv_open,
 	.event = csv_event,
 	.tick = csv_tick,

@@ -147,21 +147,3 @@ size_t ct_json_field_max(const struct ct_field *f)
 	 * 64 ([20 digits,20,20] at most). */
 	return s ? 6 * strlen(s) + 2 : 64;
 }
-
-void ct_json_field(FILE *out, const struct ct_field *f)
-{
-	char stack[1024];
-	struct ct_sb b = { stack, 0, sizeof(stack) };
-	size_t need = ct_json_field_max(f);
-
-	/* Kernel names have no bound on their length. */
-	if (need > sizeof(stack)) {
-		b = (struct ct_sb){ 0 };
-		if (!ct_sb_room(&b, need))
-			return;
-	}
-	ct_json_field_sb(&b, f);
-	fwrite(b.p, 1, b.len, out);
-	if (b.p != stack)
-		ct_sb_free(&b);
-}

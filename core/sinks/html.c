@@ -336,7 +336,7 @@ static int page_apis(struct html_ctx *s, FILE *o)
 			} else {
 				fputs("<td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td>", o);
 			}
-			if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
+			if (ct_api_has_bytes(a->flags))
 				td_u64(o, a->bytes);
 			else
 				fputs("<td class=\"n\">-</td>", o);
@@ -534,11 +534,6 @@ static int html_close(void *ctx, const struct ct_run_stats *st)
 	return err;
 }
 
-static int html_open(void *ctx)
-{
-	return 0;
-}
-
 static void html_destroy(void *ctx)
 {
 	struct html_ctx *s = ctx;
@@ -567,8 +562,6 @@ const struct ct_sink_ops ct_sink_html = {
 	.help = "A self-contained HTML report: summary tables, memory plot, per-thread timeline",
 	.keys = html_keys,
 	.ctx_size = sizeof(struct html_ctx),
-	.wants_file = true,
-	.open = html_open,
 	.event = html_event,
 	.close = html_close,
 	.destroy = html_destroy,

@@ -350,7 +350,6 @@ const struct ct_sink_ops ct_sink_jsonl = {
 	.help = "One JSON object per call, one per line (schema: docs/events.md)",
 	.keys = NULL,
 	.ctx_size = sizeof(struct jsonl_sink),
-	.wants_file = true,
 	.open = jsonl_open,
 	.event = jsonl_event,
 	.tick = jsonl_tick,

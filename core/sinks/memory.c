@@ -10,17 +10,19 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 #include "sinks/memtrack.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "sinks/texttable.h"
 
+enum memory_format { MEMORY_TEXT, MEMORY_JSON };
+
+static const char *const format_words[] = { [MEMORY_TEXT] = "text", [MEMORY_JSON] = "json", NULL };
+
 struct memory_ctx {
 	struct ct_sink_common c;
-	char *format;
+	enum memory_format format;
 	uint64_t max_list;
-	bool json;
 	bool any;          /* json: a process was written */
 	bool header;       /* text: the report's title was written */
 	struct ct_memtrack mem;
@@ -28,7 +30,7 @@ struct memory_ctx {
 
 static const struct ct_key memory_keys[] = {
 	{ "format", CT_KEY_CHOICE, "text", offsetof(struct memory_ctx, format),
-	  "Text report or json", "text|json" },
+	  "Text report or json", format_words },
 	{ "max_list", CT_KEY_U64, "100", offsetof(struct memory_ctx, max_list),
 	  "In the text report, allocations and unknown frees listed per process (all are counted)" },
 	{ 0 },
@@ -178,7 +180,7 @@ static int memory_report(struct memory_ctx *s, const struct ct_run_stats *st)
 
 	if (err)
 		return err;
-	if (s->json) {
+	if (s->format == MEMORY_JSON) {
 		fputs("{\"processes\":[", s->c.out);
 		for (size_t i = 0; i < n && !err; i++)
 			err = json_space(s, v[i]);
@@ -202,14 +204,6 @@ static int memory_report(struct memory_ctx *s, const struct ct_run_stats *st)
 	return err;
 }
 
-static int memory_open(void *ctx)
-{
-	struct memory_ctx *s = ctx;
-
-	s->json = !strcmp(s->format, "json");
-	return 0;
-}
-
 static int memory_event(void *ctx, const struct ct_event *ev)
 {
 	struct memory_ctx *s = ctx;
@@ -225,7 +219,7 @@ static void memory_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
 	size_t n;
 	bool any = false;
 
-	if (s->json || ct_memtrack_spaces(&s->mem, &v, &n))
+	if (s->format == MEMORY_JSON || ct_memtrack_spaces(&s->mem, &v, &n))
 		return;
 	for (size_t i = 0; i < n; i++) {
 		if (v[i]->pid != pid)
@@ -265,8 +259,6 @@ const struct ct_sink_ops ct_sink_memory = {
 	.help = "Allocations never freed, frees of unknown pointers, peak memory, per process",
 	.keys = memory_keys,
 	.ctx_size = sizeof(struct memory_ctx),
-	.wants_file = true,
-	.open = memory_open,
 	.event = memory_event,
 	.close = memory_close,
 	.destroy = memory_destroy,

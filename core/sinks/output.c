@@ -42,21 +42,19 @@ int ct_output_open(struct ct_output *o, struct ct_config *conf)
 		struct ct_sink_conf *s = &conf->sinks[i];
 		struct ct_sink_common *c = common(s);
 
-		if (s->ops->wants_file) {
-			if (!c->path || !strcmp(c->path, "-")) {
-				c->out = stdout;
-			} else {
-				c->out = fopen(c->path, "w");
-				if (!c->out) {
-					err = -errno;
-					ct_err("sink '%s': cannot open %s for writing: %s", s->name, c->path,
-					       strerror(errno));
-					return err;
-				}
+		if (!c->path || !strcmp(c->path, "-")) {
+			c->out = stdout;
+		} else {
+			c->out = fopen(c->path, "w");
+			if (!c->out) {
+				err = -errno;
+				ct_err("sink '%s': cannot open %s for writing: %s", s->name, c->path,
+				       strerror(errno));
+				return err;
 			}
-			setvbuf(c->out, NULL, _IOFBF, CT_SINK_BUF);
 		}
-		err = s->ops->open(s->ctx);
+		setvbuf(c->out, NULL, _IOFBF, CT_SINK_BUF);
+		err = s->ops->open ? s->ops->open(s->ctx) : 0;
 		if (err) {
 			ct_err("sink '%s' (%s) could not start: %s", s->name, s->ops->type, strerror(-err));
 			return err;
@@ -117,7 +115,7 @@ int ct_output_close(struct ct_output *o, const struct ct_run_stats *st)
 		struct ct_sink_conf *s = &o->conf->sinks[i];
 		struct ct_sink_common *c = s->ctx ? common(s) : NULL;
 
-		if (o->opened && o->opened[i] && !o->dead[i]) {
+		if (o->opened && o->opened[i] && !o->dead[i] && s->ops->close) {
 			int err = s->ops->close(s->ctx, st);
 
 			if (err)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Output sinks. A sink type is one row in the sink table (sinks.c): a name,
- * its config keys, the size of its context and four callbacks. The config
- * layer fills the context from the keys before open(); unknown keys are
- * refused there, with file:line.
+ * Output sinks. A sink type is one row in the sink table (registry.c): a
+ * name, its config keys, the size of its context and its callbacks. The
+ * config layer fills the context from the keys and the core opens `path`
+ * before open(); unknown keys are refused there, with file:line.
  */
 #ifndef CT_SINK_H
 #define CT_SINK_H
@@ -34,16 +34,22 @@ struct ct_sink_ops {
 	const char *help;
 	const struct ct_key *keys; /* type-specific keys, offsets into the context */
 	size_t ctx_size;           /* >= sizeof(struct ct_sink_common) */
-	bool wants_file;           /* the core opens `path` (default stdout) */
-	int (*open)(void *ctx);
+	int (*open)(void *ctx);    /* after the file is open; may be NULL */
 	int (*event)(void *ctx, const struct ct_event *ev);
 	int (*tick)(void *ctx, uint64_t now_ns); /* about once a second; may be NULL */
-	int (*close)(void *ctx, const struct ct_run_stats *st); /* final output */
+	int (*close)(void *ctx, const struct ct_run_stats *st); /* final output; may be NULL */
 	void (*destroy)(void *ctx); /* free what open() allocated; may be NULL */
 	/* A traced process exited (its records have all been delivered); may be NULL.
 	 * Called for processes traced by pid or command, not in system-wide mode. */
 	void (*proc_exit)(void *ctx, uint32_t pid, uint64_t ts_ns);
 };
+
+/* Calls with a byte count that the sinks show and add up: those that move
+ * or set bytes, and allocations. A free has none of its own. */
+static inline bool ct_api_has_bytes(uint32_t flags)
+{
+	return flags & (CT_API_MOVES_BYTES | CT_API_ALLOC);
+}
 
 const struct ct_sink_ops *ct_sink_find(const char *type);
 extern const struct ct_sink_ops *const ct_sink_types[];
@@ -56,11 +62,10 @@ struct ct_sb;
 bool ct_format_field_sb(struct ct_sb *b, const struct ct_field *f);
 /* Write s as a JSON string (with quotes), escaping what JSON requires. */
 void ct_json_str(FILE *out, const char *s);
-/* Write a field's value as a JSON value (number, string or array). */
-void ct_json_field(FILE *out, const struct ct_field *f);
-/* The same into a buffer, with room for ct_json_field_max(f) bytes
- * reserved: the hot path's version; and at a cursor, returning the new
- * end (strbuf.h). Kernel and handle names have no bound on their length. */
+/* A field's value as a JSON value (number, string or array) into a
+ * buffer with room for ct_json_field_max(f) bytes reserved: the hot path's
+ * version; and at a cursor, returning the new end (strbuf.h). Kernel and
+ * handle names have no bound on their length. */
 size_t ct_json_field_max(const struct ct_field *f);
 void ct_json_field_sb(struct ct_sb *b, const struct ct_field *f);
 char *ct_json_field_w(char *w, const struct ct_field *f);

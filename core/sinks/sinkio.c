@@ -79,16 +79,6 @@ bool ct_fmt_args(struct ct_sb *b, const struct ct_event *ev)
 	return true;
 }
 
-void ct_fmt_result(char *buf, size_t n, const struct ct_event *ev)
-{
-	if (!ev->has_result)
-		snprintf(buf, n, "%s", "");
-	else if (ev->result_name)
-		snprintf(buf, n, "%s", ev->result_name);
-	else
-		snprintf(buf, n, "%" PRId64, ev->result);
-}
-
 void ct_html_str(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {

@@ -24,9 +24,6 @@ struct ct_sb;
  * false when out of memory. */
 bool ct_fmt_args(struct ct_sb *b, const struct ct_event *ev);
 
-/* The result as text: its name, or the number when the plugin has no name for it. */
-void ct_fmt_result(char *buf, size_t n, const struct ct_event *ev);
-
 /* Text for HTML: escapes & < > " '. */
 void ct_html_str(FILE *out, const char *s);
 

@@ -16,21 +16,22 @@
 #include "sinks/sinkio.h"
 #include "sinks/texttable.h"
 
-enum { FMT_TABLE, FMT_JSON, FMT_CSV };
+enum summary_format { FMT_TABLE, FMT_JSON, FMT_CSV };
+
+static const char *const format_words[] = { [FMT_TABLE] = "table", [FMT_JSON] = "json", [FMT_CSV] = "csv", NULL };
 
 struct summary_ctx {
 	struct ct_sink_common c;
-	char *format;
+	enum summary_format fmt;
 	uint64_t interval_ns;
-	int fmt;
 	bool rewrite;
 	uint64_t next_tick;
 	struct ct_apistats st;
 };
 
 static const struct ct_key summary_keys[] = {
-	{ "format", CT_KEY_CHOICE, "table", offsetof(struct summary_ctx, format),
-	  "Aligned table, json or csv", "table|json|csv" },
+	{ "format", CT_KEY_CHOICE, "table", offsetof(struct summary_ctx, fmt),
+	  "Aligned table, json or csv", format_words },
 	{ "interval", CT_KEY_DUR, "0", offsetof(struct summary_ctx, interval_ns),
 	  "Also write the summary this often (e.g. 10s); 0: only at exit" },
 	{ 0 },
@@ -88,7 +89,7 @@ static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 		}
 		u64s(c[2], a->calls);
 		u64s(c[3], a->errors);
-		if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
+		if (ct_api_has_bytes(a->flags))
 			u64s(c[9], a->bytes);
 		else
 			strcpy(c[9], "-");
@@ -156,7 +157,7 @@ static int print_json_proc(FILE *out, const struct ct_proc_stat *p)
 			json_u64(out, "p50_ns", ct_hist_percentile(&a->hist, 50), true);
 			json_u64(out, "p99_ns", ct_hist_percentile(&a->hist, 99), true);
 		}
-		if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
+		if (ct_api_has_bytes(a->flags))
 			json_u64(out, "bytes", a->bytes, true);
 		if (a->n_kinds) {
 			fputs(",\"bytes_by_kind\":{", out);
@@ -201,7 +202,7 @@ static int print_csv_proc(FILE *out, const struct ct_proc_stat *p)
 				ct_hist_percentile(&a->hist, 50), ct_hist_percentile(&a->hist, 99));
 		else
 			fputs(",,,,,", out);
-		if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC))
+		if (ct_api_has_bytes(a->flags))
 			fprintf(out, ",%" PRIu64 ",", a->bytes);
 		else
 			fputs(",,", out);
@@ -282,7 +283,6 @@ static int summary_open(void *ctx)
 {
 	struct summary_ctx *s = ctx;
 
-	s->fmt = !strcmp(s->format, "json") ? FMT_JSON : !strcmp(s->format, "csv") ? FMT_CSV : FMT_TABLE;
 	/* a file holds the latest summary; a terminal or pipe gets each one in turn */
 	s->rewrite = ct_out_rewritable(s->c.out);
 	return 0;
@@ -328,7 +328,6 @@ const struct ct_sink_ops ct_sink_summary = {
 	.help = "Per-API call counts, errors, time, p50/p99 and bytes, per process",
 	.keys = summary_keys,
 	.ctx_size = sizeof(struct summary_ctx),
-	.wants_file = true,
 	.open = summary_open,
 	.event = summary_event,
 	.tick = summary_tick,

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 #include <time.h>
 #include "sinks/sink.h"
 #include "util/strbuf.h"
@@ -20,11 +19,6 @@ static const struct ct_key text_keys[] = {
 	  "Print a column header first", NULL },
 	{ 0 },
 };
-
-static int text_open(void *ctx)
-{
-	return 0;
-}
 
 static void fmt_dur(char *buf, size_t n, uint64_t ns)
 {
@@ -79,11 +73,6 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	return 0;
 }
 
-static int text_close(void *ctx, const struct ct_run_stats *st)
-{
-	return 0;
-}
-
 static void text_destroy(void *ctx)
 {
 	struct text_sink *s = ctx;
@@ -96,9 +85,6 @@ const struct ct_sink_ops ct_sink_text = {
 	.help = "One aligned line per call: time, command, pid/tid, result and duration, API and decoded arguments",
 	.keys = text_keys,
 	.ctx_size = sizeof(struct text_sink),
-	.wants_file = true,
-	.open = text_open,
 	.event = text_event,
-	.close = text_close,
 	.destroy = text_destroy,
 };

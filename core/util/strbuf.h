@@ -182,10 +182,6 @@ static inline void ct_sb_hex(struct ct_sb *b, uint64_t v)
 {
 	CT_SB_APPLY(b, ct_w_hex(b->p + b->len, v));
 }
-static inline void ct_sb_ts(struct ct_sb *b, uint64_t ns, struct ct_sb_ts_cache *c)
-{
-	CT_SB_APPLY(b, ct_w_ts(b->p + b->len, ns, c));
-}
 static inline void ct_sb_json_str(struct ct_sb *b, const char *s)
 {
 	CT_SB_APPLY(b, ct_w_json_str(b->p + b->len, s));

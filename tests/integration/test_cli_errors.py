@@ -32,6 +32,45 @@ def main():
     p = run(["-c", c, "--list-apis"])
     t.check(p.returncode != 0 and "%s:4: unknown key 'indent' for a sink of type jsonl" % c in p.stderr, p.stderr)
 
+    # A choice key takes one of its words, the same in a file, with -C and with its option;
+    # the message names where the word came from and lists the allowed ones.
+    allowed = "bad value 'many' for tracer.attach: expected one of: auto, multi, single"
+    c = conf("[tracer]\nplugins = cudart\nattach = many\n")
+    p = run(["-c", c, "--list-apis"])
+    t.check(p.returncode == 2 and "%s:3: %s" % (c, allowed) in p.stderr, p.stderr)
+    p = run(["-C", "tracer.attach=many", "--list-apis"])
+    t.check(p.returncode == 2 and "-C tracer.attach=many: " + allowed in p.stderr, p.stderr)
+    p = run(["--attach", "many", "--list-apis"])
+    t.check(p.returncode == 2 and "--attach many: " + allowed in p.stderr, p.stderr)
+    p = run(["--profile", "most", "--list-apis"])
+    t.check(p.returncode == 2 and "--profile most: bad value 'most' for tracer.profile: expected one of: default, full"
+            in p.stderr, p.stderr)
+    c = conf("[sink.s]\ntype = summary\nformat = yaml\n")
+    p = run(["-c", c, "--list-apis"])
+    t.check(p.returncode == 2 and "%s:3: bad value 'yaml' for format: expected one of: table, json, csv" % c
+            in p.stderr, p.stderr)
+    p = run(["-o", "yaml", "--list-apis"])
+    t.check(p.returncode == 2 and "-o yaml: [sink.cli0]: unknown sink type 'yaml' (one of: text, jsonl, summary, "
+            "csv, chrome, memory, html)" in p.stderr, p.stderr)
+    p = run(["--config-help=yaml"])
+    t.check(p.returncode == 2 and "--config-help=yaml: expected one of: ini, markdown" in p.stderr, p.stderr)
+
+    # The plugin list is checked once, where it is set.
+    c = conf("[tracer]\nplugins = ,\n")
+    p = run(["-c", c, "--list-apis"])
+    t.check(p.returncode == 2 and "%s:2: bad value ',' for tracer.plugins: expected at least one plugin" % c
+            in p.stderr, p.stderr)
+    p = run(["-C", "tracer.plugins=a,b,c,d,e,f,g,h,i", "--list-apis"])
+    t.check(p.returncode == 2 and "for tracer.plugins: at most 8 plugins at once" in p.stderr, p.stderr)
+    p = run(["-C", "filter.pid=2147483648", "--list-apis"])
+    t.check(p.returncode == 2 and "-C filter.pid=2147483648: bad value '2147483648' for filter.pid: expected a process "
+            "id (at most 2147483647), or 0 for every process" in p.stderr, p.stderr)
+    # filter.pid is -p, from a file or -C alike.
+    p = run(["-C", "filter.pid=1", "--", "true"])
+    t.check(p.returncode == 2 and "give either -p PID or a command, not both" in p.stderr, p.stderr)
+    p = run(["-c", conf("[filter]\npid = 1\n"), "--", "true"])
+    t.check(p.returncode == 2 and "give either -p PID or a command, not both" in p.stderr, p.stderr)
+
     p = run(["--plugin", "nosuch", "--list-apis"])
     t.check(p.returncode != 0 and "plugin 'nosuch' not found: looked for libct-nosuch.so in:" in p.stderr
             and os.path.join(t.BUILD, "plugins") in p.stderr, p.stderr)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """--explain says what would be probed and why calls may be missing."""
 import subprocess
+import tempfile
 import cttest as t
 
 
@@ -26,8 +27,16 @@ def main():
 
     s = subprocess.Popen(["sleep", "30"])
     rc, out = explain(["-p", str(s.pid)])
+    # filter.pid is -p, whether it comes from -C or from a config file.
+    rc_c, out_c = explain(["-C", "filter.pid=%d" % s.pid])
+    with tempfile.NamedTemporaryFile("w", suffix=".ini") as ini:
+        ini.write("[filter]\npid = %d\n" % s.pid)
+        ini.flush()
+        rc_f, out_f = explain(["-c", ini.name])
     s.kill()
-    t.check(rc == 0 and "no runtime of the loaded plugins is mapped" in out, out)
+    t.check(rc == 0 and "process %d (" % s.pid in out and "no runtime of the loaded plugins is mapped" in out, out)
+    t.check((rc_c, out_c) == (rc, out), "-C filter.pid: %d\n%s" % (rc_c, out_c))
+    t.check((rc_f, out_f) == (rc, out), "filter.pid in a file: %d\n%s" % (rc_f, out_f))
     rc, out = explain([])
     t.check(rc != 0 and "--explain needs -p PID or a command" in out, out)
     print("ok")

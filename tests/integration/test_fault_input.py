@@ -92,7 +92,8 @@ def main():
     c = conf("[tracer]\nringbuf_size = lots\n")
     expect(["-c", c], [], rc=2, part="%s:2: bad value 'lots' for tracer.ringbuf_size" % c)
     c = conf("[sink.a]\ntype = yaml\n")
-    expect(["-c", c], [E + "%s:2: [sink.a]: unknown sink type 'yaml' (cudatracer --config-help lists them)" % c], rc=2)
+    expect(["-c", c], [E + "%s:2: [sink.a]: unknown sink type 'yaml' (one of: text, jsonl, summary, csv, chrome, "
+                       "memory, html)" % c], rc=2)
     c = conf("[sink.a]\npath = /tmp/x\n")
     expect(["-c", c], [E + "%s:2: [sink.a] has no 'type' key (one of the sink types in cudatracer --config-help)" % c],
            rc=2)
@@ -101,7 +102,7 @@ def main():
     missing = os.path.join(TMP, "missing.ini")
     expect(["-c", missing], [E + "cannot read config file %s: No such file or directory" % missing], rc=2)
     expect(["-C", "tracer.nokey=1"],
-           [E + "command line: unknown key 'nokey' in [tracer] (cudatracer --config-help lists the keys)"], rc=2)
+           [E + "-C tracer.nokey=1: unknown key 'nokey' in [tracer] (cudatracer --config-help lists the keys)"], rc=2)
     print("ok")
 
 

@@ -168,17 +168,27 @@ static void test_config_values(void **state)
 {
 	struct ct_config c;
 	char *path = write_tmp("good.ini",
-			       "[tracer]\nplugins = cudart,cuda\nringbuf_size = 4M\nprofile = full\n"
-			       "[filter]\nmin_duration = 2ms\nerrors_only = yes\n"
+			       "[tracer]\nplugins = cudart,cuda\nringbuf_size = 4M\nprofile = full\nattach = single\n"
+			       "[filter]\nmin_duration = 2ms\nerrors_only = yes\ninclude = cudaMemcpy*, cudaLaunch*,,cuMem*\n"
 			       "[sink.one]\ntype = jsonl\npath = /tmp/x.jsonl\n");
 
 	ct_config_init(&c);
 	assert_int_equal(c.tracer.ringbuf_size, 16ull << 20); /* the default */
 	assert_int_equal(ct_config_load(&c, path), 0);
 	assert_int_equal(ct_config_finish(&c), 0);
-	assert_string_equal(c.tracer.plugins, "cudart,cuda");
+	assert_int_equal(c.tracer.plugins.n, 2);
+	assert_string_equal(c.tracer.plugins.v[0], "cudart");
+	assert_string_equal(c.tracer.plugins.v[1], "cuda");
 	assert_int_equal(c.tracer.ringbuf_size, 4ull << 20);
-	assert_string_equal(c.tracer.profile, "full");
+	assert_int_equal(c.tracer.profile, CT_PROFILE_FULL);
+	assert_int_equal(c.tracer.attach, CT_ATTACH_SINGLE);
+	assert_int_equal(c.tracer.mode, CT_MODE_EVENTS); /* the default */
+	assert_int_equal(c.tracer.reader_priority, CT_READER_HIGH);
+	assert_int_equal(c.filter.include.n, 3);
+	assert_string_equal(c.filter.include.v[0], "cudaMemcpy*");
+	assert_string_equal(c.filter.include.v[1], "cudaLaunch*");
+	assert_string_equal(c.filter.include.v[2], "cuMem*");
+	assert_int_equal(c.filter.exclude.n, 0);
 	assert_int_equal(c.filter.min_duration, 2000000);
 	assert_true(c.filter.errors_only);
 	assert_int_equal(c.n_sinks, 1);
@@ -192,6 +202,10 @@ static void test_config_errors(void **state)
 		"[tracer]\nplugins = cudart\nringbuf = 1M\n",          /* unknown key */
 		"[tracer]\nringbuf_size = lots\n",                     /* bad value */
 		"[tracer]\nprofile = most\n",                          /* not a choice */
+		"[tracer]\nattach = Multi\n",                         /* choices are exact */
+		"[tracer]\nplugins = ,\n",                            /* no plugin */
+		"[tracer]\nplugins = a,b,c,d,e,f,g,h,i\n",            /* more than CT_MAX_PLUGINS */
+		"[filter]\npid = 2147483648\n",                       /* past INT_MAX */
 		"[trace]\nplugins = cudart\n",                         /* unknown section */
 		"[filter]\nerrors_only = maybe\n",
 		"this is not ini\n",
@@ -216,6 +230,64 @@ static void test_config_errors(void **state)
 		assert_int_equal(ct_config_finish(&c), -EINVAL); /* unknown sink type */
 		ct_config_free(&c);
 	}
+}
+
+/* A choice key stores the index of its word, and a wrong word is told the allowed ones. */
+static void test_config_choice_key(void **state)
+{
+	enum colour { RED, GREEN, BLUE };
+	static const char *const words[] = { [RED] = "red", [GREEN] = "green", [BLUE] = "blue", NULL };
+	struct paint { char *name; enum colour colour; struct ct_list tags; } p = { 0 };
+	static const struct ct_key keys[] = {
+		{ "colour", CT_KEY_CHOICE, "green", offsetof(struct paint, colour), "", words, NULL },
+		{ "tags", CT_KEY_LIST, "a b", offsetof(struct paint, tags), "", NULL, NULL },
+		{ 0 },
+	};
+	char why[256] = "";
+
+	assert_int_equal(ct_keys_defaults(keys, &p), 0);
+	assert_int_equal(p.colour, GREEN);
+	assert_int_equal(p.tags.n, 2);
+	assert_int_equal(ct_key_set(&keys[0], &p, "blue", why, sizeof(why)), 0);
+	assert_int_equal(p.colour, BLUE);
+	assert_int_equal(ct_key_set(&keys[0], &p, "purple", why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "expected one of: red, green, blue");
+	assert_int_equal(p.colour, BLUE); /* a refused value changes nothing */
+	assert_int_equal(ct_key_set(&keys[0], &p, "", why, sizeof(why)), -EINVAL);
+	/* A list set again replaces the old one. */
+	assert_int_equal(ct_key_set(&keys[1], &p, " x ,y,\tz ", why, sizeof(why)), 0);
+	assert_int_equal(p.tags.n, 3);
+	assert_string_equal(p.tags.v[0], "x");
+	assert_string_equal(p.tags.v[2], "z");
+	assert_int_equal(ct_key_set(&keys[1], &p, "", why, sizeof(why)), 0);
+	assert_int_equal(p.tags.n, 0);
+	ct_keys_free(keys, &p);
+}
+
+/* -C and the INI file reach the same key: the last one set wins. */
+static void test_config_set_over_file(void **state)
+{
+	struct ct_config c;
+
+	ct_config_init(&c);
+	assert_int_equal(c.tracer.attach, CT_ATTACH_AUTO);
+	assert_int_equal(c.tracer.plugins.n, 1);
+	assert_string_equal(c.tracer.plugins.v[0], "cudart");
+	assert_int_equal(ct_config_load(&c, write_tmp("set.ini", "[tracer]\nmode = aggregate\n[filter]\npid = 42\n")), 0);
+	assert_int_equal(c.tracer.mode, CT_MODE_AGGREGATE);
+	assert_int_equal(c.filter.pid, 42);
+	assert_int_equal(ct_config_set(&c, "tracer", "attach", "multi", "-C"), 0);
+	assert_int_equal(c.tracer.attach, CT_ATTACH_MULTI);
+	assert_int_equal(ct_config_set(&c, "tracer", "reader_priority", "normal", "-C"), 0);
+	assert_int_equal(c.tracer.reader_priority, CT_READER_NORMAL);
+	assert_int_equal(ct_config_set(&c, "filter", "pid", "7", "-p"), 0);
+	assert_int_equal(c.filter.pid, 7);
+	assert_int_equal(ct_config_set(&c, "tracer", "mode", "aggregated", "-C"), -EINVAL);
+	assert_int_equal(c.tracer.mode, CT_MODE_AGGREGATE);
+	assert_int_equal(ct_config_set(&c, "tracer", "plugins", "hip,opencl", "-P"), 0);
+	assert_int_equal(c.tracer.plugins.n, 2);
+	assert_string_equal(c.tracer.plugins.v[1], "opencl");
+	ct_config_free(&c);
 }
 
 static void test_plugin_abi_refused(void **state)
@@ -294,7 +366,7 @@ static void test_timestamp_formatting(void **state)
 		struct ct_sb b = { 0 };
 
 		assert_true(ct_sb_room(&b, 64));
-		ct_sb_ts(&b, ts[i], &c);
+		CT_SB_APPLY(&b, ct_w_ts(b.p + b.len, ts[i], &c));
 		snprintf(want, sizeof(want), "%" PRIu64, ts[i]);
 		assert_int_equal(b.len, strlen(want));
 		assert_memory_equal(b.p, want, b.len);
@@ -311,6 +383,8 @@ int main(void)
 		cmocka_unit_test(test_error_table_matches_header),
 		cmocka_unit_test(test_config_values),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_config_choice_key),
+		cmocka_unit_test(test_config_set_over_file),
 		cmocka_unit_test(test_plugin_abi_refused),
 		cmocka_unit_test(test_json_escaping),
 		cmocka_unit_test(test_number_formatting),

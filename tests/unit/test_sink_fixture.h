@@ -182,11 +182,12 @@ static inline void fx_sink_open(struct fx_sink *s, const char *type, ...)
 	assert_int_equal(ct_keys_defaults(s->ops->keys, s->ctx), 0);
 	va_start(ap, type);
 	while ((k = va_arg(ap, const char *))) {
-		const char *v = va_arg(ap, const char *), *why = NULL;
+		const char *v = va_arg(ap, const char *);
+		char why[256];
 		const struct ct_key *key = ct_key_find(s->ops->keys, k);
 
 		assert_non_null(key);
-		assert_int_equal(ct_key_set(key, s->ctx, v, &why), 0);
+		assert_int_equal(ct_key_set(key, s->ctx, v, why, sizeof(why)), 0);
 	}
 	va_end(ap);
 	strcpy(s->path, "/tmp/ct-sink-test.XXXXXX");
@@ -196,7 +197,8 @@ static inline void fx_sink_open(struct fx_sink *s, const char *type, ...)
 	c->name = "test";
 	c->out = fdopen(fd, "w");
 	assert_non_null(c->out);
-	assert_int_equal(s->ops->open(s->ctx), 0);
+	if (s->ops->open)
+		assert_int_equal(s->ops->open(s->ctx), 0);
 }
 
 static inline void fx_sink_event(struct fx_sink *s, const struct ct_event *ev)
@@ -233,7 +235,8 @@ static inline char *fx_sink_close(struct fx_sink *s, const struct ct_run_stats *
 	struct ct_sink_common *c = s->ctx;
 	char *text;
 
-	assert_int_equal(s->ops->close(s->ctx, st), 0);
+	if (s->ops->close)
+		assert_int_equal(s->ops->close(s->ctx, st), 0);
 	if (s->ops->destroy)
 		s->ops->destroy(s->ctx);
 	ct_keys_free(s->ops->keys, s->ctx);

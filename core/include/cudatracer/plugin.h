@@ -143,6 +143,7 @@ struct ct_read {
 #define CT_API_MANAGED_MEM (1u << 10)
 #define CT_API_DEV_ALLOC (CT_API_ALLOC | CT_API_DEVICE_MEM)
 #define CT_API_DEV_FREE (CT_API_FREE | CT_API_DEVICE_MEM)
+#define CT_API_MOVES_BYTES (CT_API_COPY | CT_API_SET)
 
 /* How the call's result is read. */
 enum ct_result {
