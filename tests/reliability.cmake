@@ -31,3 +31,6 @@ endforeach()
 ct_unit_test(test_record_shape "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_record_shape.c")
 target_compile_definitions(test_record_shape PRIVATE CT_TEST_PLUGIN_DIR="${CMAKE_BINARY_DIR}/plugins")
 add_dependencies(test_record_shape ct-cudart ct-cuda ct-hip ct-opencl)
+
+# Issue 13: bytes a traced program chose, escaped on their way out.
+ct_unit_test(test_escape "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_escape.c")

@@ -11,21 +11,47 @@
 #include "sinks/sinkio.h"
 #include "util/strbuf.h"
 
+char *ct_w_csv_field(char *w, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	bool quote = strpbrk((const char *)p, ",\"") != NULL;
+
+	/* Line breaks are escaped with the other controls, so a row is one
+	 * line; only a comma or a quote still needs the quotes. */
+	if (quote)
+		*w++ = '"';
+	while (*p) {
+		int n = ct_text_keep(p);
+
+		if (*p == '"')
+			*w++ = '"';
+		if (!n) {
+			w = ct_w_xhh(w, *p++);
+			continue;
+		}
+		w = ct_w_put(w, (const char *)p, n);
+		p += n;
+	}
+	if (quote)
+		*w++ = '"';
+	return w;
+}
+
 void ct_csv_field(FILE *out, const char *s)
 {
-	if (!s)
-		s = "";
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
+	struct ct_sb b = { 0 };
+
+	if (!ct_sb_room(&b, ct_csv_field_max(s)))
 		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	CT_SB_APPLY(&b, ct_w_csv_field(b.p, s));
+	fwrite(b.p, 1, b.len, out);
+	ct_sb_free(&b);
+}
+
+const char *ct_text_comm(char buf[CT_COMM_TEXT], const char *comm)
+{
+	ct_text_esc(buf, CT_COMM_TEXT, comm);
+	return buf;
 }
 
 bool ct_out_rewritable(FILE *out)
@@ -91,14 +117,28 @@ void ct_fmt_result(char *buf, size_t n, const struct ct_event *ev)
 
 void ct_html_str(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p) {
+		int n = ct_text_keep(p);
+
+		switch (n ? *p : 0) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;
 		case '>': fputs("&gt;", out); break;
 		case '"': fputs("&quot;", out); break;
 		case '\'': fputs("&#39;", out); break;
-		default: fputc(*s, out);
+		case 0:
+			/* A C0 control or DEL as its control picture (ESC: U+241B),
+			 * a C1 control or a byte that is not UTF-8 as U+FFFD. */
+			n = *p >= 0x80 && ct_utf8_is_c1(p) ? 2 : 1;
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(out, "&#x%x;", *p == 0x7f ? 0x2421 : 0x2400 + *p);
+			else
+				fputs("&#xfffd;", out);
+			break;
+		default: fwrite(p, 1, n, out);
 		}
+		p += n;
 	}
 }
