@@ -23,7 +23,7 @@ set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
 foreach(t kill exec dlclose output sigkill threads nested input)
 	ct_integration_test(fault_${t} "${I}/test_fault_${t}.py" LABELS "root;reliability")
 endforeach()
-foreach(t files env verifier)
+foreach(t files env verifier outputs)
 	ct_integration_test(privilege_${t} "${I}/test_privilege_${t}.py" LABELS "root;reliability")
 endforeach()
 

@@ -24,6 +24,20 @@ void ct_csv_field(FILE *out, const char *s);
 #define CT_COMM_TEXT (4 * CT_COMM_LEN)
 const char *ct_text_comm(char buf[CT_COMM_TEXT], const char *comm);
 
+/*
+ * Open a sink's file to write, safely when running as root in folders other
+ * users can write to; says why in one line naming `what` and the path when
+ * it refuses. "-" and "/dev/stdout" are standard output; /dev/null (and
+ * /dev/zero, /dev/full) are allowed. Refused: a symbolic link owned by neither the running user nor
+ * root; a FIFO, device, socket or folder; a file owned by another user
+ * (under sudo, the invoking user's is allowed); a file with more than one
+ * hard link. New files are 0600; under sudo, a new file in the invoking
+ * user's own folder is given to them. An existing file is emptied only
+ * after it passed. The folder is held open and the checks are made on
+ * what is opened, never on a path opened again.
+ */
+int ct_out_open(const char *what, const char *path, FILE **out);
+
 /* True if `out` is a regular file we may truncate and rewrite (not O_APPEND). */
 bool ct_out_rewritable(FILE *out);
 /* Flush, truncate to empty and rewind, so the next write replaces the file. */
