@@ -20,7 +20,7 @@ target_link_libraries(fault_dlclose PRIVATE dl)
 set_target_properties(fault_dlclose PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
 
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
-foreach(t kill exec dlclose output sigkill threads nested input)
+foreach(t kill exec dlclose output sigkill threads nested input stdio)
 	ct_integration_test(fault_${t} "${I}/test_fault_${t}.py" LABELS "root;reliability")
 endforeach()
 foreach(t files env verifier outputs)
@@ -34,3 +34,4 @@ add_dependencies(test_record_shape ct-cudart ct-cuda ct-hip ct-opencl)
 
 # Issue 13: bytes a traced program chose, escaped on their way out.
 ct_unit_test(test_escape "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_escape.c")
+ct_integration_test(cli_limits "${I}/test_cli_limits.py" LABELS "root;reliability")
