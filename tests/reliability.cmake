@@ -35,3 +35,11 @@ add_dependencies(test_record_shape ct-cudart ct-cuda ct-hip ct-opencl)
 # Issue 13: bytes a traced program chose, escaped on their way out.
 ct_unit_test(test_escape "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_escape.c")
 ct_integration_test(cli_limits "${I}/test_cli_limits.py" LABELS "root;reliability")
+if(EXISTS "${CUDA_HOME}/lib64/libcudart.so")
+	add_executable(comm_bytes "${P}/comm_bytes.c")
+	target_include_directories(comm_bytes PRIVATE "${CUDA_HOME}/include")
+	target_link_libraries(comm_bytes PRIVATE "${CUDA_HOME}/lib64/libcudart.so")
+	set_target_properties(comm_bytes PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}"
+		BUILD_RPATH "${CUDA_HOME}/lib64")
+endif()
+ct_integration_test(fault_bytes "${I}/test_fault_bytes.py" LABELS "root;reliability")
