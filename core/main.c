@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* The command line: options override the config file, then one session runs. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "capture/ring.h"
 #include "config/config.h"
 #include "explain.h"
 #include "util/log.h"
@@ -172,21 +176,71 @@ static void override_origin(const struct override *o, char *buf, size_t n)
 		snprintf(buf, n, "%s %s", o->flag, o->val);
 }
 
+/*
+ * Started with fd 0, 1 or 2 closed, the first files we open would take
+ * those numbers: a jsonl sink's file would be fd 1 and get the text sink's
+ * lines, or our messages. They are opened on /dev/null first.
+ */
+static int std_fds_open(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int got;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		got = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+		if (got != fd) /* the lower ones are open: it can only be fd */
+			return -1;
+	}
+	return 0;
+}
+
+static const char *size_text(char *buf, size_t n, uint64_t v)
+{
+	static const char unit[] = "KMGT";
+	int u = -1;
+
+	while (u < 3 && v && !(v & 1023)) {
+		v >>= 10;
+		u++;
+	}
+	snprintf(buf, n, "%" PRIu64 "%.*s", v, u >= 0, u >= 0 ? &unit[u] : "");
+	return buf;
+}
+
+/* The kernel's ring buffers are a page or more, a power of two: a size that
+ * is not is changed, and the user told so. */
+static void ring_size_settle(struct ct_config *c)
+{
+	uint64_t want = c->tracer.ringbuf_size, got = ct_ring_size(want);
+	char a[32], b[32];
+
+	if (got == want)
+		return;
+	ct_warn("tracer.ringbuf_size %s is %s: using %s", size_text(a, sizeof(a), want),
+		got < want ? "more than the most a ring buffer can be" :
+		want < 4096 ? "less than a page" : "not a power of two", size_text(b, sizeof(b), got));
+	c->tracer.ringbuf_size = got;
+}
+
 int main(int argc, char **argv)
 {
-	struct override ov[64];
+	/* Every option is at most one of each: no limit to drop one at. */
+	struct override *ov = calloc(argc, sizeof(*ov));
+	char **sinks = calloc(argc, sizeof(*sinks));
 	const char *config_file = NULL;
 	int n_ov = 0, info = 0, ret = 2;
 	struct ct_target t = { 0 };
 	struct ct_config conf;
-	char *sinks[16];
 	int n_sinks = 0;
 	bool config_help = false, help_md = false;
 	long pid;
 	int opt;
 
 	ct_config_init(&conf);
-#define OV(flag, sec, k, v) do { if (n_ov < 64) ov[n_ov++] = (struct override){ sec, k, v, flag, NULL }; } while (0)
+	if (std_fds_open() || !ov || !sinks)
+		goto out;
+#define OV(flag, sec, k, v) (ov[n_ov++] = (struct override){ sec, k, v, flag, NULL })
 	while ((opt = getopt_long(argc, argv, "+p:P:o:c:C:vqVh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -203,15 +257,12 @@ int main(int argc, char **argv)
 		case OPT_MIN_DUR: OV("--min-duration", "filter", "min_duration", optarg); break;
 		case OPT_RINGBUF: OV("--ringbuf-size", "tracer", "ringbuf_size", optarg); break;
 		case OPT_ATTACH: OV("--attach", "tracer", "attach", optarg); break;
-		case 'o':
-			if (n_sinks < 16)
-				sinks[n_sinks++] = optarg;
-			break;
+		case 'o': sinks[n_sinks++] = optarg; break;
 		case 'c': config_file = optarg; break;
 		case 'C': {
 			char *dot = strchr(optarg, '.'), *eq = strchr(optarg, '=');
 
-			if (!dot || !eq || eq < dot || n_ov >= 64) {
+			if (!dot || !eq || eq < dot) {
 				ct_err("-C %s: expected SECTION.KEY=VALUE", optarg);
 				goto out;
 			}
@@ -279,6 +330,7 @@ int main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	ring_size_settle(&conf);
 	if (info) {
 		ret = info_command(&conf, info, &t);
 		goto out;
@@ -293,6 +345,8 @@ int main(int argc, char **argv)
 out:
 	for (int i = 0; i < n_ov; i++)
 		free(ov[i].owned);
+	free(ov);
+	free(sinks);
 	ct_config_free(&conf);
 	return ret;
 }

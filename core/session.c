@@ -30,6 +30,7 @@
 #include "util/log.h"
 #include "decode/names.h"
 #include "sinks/output.h"
+#include "sinks/sinkio.h"
 #include "plugin/loader.h"
 #include "capture/probe.h"
 #include "capture/ring.h"
@@ -536,14 +537,9 @@ static int print_aggregates(struct session *s)
 	FILE *out = stdout;
 	int err = 0;
 
-	if (path && strcmp(path, "-")) {
-		out = fopen(path, "w");
-		if (!out) {
-			err = -errno;
-			ct_err("cannot write the aggregate table to %s: %s", path, strerror(errno));
-			return err;
-		}
-	}
+	err = ct_out_open("the aggregate table", path, &out);
+	if (err)
+		return err;
 	for (int i = 0; i < s->n_plugins; i++) {
 		struct ct_agg *a = calloc(s->plugins[i].p->n_apis, sizeof(*a));
 

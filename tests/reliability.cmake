@@ -23,10 +23,10 @@ target_link_libraries(fault_forks PRIVATE dl)
 set_target_properties(fault_forks PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
 
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
-foreach(t kill exec dlclose output sigkill threads nested input group_kill startup_stop hangup pid_state truncated_plugin)
+foreach(t kill exec dlclose output sigkill threads nested input group_kill startup_stop hangup pid_state truncated_plugin stdio)
 	ct_integration_test(fault_${t} "${I}/test_fault_${t}.py" LABELS "root;reliability")
 endforeach()
-foreach(t files env verifier)
+foreach(t files env verifier outputs)
 	ct_integration_test(privilege_${t} "${I}/test_privilege_${t}.py" LABELS "root;reliability")
 endforeach()
 
@@ -34,3 +34,15 @@ endforeach()
 ct_unit_test(test_record_shape "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_record_shape.c")
 target_compile_definitions(test_record_shape PRIVATE CT_TEST_PLUGIN_DIR="${CMAKE_BINARY_DIR}/plugins")
 add_dependencies(test_record_shape ct-cudart ct-cuda ct-hip ct-opencl)
+
+# Issue 13: bytes a traced program chose, escaped on their way out.
+ct_unit_test(test_escape "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_escape.c")
+ct_integration_test(cli_limits "${I}/test_cli_limits.py" LABELS "root;reliability")
+if(EXISTS "${CUDA_HOME}/lib64/libcudart.so")
+	add_executable(comm_bytes "${P}/comm_bytes.c")
+	target_include_directories(comm_bytes PRIVATE "${CUDA_HOME}/include")
+	target_link_libraries(comm_bytes PRIVATE "${CUDA_HOME}/lib64/libcudart.so")
+	set_target_properties(comm_bytes PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}"
+		BUILD_RPATH "${CUDA_HOME}/lib64")
+endif()
+ct_integration_test(fault_bytes "${I}/test_fault_bytes.py" LABELS "root;reliability")

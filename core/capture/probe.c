@@ -18,15 +18,7 @@
 #include "symbols/elf.h"
 #include "util/log.h"
 #include "capture/probe.h"
-
-static uint64_t round_pow2(uint64_t v)
-{
-	uint64_t p = 4096;
-
-	while (p < v && p < (1ull << 31))
-		p <<= 1;
-	return p;
-}
+#include "capture/ring.h"
 
 static int fill_specs(struct ct_probe *pr, const struct ct_probe_opts *o)
 {
@@ -102,7 +94,7 @@ static int load(struct ct_probe *pr, const struct ct_probe_opts *o, bool multi)
 		return err;
 	}
 	m = bpf_object__find_map_by_name(pr->obj, "events");
-	if (!m || bpf_map__set_max_entries(m, round_pow2(o->ringbuf_size)))
+	if (!m || bpf_map__set_max_entries(m, ct_ring_size(o->ringbuf_size)))
 		goto bad_object;
 	m = bpf_object__find_map_by_name(pr->obj, "specs");
 	if (!m || bpf_map__set_max_entries(m, p->n_apis))
@@ -116,7 +108,7 @@ static int load(struct ct_probe *pr, const struct ct_probe_opts *o, bool multi)
 	m = bpf_object__find_map_by_name(pr->obj, "pids");
 	if (!m || (o->pids_fd >= 0 && bpf_map__reuse_fd(m, o->pids_fd)))
 		goto bad_object;
-	wakeup = per_cpu_wakeup(o->wakeup_bytes, round_pow2(o->ringbuf_size));
+	wakeup = per_cpu_wakeup(o->wakeup_bytes, ct_ring_size(o->ringbuf_size));
 	if (ct_bpf_set_const(pr->obj, "ct_filter_pids", &o->filter_pids, sizeof(bool)) ||
 	    ct_bpf_set_const(pr->obj, "ct_wakeup_bytes", &wakeup, sizeof(uint64_t)) ||
 	    ct_bpf_set_const(pr->obj, "ct_aggregate", &o->aggregate, sizeof(bool)) ||

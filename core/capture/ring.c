@@ -11,6 +11,15 @@
 
 #define PUBLISH_EVERY (64 * 1024) /* bytes read between position updates */
 
+uint64_t ct_ring_size(uint64_t want)
+{
+	uint64_t p = 4096;
+
+	while (p < want && p < CT_RING_SIZE_MAX)
+		p <<= 1;
+	return p;
+}
+
 void ct_rings_init(struct ct_rings *rs)
 {
 	memset(rs, 0, sizeof(*rs));

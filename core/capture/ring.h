@@ -12,6 +12,7 @@
 #define CT_RING_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Called for each record; a negative return stops the batch and is returned. */
 typedef int (*ct_ring_fn)(void *ctx, void *data, size_t len);
@@ -33,6 +34,11 @@ struct ct_rings {
 	int n;
 	struct ct_ring r[CT_RINGS_MAX];
 };
+
+/* The size a ring buffer map gets for `want` bytes: a power of two, at
+ * least a page (4 KiB), at most CT_RING_SIZE_MAX. */
+#define CT_RING_SIZE_MAX (1ull << 31)
+uint64_t ct_ring_size(uint64_t want);
 
 void ct_rings_init(struct ct_rings *rs);
 /* Add the ring buffer map `map_fd`; returns its index or -errno. */

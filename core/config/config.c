@@ -379,6 +379,12 @@ static int finish_sink(struct ct_sink_conf *s)
 
 int ct_config_finish(struct ct_config *c)
 {
+	/* Each sink holds a file and buffers: past this, a mistake. */
+	if (c->n_sinks > CT_MAX_SINKS) {
+		ct_err("%d sinks configured ([sink.NAME] sections and -o): at most %d are supported",
+		       c->n_sinks, CT_MAX_SINKS);
+		return -E2BIG;
+	}
 	for (int i = 0; i < c->n_sinks; i++) {
 		int err = finish_sink(&c->sinks[i]);
 

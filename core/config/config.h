@@ -46,6 +46,8 @@ struct ct_sink_conf {
 	void *ctx;           /* filled by ct_config_finish(): ops->ctx_size bytes */
 };
 
+#define CT_MAX_SINKS 64
+
 struct ct_config {
 	struct ct_tracer_conf tracer;
 	struct ct_filter_conf filter;

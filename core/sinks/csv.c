@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * csv sink: a header row, then one row per call, quoted as RFC 4180 says
- * (fields with a comma, quote or line break in double quotes, quotes
- * doubled, CRLF line ends). The decoded arguments share one column as
+ * (fields with a comma or quote in double quotes, quotes doubled, CRLF line
+ * ends); control bytes, line breaks among them, escaped as \x0a. The decoded arguments share one column as
  * "name=value ..." because each API has its own. Rows are built in one
  * buffer and handed to stdio in large writes.
  */
@@ -13,8 +13,8 @@
 #include "util/strbuf.h"
 
 #define CSV_FLUSH (64 * 1024)
-/* A row beside its arguments' text (which quoting at most doubles). */
-#define CSV_ROW_MAX (16 * 1024)
+/* A row beside its escaped strings (the numbers and separators). */
+#define CSV_ROW_MAX 1024
 
 struct csv_ctx {
 	struct ct_sink_common c;
@@ -29,22 +29,10 @@ static const struct ct_key csv_keys[] = {
 	{ 0 },
 };
 
-/* One RFC 4180 field into the buffer (room reserved by the caller). */
+/* One field into the buffer (room reserved by the caller). */
 static void csv_field(struct ct_sb *b, const char *s)
 {
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		ct_sb_put(b, s, strlen(s));
-		return;
-	}
-	ct_sb_ch(b, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			ct_sb_ch(b, '"');
-		ct_sb_ch(b, *s);
-	}
-	ct_sb_ch(b, '"');
+	CT_SB_APPLY(b, ct_w_csv_field(b->p + b->len, s));
 }
 
 static int csv_write(struct csv_ctx *s)
@@ -75,10 +63,14 @@ static int csv_event(void *ctx, const struct ct_event *ev)
 	uint32_t flags = ev->api ? ev->api->flags : 0;
 
 	s->args.len = 0;
-	if (!ct_fmt_args(&s->args, ev) || !ct_sb_room(&s->args, 1) ||
-	    !ct_sb_room(b, CSV_ROW_MAX + 2 * s->args.len))
+	if (!ct_fmt_args(&s->args, ev) || !ct_sb_room(&s->args, 1))
 		return -ENOMEM;
 	s->args.p[s->args.len] = 0;
+	if (!ct_sb_room(b, CSV_ROW_MAX + ct_csv_field_max(s->args.p) + ct_csv_field_max(ev->comm) +
+			       ct_csv_field_max(ev->plugin ? ev->plugin->name : NULL) +
+			       ct_csv_field_max(ev->api ? ev->api->symbol : NULL) +
+			       ct_csv_field_max(ev->result_name)))
+		return -ENOMEM;
 	ct_sb_u64(b, ev->ts_ns);
 	ct_sb_ch(b, ',');
 	ct_sb_u64(b, ev->pid);

@@ -1,10 +1,34 @@
 // SPDX-License-Identifier: MIT
-/* How values are shown: one place, so text, csv and json agree. */
+/* How values are shown: one place, so text, csv and json agree. Strings
+ * from the traced program are escaped here for text (ct_text_esc) and in
+ * ct_w_json_str for JSON. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include "sinks/sink.h"
 #include "util/strbuf.h"
+
+/* A string the traced program chose, escaped (see ct_text_esc), with
+ * snprintf's contract; in quotes for a string argument. */
+static int fmt_str(char *buf, size_t n, const char *s, bool quoted)
+{
+	size_t len;
+
+	if (!quoted)
+		return (int)ct_text_esc(buf, n, s);
+	if (n < 2) {
+		if (n)
+			buf[0] = 0;
+		return (int)ct_text_esc(NULL, 0, s) + 2;
+	}
+	buf[0] = '"';
+	len = ct_text_esc(buf + 1, n - 1, s);
+	if (len + 2 < n) {
+		buf[len + 1] = '"';
+		buf[len + 2] = 0;
+	}
+	return (int)len + 2;
+}
 
 int ct_format_field(char *buf, size_t n, const struct ct_field *f)
 {
@@ -22,8 +46,8 @@ int ct_format_field(char *buf, size_t n, const struct ct_field *f)
 		return snprintf(buf, n, "0x%" PRIx64, f->v);
 	case CT_ARG_PTR:
 	case CT_ARG_HANDLE:
-		if (f->str)
-			return snprintf(buf, n, "%s", f->str);
+		if (f->str) /* a kernel's name, from the target's own symbols */
+			return fmt_str(buf, n, f->str, false);
 		return f->v ? snprintf(buf, n, "0x%" PRIx64, f->v) : snprintf(buf, n, "NULL");
 	case CT_ARG_ENUM:
 		if (f->enum_name)
@@ -42,7 +66,7 @@ int ct_format_field(char *buf, size_t n, const struct ct_field *f)
 		return len;
 	}
 	case CT_ARG_STRING:
-		return snprintf(buf, n, "\"%s\"", f->str ? f->str : "");
+		return fmt_str(buf, n, f->str, true);
 	case CT_ARG_FLOAT: {
 		float fl;
 		uint32_t bits = (uint32_t)f->v;

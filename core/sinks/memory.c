@@ -48,7 +48,7 @@ static int text_space(struct memory_ctx *s, const struct ct_mem_space *sp)
 	static const char *const head[] = { "size", "pointer", "kind", "api", "time", "tid" };
 	struct ct_alloc **live;
 	uint64_t live_bytes = 0;
-	char when[40];
+	char when[40], comm[CT_COMM_TEXT];
 	size_t n;
 	int err;
 
@@ -58,7 +58,8 @@ static int text_space(struct memory_ctx *s, const struct ct_mem_space *sp)
 	for (size_t i = 0; i < n; i++)
 		live_bytes += live[i]->size;
 	ct_fmt_time(when, sizeof(when), sp->began_ns);
-	fprintf(out, "\npid %u (%s), runtime %s, traced since %s\n", sp->pid, sp->comm, sp->plugin, when);
+	fprintf(out, "\npid %u (%s), runtime %s, traced since %s\n", sp->pid, ct_text_comm(comm, sp->comm),
+		sp->plugin, when);
 	fprintf(out, "  allocations: %" PRIu64 " (%" PRIu64 " bytes), frees: %" PRIu64 " (%" PRIu64
 		" bytes)\n", sp->allocs, sp->alloc_bytes, sp->frees, sp->freed_bytes);
 	fputs("  peak in use:", out);

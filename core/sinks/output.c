@@ -9,6 +9,7 @@
 #include <string.h>
 #include "util/log.h"
 #include "sinks/output.h"
+#include "sinks/sinkio.h"
 
 #define CT_SINK_BUF (1 << 20)
 
@@ -41,18 +42,12 @@ int ct_output_open(struct ct_output *o, struct ct_config *conf)
 	for (int i = 0; i < conf->n_sinks; i++) {
 		struct ct_sink_conf *s = &conf->sinks[i];
 		struct ct_sink_common *c = common(s);
+		char what[96];
 
-		if (!c->path || !strcmp(c->path, "-")) {
-			c->out = stdout;
-		} else {
-			c->out = fopen(c->path, "w");
-			if (!c->out) {
-				err = -errno;
-				ct_err("sink '%s': cannot open %s for writing: %s", s->name, c->path,
-				       strerror(errno));
-				return err;
-			}
-		}
+		snprintf(what, sizeof(what), "sink '%s'", s->name);
+		err = ct_out_open(what, c->path, &c->out);
+		if (err)
+			return err;
 		setvbuf(c->out, NULL, _IOFBF, CT_SINK_BUF);
 		err = s->ops->open ? s->ops->open(s->ctx) : 0;
 		if (err) {

@@ -3,29 +3,274 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
+#include "util/log.h"
 #include "util/strbuf.h"
+
+#define CT_OUT_MAX_LINKS 8 /* as the kernel's 40, but for the last component alone */
+
+/* Who may own what we write to: the user we run as; under sudo also the
+ * user who ran sudo, for files (never for symbolic links: through their
+ * own link they could point root at any file). */
+struct out_user {
+	uid_t uid;
+	bool sudo;
+	uid_t sudo_uid;
+	gid_t sudo_gid;
+};
+
+static bool parse_id(const char *s, unsigned *v)
+{
+	char *end;
+	unsigned long n;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || *end || n >= UINT_MAX)
+		return false;
+	*v = (unsigned)n;
+	return true;
+}
+
+static void out_user(struct out_user *u)
+{
+	unsigned uid, gid;
+
+	u->uid = geteuid();
+	u->sudo = u->uid == 0 && parse_id(getenv("SUDO_UID"), &uid) && parse_id(getenv("SUDO_GID"), &gid) &&
+		  uid != 0;
+	if (u->sudo) {
+		u->sudo_uid = uid;
+		u->sudo_gid = gid;
+	}
+}
+
+/* /dev/null, /dev/zero and /dev/full: writes go nowhere (or fail, for
+ * tests of a full disk), and opening them does nothing. */
+static bool is_dev_null(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 &&
+	       (minor(st->st_rdev) == 3 || minor(st->st_rdev) == 5 || minor(st->st_rdev) == 7);
+}
+
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
+	       S_ISDIR(m) ? "a folder" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+/* One step of ct_out_open: path relative to the folder `at`. */
+static int open_at(const char *what, const char *shown, const struct out_user *u, int at, const char *path,
+		   int links, int *fdp)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	char target[PATH_MAX];
+	struct stat ds, st, again;
+	bool created = false;
+	int dfd = -1, fd = -1, err = 0;
+	ssize_t n;
+
+	if (!dir)
+		return -ENOMEM;
+	if (!*base) {
+		err = -EISDIR;
+		goto cant_open;
+	}
+	/* The folder is held open: what we check and what we open are in it. */
+	dfd = openat(at, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &ds)) {
+		err = -errno;
+		goto cant_open;
+	}
+	for (int tries = 0; fd < 0; tries++) {
+		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW)) {
+			if (errno != ENOENT) {
+				err = -errno;
+				goto cant_open;
+			}
+			fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+			if (fd < 0 && errno == EEXIST && tries < 3)
+				continue; /* made meanwhile: look at it again */
+			if (fd < 0) {
+				err = -errno;
+				goto cant_open;
+			}
+			created = true;
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			if (st.st_uid != u->uid && st.st_uid != 0) {
+				ct_err("%s: refusing to write to %s: it is a symbolic link owned by uid %u, not by uid %u "
+				       "running cudatracer or root (give the path it points to)",
+				       what, shown, (unsigned)st.st_uid, (unsigned)u->uid);
+				err = -EPERM;
+				goto out;
+			}
+			if (links >= CT_OUT_MAX_LINKS) {
+				err = -ELOOP;
+				goto cant_open;
+			}
+			n = readlinkat(dfd, base, target, sizeof(target));
+			/* A link cannot be changed, only replaced: the same inode
+			 * after the read means we read the link we checked. */
+			if (n < 0 || fstatat(dfd, base, &again, AT_SYMLINK_NOFOLLOW)) {
+				err = -errno;
+				goto cant_open;
+			}
+			if ((size_t)n >= sizeof(target)) {
+				err = -ENAMETOOLONG;
+				goto cant_open;
+			}
+			target[n] = 0;
+			if (again.st_ino != st.st_ino || again.st_dev != st.st_dev)
+				continue;
+			err = open_at(what, shown, u, dfd, target, links + 1, fdp);
+			goto out;
+		}
+		/* Before any open, which for a device may do something (a tape
+		 * rewinds, a watchdog arms); the descriptor is checked again. */
+		if (!S_ISREG(st.st_mode) && !is_dev_null(&st))
+			break;
+		fd = openat(dfd, base, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 && (errno == ELOOP || errno == ENOENT) && tries < 3)
+			continue; /* replaced meanwhile */
+		if (fd < 0) {
+			err = -errno;
+			goto cant_open;
+		}
+	}
+	if (fd >= 0 && fstat(fd, &st)) {
+		err = -errno;
+		goto cant_open;
+	}
+	if (is_dev_null(&st))
+		goto opened;
+	if (!S_ISREG(st.st_mode)) {
+		ct_err("%s: refusing to write to %s: it is %s, not a regular file (for standard output give -)",
+		       what, shown, file_kind(st.st_mode));
+		err = -EINVAL;
+		goto out;
+	}
+	if (!created && st.st_uid != u->uid && !(u->sudo && st.st_uid == u->sudo_uid)) {
+		ct_err("%s: refusing to write to %s: it is owned by uid %u, not by uid %u running cudatracer "
+		       "(remove it, or give another path)", what, shown, (unsigned)st.st_uid, (unsigned)u->uid);
+		err = -EPERM;
+		goto out;
+	}
+	if (!created && st.st_nlink > 1) {
+		ct_err("%s: refusing to write to %s: it has %lu hard links, and another of its names may be a file "
+		       "that must not be overwritten (remove it, or give another path)",
+		       what, shown, (unsigned long)st.st_nlink);
+		err = -EPERM;
+		goto out;
+	}
+	/* Trace data shows other people's kernels, sizes and pointers: the
+	 * owner alone reads it (whatever the umask). Under sudo, a new file in
+	 * the invoking user's own folder is theirs, so they can read their
+	 * trace. A file that was there keeps its owner and mode. */
+	if (created && (fchmod(fd, 0600) ||
+			(u->sudo && ds.st_uid == u->sudo_uid && fchown(fd, u->sudo_uid, u->sudo_gid)))) {
+		err = -errno;
+		goto cant_open;
+	}
+	/* Emptied only now that it has passed. */
+	if (!created && ftruncate(fd, 0)) {
+		err = -errno;
+		goto cant_open;
+	}
+opened:
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		err = -errno;
+		goto cant_open;
+	}
+	*fdp = fd;
+	fd = -1;
+	goto out;
+cant_open:
+	ct_err("%s: cannot open %s for writing: %s", what, shown, strerror(-err));
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	free(dir);
+	return err;
+}
+
+int ct_out_open(const char *what, const char *path, FILE **out)
+{
+	struct out_user u;
+	int fd = -1, err;
+
+	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout")) {
+		*out = stdout;
+		return 0;
+	}
+	out_user(&u);
+	err = open_at(what, path, &u, AT_FDCWD, path, 0, &fd);
+	if (err)
+		return err;
+	*out = fdopen(fd, "w");
+	if (!*out) {
+		err = -errno;
+		close(fd);
+		ct_err("%s: cannot open %s for writing: %s", what, path, strerror(-err));
+	}
+	return err;
+}
+
+char *ct_w_csv_field(char *w, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	bool quote = strpbrk((const char *)p, ",\"") != NULL;
+
+	/* Line breaks are escaped with the other controls, so a row is one
+	 * line; only a comma or a quote still needs the quotes. */
+	if (quote)
+		*w++ = '"';
+	while (*p) {
+		int n = ct_text_keep(p);
+
+		if (*p == '"')
+			*w++ = '"';
+		if (!n) {
+			w = ct_w_xhh(w, *p++);
+			continue;
+		}
+		w = ct_w_put(w, (const char *)p, n);
+		p += n;
+	}
+	if (quote)
+		*w++ = '"';
+	return w;
+}
 
 void ct_csv_field(FILE *out, const char *s)
 {
-	if (!s)
-		s = "";
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
+	struct ct_sb b = { 0 };
+
+	if (!ct_sb_room(&b, ct_csv_field_max(s)))
 		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	CT_SB_APPLY(&b, ct_w_csv_field(b.p, s));
+	fwrite(b.p, 1, b.len, out);
+	ct_sb_free(&b);
+}
+
+const char *ct_text_comm(char buf[CT_COMM_TEXT], const char *comm)
+{
+	ct_text_esc(buf, CT_COMM_TEXT, comm);
+	return buf;
 }
 
 bool ct_out_rewritable(FILE *out)
@@ -81,14 +326,28 @@ bool ct_fmt_args(struct ct_sb *b, const struct ct_event *ev)
 
 void ct_html_str(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p) {
+		int n = ct_text_keep(p);
+
+		switch (n ? *p : 0) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;
 		case '>': fputs("&gt;", out); break;
 		case '"': fputs("&quot;", out); break;
 		case '\'': fputs("&#39;", out); break;
-		default: fputc(*s, out);
+		case 0:
+			/* A C0 control or DEL as its control picture (ESC: U+241B),
+			 * a C1 control or a byte that is not UTF-8 as U+FFFD. */
+			n = *p >= 0x80 && ct_utf8_is_c1(p) ? 2 : 1;
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(out, "&#x%x;", *p == 0x7f ? 0x2421 : 0x2400 + *p);
+			else
+				fputs("&#xfffd;", out);
+			break;
+		default: fwrite(p, 1, n, out);
 		}
+		p += n;
 	}
 }

@@ -1,15 +1,42 @@
 /* SPDX-License-Identifier: MIT */
-/* Small output helpers shared by the summary, csv, memory, chrome and html sinks. */
+/* Small output helpers shared by the sinks: escaping for csv, html and text,
+ * rewriting a file, and opening a sink's file safely as root. */
 #ifndef CT_SINKIO_H
 #define CT_SINKIO_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <cudatracer/event.h>
 
-/* One RFC 4180 field: quoted when it holds a comma, quote, CR or LF. */
+/* One RFC 4180 field: control bytes and bytes that are not UTF-8 escaped as
+ * in text (\x1b, see ct_text_keep), then quoted when it holds a comma or a
+ * quote, quotes doubled. At most ct_csv_field_max(s) bytes. */
+char *ct_w_csv_field(char *w, const char *s);
+static inline size_t ct_csv_field_max(const char *s)
+{
+	return 4 * (s ? strlen(s) : 0) + 2;
+}
 void ct_csv_field(FILE *out, const char *s);
+
+/* A comm as text (ct_text_esc) in buf, which it returns. */
+#define CT_COMM_TEXT (4 * CT_COMM_LEN)
+const char *ct_text_comm(char buf[CT_COMM_TEXT], const char *comm);
+
+/*
+ * Open a sink's file to write, safely when running as root in folders other
+ * users can write to; says why in one line naming `what` and the path when
+ * it refuses. "-" and "/dev/stdout" are standard output; /dev/null (and
+ * /dev/zero, /dev/full) are allowed. Refused: a symbolic link owned by neither the running user nor
+ * root; a FIFO, device, socket or folder; a file owned by another user
+ * (under sudo, the invoking user's is allowed); a file with more than one
+ * hard link. New files are 0600; under sudo, a new file in the invoking
+ * user's own folder is given to them. An existing file is emptied only
+ * after it passed. The folder is held open and the checks are made on
+ * what is opened, never on a path opened again.
+ */
+int ct_out_open(const char *what, const char *path, FILE **out);
 
 /* True if `out` is a regular file we may truncate and rewrite (not O_APPEND). */
 bool ct_out_rewritable(FILE *out);
@@ -24,7 +51,9 @@ struct ct_sb;
  * false when out of memory. */
 bool ct_fmt_args(struct ct_sb *b, const struct ct_event *ev);
 
-/* Text for HTML: escapes & < > " '. */
+/* Text for HTML: & < > " ' as entities; C0 controls and DEL as their
+ * control pictures (ESC: &#x241b;, shown as ␛); C1 controls and bytes that
+ * are not UTF-8 as &#xfffd;. Valid UTF-8 as it is. */
 void ct_html_str(FILE *out, const char *s);
 
 #endif

@@ -57,6 +57,7 @@ static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 	static const char *const khead[] = { "Runtime", "API", "Kind", "Calls", "Bytes" };
 	struct ct_table t = { 12, "rrrrrrrrrrll" }, k = { 5, "lllrr" };
 	struct ct_api_stat **v;
+	char comm[CT_COMM_TEXT];
 	size_t n;
 	int err;
 
@@ -64,7 +65,7 @@ static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 	if (err)
 		return err;
 	fprintf(out, "pid %u (%s): %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64
-		" ns in traced calls\n\n", p->pid, p->comm, p->calls, p->errors, p->total_ns);
+		" ns in traced calls\n\n", p->pid, ct_text_comm(comm, p->comm), p->calls, p->errors, p->total_ns);
 	err = ct_table_row(&t, head);
 	if (!err)
 		err = ct_table_row(&k, khead);

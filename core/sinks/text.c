@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "sinks/sink.h"
+#include "sinks/sinkio.h"
 #include "util/strbuf.h"
 
 struct text_sink {
@@ -36,7 +37,7 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	FILE *out = s->c.out;
 	time_t secs = ev->ts_ns / 1000000000ull;
 	struct tm tm;
-	char when[32], who[64], res[96], dur[24];
+	char when[32], comm[CT_COMM_TEXT], who[CT_COMM_TEXT + 24], res[96], dur[24];
 
 	if (s->show_header && !s->wrote_header) {
 		fprintf(out, "%-15s %-28s %-26s %s\n", "TIME", "COMM[PID/TID]", "RESULT (DURATION)", "CALL");
@@ -45,7 +46,7 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	localtime_r(&secs, &tm);
 	snprintf(when, sizeof(when), "%02d:%02d:%02d.%06u", tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 (unsigned)(ev->ts_ns % 1000000000ull / 1000));
-	snprintf(who, sizeof(who), "%s[%u/%u]", ev->comm, ev->pid, ev->tid);
+	snprintf(who, sizeof(who), "%s[%u/%u]", ct_text_comm(comm, ev->comm), ev->pid, ev->tid);
 	fmt_dur(dur, sizeof(dur), ev->dur_ns);
 	if (ev->entry_only)
 		snprintf(res, sizeof(res), "(entry)");

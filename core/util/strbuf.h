@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * An append-only byte buffer with the few formatters the hot path needs
- * (decimal, hex, JSON strings), without printf or stdio locking per piece.
+ * (decimal, hex, JSON and escaped text strings), without printf or stdio
+ * locking per piece.
  * Callers reserve room once per event (ct_sb_room) and then append freely
  * up to that much.
  *
@@ -155,9 +156,55 @@ struct ct_sb_ts_cache {
 	uint8_t len;
 };
 char *ct_w_ts(char *w, uint64_t ns, struct ct_sb_ts_cache *c);
-/* A JSON string with quotes; bytes outside printable ASCII as \u00XX. At most
- * 6 * strlen(s) + 2 bytes: reserve that (strings in records are bounded). */
+/*
+ * Strings a traced program chose (its comm, a kernel's symbol name, a string
+ * argument) may hold any bytes; none reaches a terminal raw.
+ *
+ * ct_utf8_seq: the length (2 to 4) of the valid UTF-8 sequence that begins
+ * at p, for p[0] >= 0x80; 0 when the bytes there are not one (a stray
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut
+ * short: the string's NUL is never a continuation byte, so no read passes it).
+ */
+int ct_utf8_seq(const unsigned char *p);
+
+/* True for a 2-byte sequence of a C1 control (U+0080 to U+009F): terminals
+ * act on those as on ESC [. */
+static inline bool ct_utf8_is_c1(const unsigned char *p)
+{
+	return p[0] == 0xc2 && p[1] < 0xa0;
+}
+
+/* How many bytes at p text output keeps as they are: 1 for printable ASCII,
+ * the sequence's length for valid UTF-8 other than C1; 0 for a byte to
+ * escape (C0 controls, DEL, C1 controls, bytes that are not UTF-8). */
+static inline int ct_text_keep(const unsigned char *p)
+{
+	int n;
+
+	if (*p >= 0x20 && *p < 0x7f)
+		return 1;
+	if (*p < 0x80)
+		return 0;
+	n = ct_utf8_seq(p);
+	return n && !ct_utf8_is_c1(p) ? n : 0;
+}
+
+/* A JSON string with quotes. Valid UTF-8 is kept as it is; C0 controls and
+ * DEL are escaped (\n, \u001b, ...); C1 controls as \u0080 to \u009f; a byte
+ * that is not UTF-8 as \u00XX of its value (0xff -> \u00ff: it reads back as
+ * the Latin-1 character). At most 6 * strlen(s) + 2 bytes: reserve that
+ * (strings in records are bounded). */
 char *ct_w_json_str(char *w, const char *s);
+
+/* s for a terminal or a text file: what ct_text_keep() keeps, and every other
+ * byte as \xHH (ESC -> \x1b). At most 4 * strlen(s) bytes, no NUL. */
+char *ct_w_text_str(char *w, const char *s);
+/* One byte as \xHH. */
+char *ct_w_xhh(char *w, unsigned char c);
+/* The same into buf with snprintf's contract: returns the length of the
+ * whole escaped text, writes at most n - 1 bytes of it (never part of an
+ * escape) and a NUL when n > 0. */
+size_t ct_text_esc(char *buf, size_t n, const char *s);
 
 /* The same on a struct ct_sb. */
 #define CT_SB_APPLY(b, call) ((b)->len = (size_t)((call) - (b)->p))
@@ -185,6 +232,10 @@ static inline void ct_sb_hex(struct ct_sb *b, uint64_t v)
 static inline void ct_sb_json_str(struct ct_sb *b, const char *s)
 {
 	CT_SB_APPLY(b, ct_w_json_str(b->p + b->len, s));
+}
+static inline void ct_sb_text_str(struct ct_sb *b, const char *s)
+{
+	CT_SB_APPLY(b, ct_w_text_str(b->p + b->len, s));
 }
 
 #endif
