@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "config/choices.h" /* enum ct_attach_mode */
+#include <cudatracer/record.h>
 #include "plugin/loader.h"
 
 struct bpf_object;

@@ -14,8 +14,8 @@
 #include "util/log.h"
 #include "plugin/loader.h"
 
-#define CT_STR_(x) #x
-#define CT_STR(x) CT_STR_(x)
+#define CT_STRINGIFY_(x) #x
+#define CT_STRINGIFY(x) CT_STRINGIFY_(x)
 #define TK(name, type, def, field, help) \
 	{ name, type, def, offsetof(struct ct_tracer_conf, field), help, NULL, NULL }
 /* A choice key: `words` are indexed by the enum of `field` (choices.h). */
@@ -61,7 +61,7 @@ static int check_pid(const void *dst, char *why, size_t n)
 
 static const struct ct_key tracer_keys[] = {
 	{ "plugins", CT_KEY_LIST, "cudart", offsetof(struct ct_tracer_conf, plugins),
-	  "Runtime plugins to load, at most " CT_STR(CT_MAX_PLUGINS) ": names (cudart, cuda, hip, "
+	  "Runtime plugins to load, at most " CT_STRINGIFY(CT_MAX_PLUGINS) ": names (cudart, cuda, hip, "
 	  "opencl) or paths to .so files", NULL, check_plugins },
 	TC("profile", "default", profile, profile_words,
 	   "default leaves out getters that frameworks call thousands of times a second; full traces them too"),

@@ -8,9 +8,9 @@
 
 struct ct_loaded_plugin {
 	void *dl;
-	const struct ct_plugin *p;
+	const struct ct_plugin *p;   /* the core's copy: one API per symbol (variants expanded) */
+	const struct ct_plugin *raw; /* the descriptor as the plugin exports it */
 	char *path;
-	void *state; /* from the plugin's init hook */
 };
 
 /* Folders searched for "libct-NAME.so", in order, NULL-terminated; free with ct_plugin_dirs_free. */
