@@ -469,19 +469,17 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 
 /* ---- aggregate mode ---- */
 
-/* An argument slot's value at entry: a register, or a stack word. */
+/* An argument slot's value at entry: a register, or a stack word. The
+ * registers go through the stack: the verifier refuses a context load at
+ * an offset that is not a constant. */
 static __always_inline __u64 ct_arg(struct pt_regs *ctx, __u32 slot)
 {
+	__u64 regs[CT_REC_REGS] = { PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx),
+				    PT_REGS_PARM4(ctx), PT_REGS_PARM5(ctx), PT_REGS_PARM6(ctx) };
 	__u64 v = 0;
 
-	switch (slot) {
-	case 0: return PT_REGS_PARM1(ctx);
-	case 1: return PT_REGS_PARM2(ctx);
-	case 2: return PT_REGS_PARM3(ctx);
-	case 3: return PT_REGS_PARM4(ctx);
-	case 4: return PT_REGS_PARM5(ctx);
-	case 5: return PT_REGS_PARM6(ctx);
-	}
+	if (slot < CT_REC_REGS)
+		return regs[slot];
 	if (slot < CT_REC_ARGS)
 		bpf_probe_read_user(&v, 8, (void *)(PT_REGS_SP(ctx) + CT_STACK_ARGS_AT +
 						     (slot - CT_REC_REGS) * 8));
