@@ -6,7 +6,7 @@
  * filled by the core from the plugins' tables before load, says what to
  * copy for it. Every plugin's calls go to one ring, so that a thread's
  * events come out in the order it made them, whatever the runtime. A
- * plugin's BPF hook (hook.bpf.h) replaces one of the ct_hook_N functions.
+ * plugin's BPF hook (hook.bpf.h), linked in at load, replaces ct_hook().
  *
  * Aggregate mode (tracer.mode = aggregate) is its own pair of programs,
  * chosen at load: they count calls, errors, time and bytes per process and
@@ -127,50 +127,26 @@ _Static_assert(sizeof(struct ct_hook_ctx) ==
 _Static_assert(CT_HOOK_ARGS == CT_REC_ARGS && CT_HOOK_MEM == CT_REC_MEM, "hook.bpf.h and record.h agree");
 
 /*
- * The plugins' hooks: empty until a plugin's hook replaces its slot's
- * (freplace). Global, so that the verifier checks them apart and they can
- * be replaced; called only for APIs whose spec has CT_SPEC_HOOK.
+ * The plugin's hook: this weak, empty one unless the core linked a plugin's
+ * hook object into the engine (libbpf's BPF linker, at load), whose strong
+ * ct_hook replaces it. Global, so that the verifier checks it apart; called
+ * only for APIs whose spec has CT_SPEC_HOOK (those of the plugin that
+ * brought the hook).
  */
-#define CT_HOOK_SLOT(n)                                                              \
-	__noinline int ct_hook_##n(struct ct_hook_ctx *c, __u32 api, __u32 phase)    \
-	{                                                                            \
-		int ret = 0;                                                         \
-		/* Opaque to the compiler: neither the call nor its arguments are      \
-		 * optimized away in its callers (a replacement uses them). */        \
-		asm volatile("" : "+r"(ret) : "r"(c), "r"(api), "r"(phase));          \
-		return ret;                                                          \
-	}
-CT_HOOK_SLOT(0)
-CT_HOOK_SLOT(1)
-CT_HOOK_SLOT(2)
-CT_HOOK_SLOT(3)
-CT_HOOK_SLOT(4)
-CT_HOOK_SLOT(5)
-CT_HOOK_SLOT(6)
-CT_HOOK_SLOT(7)
-_Static_assert(CT_MAX_PLUGINS == 8, "one hook slot per plugin");
-
-static __always_inline int ct_hook(struct ct_record *r, __u32 phase)
+__weak __noinline int ct_hook(struct ct_hook_ctx *c, __u32 api, __u32 phase)
 {
-	struct ct_hook_ctx *c = (struct ct_hook_ctx *)&r->ret;
-	__u32 api = CT_CALL_API(r->call);
+	int ret = 0;
 
-	switch (CT_CALL_PLUGIN(r->call)) {
-	case 0: return ct_hook_0(c, api, phase);
-	case 1: return ct_hook_1(c, api, phase);
-	case 2: return ct_hook_2(c, api, phase);
-	case 3: return ct_hook_3(c, api, phase);
-	case 4: return ct_hook_4(c, api, phase);
-	case 5: return ct_hook_5(c, api, phase);
-	case 6: return ct_hook_6(c, api, phase);
-	default: return ct_hook_7(c, api, phase);
-	}
+	/* Opaque to the compiler: neither the call nor its arguments are
+	 * optimized away in its callers (the replacement uses them). */
+	asm volatile("" : "+r"(ret) : "r"(c), "r"(api), "r"(phase));
+	return ret;
 }
 
 /* The hook's last word on a record: false to send none. */
 static __always_inline bool ct_hook_emit(struct ct_record *r, __u32 phase)
 {
-	int h = ct_hook(r, phase);
+	int h = ct_hook((struct ct_hook_ctx *)&r->ret, CT_CALL_API(r->call), phase);
 
 	r->flags |= (h & CT_REC_HOOK_MEM_MASK) << CT_REC_HOOK_MEM_SHIFT;
 	return !(h & CT_HOOK_DROP);

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * The session's one capture engine: open the skeleton, fill the spec array
+ * The session's one capture engine: link a plugin's BPF hook into it where
+ * one has one (libbpf's BPF linker: the hook's strong ct_hook() replaces
+ * the engine's weak one), open it through its skeleton, fill the spec array
  * from every plugin's table, keep the program pair of the mode, share the
- * watcher's pid map, size the ring, load; then load each plugin's hook as
- * a replacement of its slot's hook function (freplace) in the programs in
- * use.
+ * watcher's pid map, size the ring, load.
+ *
+ * Why the linker and not freplace: a linked hook is verified and JITed as
+ * part of the engine's programs (a call, no trampoline), it needs no
+ * BPF_PROG_TYPE_EXT (which some kernels' LSM policies refuse, as they
+ * refuse fentry), and nothing is attached per program.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -12,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cudatracer/hook.bpf.h>
 #include "capture/bpfutil.h"
 #include "decode/decode.h"
@@ -99,10 +107,134 @@ static int fill_specs(struct capture_bpf *skel, const struct ct_engine_plugin *p
 	return 0;
 }
 
+/* A file of these bytes, for the linker, which reads and writes files. */
+static int memfd_of(const char *name, const void *data, size_t sz)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+	const char *p = data;
+
+	if (fd < 0)
+		return -errno;
+	while (sz) {
+		ssize_t n = write(fd, p, sz);
+
+		if (n <= 0) {
+			close(fd);
+			return n < 0 ? -errno : -EIO;
+		}
+		p += n;
+		sz -= (size_t)n;
+	}
+	return fd;
+}
+
+/* The hook's own object, before it is linked: one hook of our version. */
+static int check_hook(const struct ct_plugin *p, const void *hook, size_t sz)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "ct_hook");
+	struct bpf_object *obj = bpf_object__open_mem(hook, sz, &oo);
+	const uint32_t *version;
+	struct bpf_program *prog = NULL;
+	int err = 0;
+
+	if (!obj) {
+		err = -errno;
+		ct_err("plugin %s: its BPF hook is not a BPF object libbpf can open: %s", p->name, strerror(-err));
+		return err;
+	}
+	version = ct_bpf_const(obj, "ct_hook_version", sizeof(*version));
+	if (!version || *version != CT_HOOK_VERSION) {
+		ct_err("plugin %s: its BPF hook was built for %s of <cudatracer/hook.bpf.h>, this tracer "
+		       "takes version %d (rebuild it against this tracer's header)", p->name,
+		       version ? "another version" : "no version", CT_HOOK_VERSION);
+		err = -EINVAL;
+	} else {
+		/* ct_hook() itself is code in .text (libbpf may list it as a program). */
+		while ((prog = bpf_object__next_program(obj, prog)) && !strcmp(bpf_program__section_name(prog), ".text"))
+			;
+	}
+	if (prog) {
+		ct_err("plugin %s: its BPF hook has programs of its own; a hook is the one CT_HOOK() "
+		       "function, run by the engine's programs", p->name);
+		err = -EINVAL;
+	}
+	bpf_object__close(obj);
+	return err;
+}
+
+/* The engine with the hook linked in, into e->linked. */
+static int link_hook(struct ct_engine *e, const struct ct_plugin *p, const void *hook, size_t hook_sz)
+{
+	size_t engine_sz;
+	const void *engine = capture_bpf__elf_bytes(&engine_sz);
+	int fds[3] = { -1, -1, -1 }, err;
+	char path[3][32];
+	struct bpf_linker *l = NULL;
+	struct stat st;
+
+	err = check_hook(p, hook, hook_sz);
+	if (err)
+		return err;
+	fds[0] = memfd_of("ct_engine", engine, engine_sz);
+	fds[1] = memfd_of("ct_hook", hook, hook_sz);
+	fds[2] = memfd_of("ct_linked", "", 0);
+	for (int i = 0; i < 3; i++) {
+		if (fds[i] < 0) {
+			err = fds[i];
+			goto cleanup;
+		}
+		snprintf(path[i], sizeof(path[i]), "/proc/self/fd/%d", fds[i]);
+	}
+	l = bpf_linker__new(path[2], NULL);
+	if (!l || (err = bpf_linker__add_file(l, path[0], NULL)) || (err = bpf_linker__add_file(l, path[1], NULL)) ||
+	    (err = bpf_linker__finalize(l))) {
+		err = l ? err : -errno;
+		ct_err("plugin %s: linking its BPF hook into the capture engine failed: %s (run with -v "
+		       "to see libbpf's reason)", p->name, strerror(-err));
+		goto cleanup;
+	}
+	if (fstat(fds[2], &st) || !(e->linked = malloc(st.st_size))) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	e->linked_sz = st.st_size;
+	if (pread(fds[2], e->linked, e->linked_sz, 0) != (ssize_t)e->linked_sz)
+		err = -EIO;
+cleanup:
+	bpf_linker__free(l);
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return err;
+}
+
+/* The skeleton over the engine's own object, or the one with the hook linked in. */
+static struct capture_bpf *open_skeleton(const struct ct_engine *e)
+{
+	struct capture_bpf *skel = calloc(1, sizeof(*skel));
+	int err;
+
+	if (!skel)
+		return NULL;
+	err = capture_bpf__create_skeleton(skel);
+	if (!err && e->linked) {
+		skel->skeleton->data = e->linked;
+		skel->skeleton->data_sz = e->linked_sz;
+	}
+	if (!err)
+		err = bpf_object__open_skeleton(skel->skeleton, NULL);
+	if (err) {
+		capture_bpf__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}
+
 static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 		const struct ct_engine_opts *o, bool multi)
 {
-	struct capture_bpf *skel = capture_bpf__open();
+	struct capture_bpf *skel = open_skeleton(e);
 	struct bpf_program *progs[2][2][2] = { 0 }; /* [aggregate][multi][exit] */
 	uint64_t ring = round_pow2(o->ringbuf_size);
 	int err;
@@ -143,65 +275,28 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	return 0;
 }
 
-/*
- * A plugin's hook: its one freplace program, loaded against the slot's
- * function of the entry program, then linked into the exit program too.
- */
-static int load_hook(struct ct_engine *e, int slot, const struct ct_plugin *p, const void *obj, size_t sz)
-{
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "ct_hook");
-	struct bpf_program *prog, *targets[2] = { e->entry, e->exit };
-	const uint32_t *version;
-	char fn[16];
-	int err;
-
-	snprintf(fn, sizeof(fn), "ct_hook_%d", slot);
-	e->hooks[slot] = bpf_object__open_mem(obj, sz, &oo);
-	if (!e->hooks[slot]) {
-		err = -errno;
-		ct_err("plugin %s: cannot open its BPF hook: %s", p->name, strerror(-err));
-		return err;
-	}
-	version = ct_bpf_const(e->hooks[slot], "ct_hook_version", sizeof(*version));
-	prog = bpf_object__next_program(e->hooks[slot], NULL);
-	if (!version || *version != CT_HOOK_VERSION || !prog || bpf_object__next_program(e->hooks[slot], prog)) {
-		ct_err("plugin %s: its BPF hook is not one CT_HOOK() function of <cudatracer/hook.bpf.h> "
-		       "version %d (it has %s)", p->name, CT_HOOK_VERSION,
-		       !version ? "no version stamp" : *version != CT_HOOK_VERSION ? "another version" :
-		       !prog ? "no program" : "several programs");
-		return -EINVAL;
-	}
-	err = bpf_program__set_attach_target(prog, bpf_program__fd(e->entry), fn);
-	if (!err)
-		err = bpf_object__load(e->hooks[slot]);
-	if (err) {
-		ct_err("plugin %s: loading its BPF hook failed: %s (run with -v to see the verifier's log)",
-		       p->name, strerror(-err));
-		return err;
-	}
-	for (int i = 0; i < 2; i++) {
-		struct bpf_link *l = bpf_program__attach_freplace(prog, bpf_program__fd(targets[i]), fn);
-
-		if (!l) {
-			err = -errno;
-			ct_err("plugin %s: attaching its BPF hook failed: %s", p->name, strerror(-err));
-			return err;
-		}
-		e->hook_links[e->n_hook_links++] = l;
-	}
-	ct_info("plugin %s: its BPF hook runs in the engine's %s", p->name, fn);
-	return 0;
-}
-
 int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 		   const struct ct_engine_opts *o)
 {
-	int err;
+	int err, hook_of = -1;
 
 	memset(e, 0, sizeof(*e));
 	if (n > CT_MAX_PLUGINS) {
 		ct_err("at most %d plugins at once", CT_MAX_PLUGINS);
 		return -E2BIG;
+	}
+	/* Hooks capture for records; aggregate mode makes none. */
+	for (int i = 0; i < n && !o->aggregate; i++) {
+		if (!pl[i].hook)
+			continue;
+		if (e->linked) {
+			ct_err("plugins %s and %s both bring a BPF hook: one plugin of a session may",
+			       pl[hook_of].p->name, pl[i].p->name);
+			return -EINVAL;
+		}
+		if ((err = link_hook(e, pl[i].p, pl[i].hook, pl[i].hook_sz)))
+			return err;
+		hook_of = i;
 	}
 	err = load(e, pl, n, o, o->mode != CT_ATTACH_SINGLE);
 	if (err && err != -E2BIG && o->mode == CT_ATTACH_AUTO) {
@@ -216,10 +311,8 @@ int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n
 		       err == -EPERM ? " (needs root, or CAP_BPF and CAP_PERFMON)" : " (run with -v to see the verifier's log)");
 		return err;
 	}
-	/* Hooks capture for records; aggregate mode makes none. */
-	for (int i = 0; i < n && !o->aggregate; i++)
-		if (pl[i].hook && (err = load_hook(e, i, pl[i].p, pl[i].hook, pl[i].hook_sz)))
-			return err;
+	if (e->linked)
+		ct_info("plugin %s: its BPF hook runs in the capture engine", pl[hook_of].p->name);
 	return 0;
 }
 
@@ -295,10 +388,7 @@ int ct_engine_totals(const struct ct_engine *e, ct_engine_totals_fn fn, void *ct
 
 void ct_engine_close(struct ct_engine *e)
 {
-	for (int i = e->n_hook_links - 1; i >= 0; i--)
-		bpf_link__destroy(e->hook_links[i]);
-	for (int i = CT_MAX_PLUGINS - 1; i >= 0; i--)
-		bpf_object__close(e->hooks[i]);
 	capture_bpf__destroy(e->skel);
+	free(e->linked);
 	memset(e, 0, sizeof(*e));
 }

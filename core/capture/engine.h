@@ -3,8 +3,8 @@
  * The capture engine of a session (bpf/capture.bpf.c): one BPF object for
  * every plugin, opened through its skeleton. It is told each plugin's API
  * table before load (the spec array), loads the program pair of its mode
- * (events or aggregate, uprobe_multi or one link per symbol), and the
- * plugins' BPF hooks into its hook slots. Attaching is probe.c's.
+ * (events or aggregate, uprobe_multi or one link per symbol), with a
+ * plugin's BPF hook linked in. Attaching is probe.c's.
  */
 #ifndef CT_ENGINE_H
 #define CT_ENGINE_H
@@ -16,8 +16,6 @@
 
 struct capture_bpf;
 struct bpf_program;
-struct bpf_link;
-struct bpf_object;
 
 enum ct_attach_mode { CT_ATTACH_AUTO, CT_ATTACH_MULTI, CT_ATTACH_SINGLE };
 
@@ -44,9 +42,8 @@ struct ct_engine {
 	bool multi;             /* uprobe_multi programs loaded */
 	bool aggregate;
 	struct bpf_program *entry, *exit; /* the pair in use */
-	struct bpf_object *hooks[CT_MAX_PLUGINS];
-	struct bpf_link *hook_links[2 * CT_MAX_PLUGINS];
-	int n_hook_links;
+	void *linked;           /* the engine with a plugin's hook linked in, or NULL */
+	size_t linked_sz;
 };
 
 /* The engine's totals of one (process, call id), summed over CPUs. */

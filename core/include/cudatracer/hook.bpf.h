@@ -2,19 +2,20 @@
 /*
  * cudatracer BPF hooks: what a plugin writes when its table cannot say what
  * to capture (a struct two pointers deep, a derived value, a filter of its
- * runtime's own). A hook is one BPF function in a small object of the
- * plugin's (struct ct_plugin's bpf_hook, bpf_hook_sz); the core loads it as
- * a replacement (freplace) of its engine's empty hook function for that
- * plugin, so it runs inside the core's one capture engine, for the calls of
- * its plugin only, and nothing of the engine's maps or programs is part of
- * what it builds against. Build it with
+ * runtime's own). A hook is one BPF function, ct_hook(), in a small object
+ * of the plugin's (struct ct_plugin's bpf_hook, bpf_hook_sz). At load the
+ * core links it into its one capture engine with libbpf's BPF linker, where
+ * it replaces the engine's empty (weak) ct_hook(): it runs inside the
+ * engine, for the calls of its plugin only, and nothing of the engine's maps
+ * or programs is part of what it builds against. One plugin of a session
+ * may bring a hook. Build it with
  *   clang -O2 -g -target bpf -c hook.bpf.c -o hook.bpf.o
- * (vmlinux.h is not needed; <bpf/bpf_helpers.h> is libbpf's). The core reads
- * this header too (the version, the context's layout).
+ * (vmlinux.h is not needed; <bpf/bpf_helpers.h> is libbpf's; the core reads
+ * this header too, for the version and the context's layout).
  *
  *   #include <cudatracer/hook.bpf.h>
  *
- *   CT_HOOK(my_hook)(struct ct_hook_ctx *c, __u32 api, __u32 phase)
+ *   CT_HOOK(c, api, phase)
  *   {
  *           if (!c || phase != CT_HOOK_EXIT || api != MY_API)
  *                   return 0;
@@ -28,7 +29,8 @@
  * at entry only). It may change `mem` and say which words it wrote; the
  * plugin's table names those words (CT_MEMW(n)) like any read's. At the
  * last phase it may instead drop the call's record (CT_HOOK_DROP).
- * `api` is the index in the plugin's own API table.
+ * `api` is the index in the plugin's own API table. The verifier checks the
+ * hook as a global function: `c` may be NULL to it, so test it.
  *
  * Versioning: CT_HOOK_VERSION changes whenever anything below changes; the
  * core refuses a hook built for another version. Hooks do not run in
@@ -66,11 +68,11 @@ enum ct_hook_phase {
 #ifdef __bpf__
 #include <bpf/bpf_helpers.h>
 
-/* Defines the hook function `name` and the version stamp the core checks. */
-#define CT_HOOK(name)                                                     \
+/* Opens the hook's definition (its body follows) and stamps the object
+ * with the version the core checks. */
+#define CT_HOOK(c, api, phase)                                            \
 	const volatile __u32 ct_hook_version = CT_HOOK_VERSION;          \
-	char _ct_hook_license[] SEC("license") = "Dual MIT/GPL";         \
-	SEC("freplace/ct_hook") int name
+	__attribute__((noinline)) int ct_hook(struct ct_hook_ctx *c, __u32 api, __u32 phase)
 #endif
 
 #endif
