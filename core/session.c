@@ -14,6 +14,7 @@
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,9 +402,12 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 
 	for (int i = 0; i < s->n_plugins; i++) {
 		const struct ct_plugin *p = s->plugins[i].p;
+		/* The hook fields are read only where the plugin's descriptor has them. */
+		bool has_hook = p->sz >= offsetof(struct ct_plugin, bpf_hook_sz) + sizeof(p->bpf_hook_sz) &&
+				p->bpf_hook && p->bpf_hook_sz;
 
-		pl[i] = (struct ct_engine_plugin){ p, s->enabled[i], s->entry_only[i], p->bpf_hook,
-						   p->bpf_hook ? p->bpf_hook_sz : 0 };
+		pl[i] = (struct ct_engine_plugin){ p, s->enabled[i], s->entry_only[i],
+						   has_hook ? p->bpf_hook : NULL, has_hook ? p->bpf_hook_sz : 0 };
 	}
 	err = ct_engine_open(&s->engine, pl, s->n_plugins, &eo);
 	if (err)
