@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "capture/bpfutil.h"
-#include "decode/decode.h"
 #include "symbols/elf.h"
 #include "util/log.h"
 #include "capture/probe.h"
