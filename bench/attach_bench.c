@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * ct-attach-bench: how long attaching 400 probes (entry and exit) takes,
- * with uprobe_multi and with one link per symbol. The plugin is the cudart
- * plugin's BPF object with a generated 400-row table naming the functions
- * of libct_many_funcs.so. Prints one JSON line. Needs root.
+ * with uprobe_multi and with one link per symbol: the core's capture engine
+ * serving the cudart plugin with a generated 400-row table naming the
+ * functions of libct_many_funcs.so. Prints one JSON line. Needs root.
  *   ct-attach-bench CUDART-PLUGIN.so LIB
  */
 #include <stdio.h>
@@ -25,19 +25,26 @@ static double now_ms(void)
 
 static double attach_once(struct ct_loaded_plugin *lp, const char *lib, enum ct_attach_mode mode, int *n)
 {
-	bool enabled[N];
-	struct ct_probe_opts o = { .ringbuf_size = 1 << 16, .pids_fd = -1, .callstack_fd = -1, .mode = mode, .enabled = enabled };
+	bool enabled[N], entry_only[N] = { 0 };
+	struct ct_engine_plugin pl = { lp->p, enabled, entry_only, NULL, 0 };
+	struct ct_engine_opts o = { .ringbuf_size = 1 << 16, .pids_fd = -1, .mode = mode };
+	struct ct_engine e;
 	struct ct_probe pr;
 	double t0, t1;
 
 	for (int i = 0; i < N; i++)
 		enabled[i] = true;
-	if (ct_probe_open(&pr, lp, &o))
+	if (ct_engine_open(&e, &pl, 1, &o))
 		return -1;
+	if (ct_probe_open(&pr, lp, 0, &e, enabled, entry_only)) {
+		ct_engine_close(&e);
+		return -1;
+	}
 	t0 = now_ms();
 	*n = ct_probe_attach_file(&pr, lib, lib);
 	t1 = now_ms();
 	ct_probe_close(&pr);
+	ct_engine_close(&e);
 	return *n > 0 ? t1 - t0 : -1;
 }
 

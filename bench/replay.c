@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++) {
 		int k = i % (sizeof(mix) / sizeof(mix[0]));
 
-		r.api = idx[k];
+		r.call = idx[k];
 		r.ts_ns = 1795948855097976711ull + i * 1000; /* a real clock's 19 digits */
 		r.dur_ns = 500 + (i * 7919) % 5000;
 		r.tid = 4242 + (i & 3);

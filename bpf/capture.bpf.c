@@ -1,3 +1,588 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
-/* The capture engine, built once into the core: every plugin's tables run on it. */
-#include "capture.bpf.h"
+/*
+ * The capture engine: one generic entry program and one generic exit
+ * program that serve every API of every plugin of a session. The call id
+ * (record.h: plugin and API) arrives as the attach cookie; the spec array,
+ * filled by the core from the plugins' tables before load, says what to
+ * copy for it. Every plugin's calls go to one ring, so that a thread's
+ * events come out in the order it made them, whatever the runtime. A
+ * plugin's BPF hook (hook.bpf.h), linked in at load, replaces ct_hook().
+ *
+ * Aggregate mode (tracer.mode = aggregate) is its own pair of programs,
+ * chosen at load: they count calls, errors, time and bytes per process and
+ * call id in a per-CPU hash and send nothing.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <cudatracer/hook.bpf.h>
+#include "record.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* At a function's first instruction: where its first stack argument is. */
+#if defined(__TARGET_ARCH_x86)
+#define CT_STACK_ARGS_AT 8 /* past the return address */
+#else
+#define CT_STACK_ARGS_AT 0
+#endif
+
+/* Set by the core before load. */
+const volatile bool ct_filter_pids = false;
+const volatile bool ct_track_parents = false; /* several plugins: say which call a call was made in */
+const volatile __u64 ct_wakeup_bytes = 0;     /* per CPU; 0: wake the reader for every record */
+/* Filled by the core before load, by call id (.bss: no zeros in the object). */
+struct ct_spec ct_specs[CT_MAX_CALLS];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 24); /* resized from config */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CT_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Bytes each CPU has sent since it last woke the reader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} wake SEC(".maps");
+
+#include "pids.bpf.h"
+
+/* Aggregate mode's totals, per process and call id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, CT_AGG_MAX_ENTRIES);
+	__type(key, struct ct_agg_key);
+	__type(value, struct ct_agg);
+} agg SEC(".maps");
+
+/* What an (process, call) pair's first call inserts. */
+static struct ct_agg agg_zero;
+
+/*
+ * A call in flight is kept as the record it will become: at exit the header
+ * is filled in and the record's used prefix goes to the ring in one copy.
+ */
+struct ct_frame {
+	__u32 str_len; /* bytes of rec.str with its NUL; 0: no string */
+	__u32 pad;
+	struct ct_record rec;
+};
+
+/*
+ * A thread's calls in flight, of every plugin, and where its entry-only
+ * records are built: a per-CPU buffer would not do, since a probe's program
+ * can be preempted and another thread's run on the same CPU. A thread has
+ * this storage only once it passed the pid filter (pids are never taken out
+ * of it), so the storage itself says the thread is wanted: no pid lookup
+ * per call. The frames are also where a call's parent is found.
+ */
+struct ct_thread {
+	__u32 depth;
+	__u32 pad;
+	struct ct_frame f[CT_MAX_DEPTH];
+	struct ct_frame entry_only;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ct_thread);
+} inflight SEC(".maps");
+
+/* Aggregate mode's calls in flight: when each began and the bytes it moves. */
+struct ct_agg_frame {
+	__u32 call;
+	__u32 pad;
+	__u64 ts_ns;
+	__u64 bytes;
+};
+
+struct ct_agg_thread {
+	__u32 depth;
+	__u32 pad;
+	struct ct_agg_frame f[CT_MAX_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ct_agg_thread);
+} agg_inflight SEC(".maps");
+
+_Static_assert(sizeof(struct ct_hook_ctx) ==
+	       __builtin_offsetof(struct ct_record, str) - __builtin_offsetof(struct ct_record, ret),
+	       "a hook's context is the record's ret, args and mem");
+_Static_assert(CT_HOOK_ARGS == CT_REC_ARGS && CT_HOOK_MEM == CT_REC_MEM, "hook.bpf.h and record.h agree");
+
+/*
+ * The plugin's hook: this weak, empty one unless the core linked a plugin's
+ * hook object into the engine (libbpf's BPF linker, at load), whose strong
+ * ct_hook replaces it. Global, so that the verifier checks it apart; called
+ * only for APIs whose spec has CT_SPEC_HOOK (those of the plugin that
+ * brought the hook).
+ */
+__weak __noinline int ct_hook(struct ct_hook_ctx *c, __u32 api, __u32 phase)
+{
+	int ret = 0;
+
+	/* Opaque to the compiler: neither the call nor its arguments are
+	 * optimized away in its callers (the replacement uses them). */
+	asm volatile("" : "+r"(ret) : "r"(c), "r"(api), "r"(phase));
+	return ret;
+}
+
+/* The hook's last word on a record: false to send none. */
+static __always_inline bool ct_hook_emit(struct ct_record *r, __u32 phase)
+{
+	int h = ct_hook((struct ct_hook_ctx *)&r->ret, CT_CALL_API(r->call), phase);
+
+	r->flags |= (h & CT_REC_HOOK_MEM_MASK) << CT_REC_HOOK_MEM_SHIFT;
+	return !(h & CT_HOOK_DROP);
+}
+
+static __always_inline void ct_count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&stats, &which);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline bool ct_wanted(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	return !ct_filter_pids || bpf_map_lookup_elem(&pids, &tgid);
+}
+
+/* The spec of a call id, or NULL for one out of range. */
+static __always_inline const struct ct_spec *ct_spec_of(__u32 call)
+{
+	if (call >= CT_MAX_CALLS)
+		return NULL;
+	return &ct_specs[call];
+}
+
+/* Who made the call: loads from its task (no helper call). The ids are the
+ * initial namespace's, as bpf_get_current_pid_tgid() gives them. */
+static __always_inline void ct_who(struct ct_record *r)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	r->pid = task->tgid;
+	r->tid = task->pid;
+	__builtin_memcpy(r->comm, task->comm, CT_COMM_LEN);
+	r->comm[CT_COMM_LEN - 1] = 0;
+}
+
+static __always_inline void ct_read_regs(struct pt_regs *ctx, __u64 *args, __u32 stack_words)
+{
+	args[0] = PT_REGS_PARM1(ctx);
+	args[1] = PT_REGS_PARM2(ctx);
+	args[2] = PT_REGS_PARM3(ctx);
+	args[3] = PT_REGS_PARM4(ctx);
+	args[4] = PT_REGS_PARM5(ctx);
+	args[5] = PT_REGS_PARM6(ctx);
+	if (stack_words) {
+		if (stack_words > CT_STACK_WORDS)
+			stack_words = CT_STACK_WORDS;
+		bpf_probe_read_user(&args[CT_REC_REGS], stack_words * 8,
+				    (void *)(PT_REGS_SP(ctx) + CT_STACK_ARGS_AT));
+	}
+}
+
+/* Copy the user memory the spec asks for in this phase into mem[]. */
+static __always_inline __u32 ct_do_reads(const struct ct_spec *s, __u8 phase,
+					 const __u64 *args, __u64 *mem)
+{
+	__u32 flags = 0;
+
+#pragma unroll
+	for (int i = 0; i < CT_SPEC_READS; i++) {
+		__u32 slot = s->reads[i].slot, dst = s->reads[i].dst, words = s->reads[i].words;
+		__u64 ptr;
+
+		if (s->reads[i].phase != phase || !words)
+			continue;
+		if (slot >= CT_REC_ARGS || dst >= CT_REC_MEM)
+			continue;
+		ptr = args[slot & 15];
+		if (words > CT_REC_MEM - dst)
+			words = CT_REC_MEM - dst;
+		if (!ptr) {
+			flags |= CT_REC_READ_FAIL;
+			continue;
+		}
+		dst &= CT_REC_MEM - 1;
+		words &= CT_REC_MEM * 2 - 1;
+		if (words == 0 || words > CT_REC_MEM)
+			continue;
+		if (bpf_probe_read_user((void *)mem + dst * 8, words * 8, (void *)ptr)) {
+			/* A short array at the end of a page: try the first word alone. */
+			if (bpf_probe_read_user((void *)mem + dst * 8, 8, (void *)ptr))
+				flags |= CT_REC_READ_FAIL;
+		}
+	}
+	return flags;
+}
+
+static __always_inline void ct_read_str(const struct ct_spec *s, struct ct_frame *f)
+{
+	__u32 slot = s->str_slot;
+	__u64 ptr;
+	long n;
+
+	f->str_len = 0;
+	if (slot >= CT_REC_ARGS)
+		return;
+	ptr = f->rec.args[slot & 15];
+	if (!ptr)
+		return;
+	n = bpf_probe_read_user_str(f->rec.str, CT_REC_STR, (void *)ptr);
+	if (n > 0) {
+		f->str_len = n;
+		f->rec.flags |= CT_REC_HAS_STR;
+	}
+}
+
+/* The nearest call in flight below depth d that belongs to another plugin. */
+static __always_inline void ct_parent(struct ct_thread *t, __u32 d, struct ct_record *r)
+{
+	__u32 mine = CT_CALL_PLUGIN(r->call);
+
+	if (!ct_track_parents)
+		return;
+	if (d > CT_MAX_DEPTH)
+		d = CT_MAX_DEPTH;
+#pragma unroll
+	for (int i = CT_MAX_DEPTH - 1; i >= 0; i--) {
+		__u32 id = t->f[i].rec.call;
+
+		if (i >= d || CT_CALL_PLUGIN(id) == mine)
+			continue;
+		r->parent = id;
+		r->flags |= CT_REC_HAS_PARENT;
+		return;
+	}
+}
+
+/*
+ * Send the used prefix of the frame's record: the header and the words the
+ * API's spec says it needs (rec_words), or through the string's NUL. Calls
+ * that use few arguments send a fraction of a whole record.
+ */
+static __always_inline void ct_emit(struct ct_frame *f, const struct ct_spec *s)
+{
+	__u64 len = (__u64)s->rec_words * 8, flags = 0;
+
+	if (f->str_len)
+		len = __builtin_offsetof(struct ct_record, str) + f->str_len;
+	if (len > sizeof(f->rec)) /* never, but the verifier wants the bound */
+		len = sizeof(f->rec);
+	if (ct_wakeup_bytes) {
+		/* Bytes this CPU has sent since it last woke the reader: a CPU-local
+		 * count, where asking the ring how much waits would read the
+		 * reader's position, a cache line the reader keeps writing. */
+		__u32 zero = 0;
+		__u64 *pending = bpf_map_lookup_elem(&wake, &zero);
+
+		if (pending) {
+			*pending += len + 8;
+			if (*pending >= ct_wakeup_bytes) {
+				*pending = 0;
+				flags = BPF_RB_FORCE_WAKEUP;
+			} else {
+				flags = BPF_RB_NO_WAKEUP;
+			}
+		}
+	}
+	if (bpf_ringbuf_output(&events, &f->rec, len, flags))
+		ct_count(CT_STAT_LOST);
+}
+
+/* The thread's storage of `map`; created for a thread of a traced process. */
+static __always_inline void *ct_thread_get(void *map)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	void *t = bpf_task_storage_get(map, task, 0, 0);
+
+	if (t || !ct_wanted())
+		return t;
+	t = bpf_task_storage_get(map, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t) /* out of memory, or the storage busy on this CPU: a call not recorded */
+		ct_count(CT_STAT_LOST);
+	return t;
+}
+
+/*
+ * A return pops the thread's top call: the frame it had, or CT_MAX_DEPTH
+ * where none was kept (no entry seen: counted here; nested too deep:
+ * counted at entry).
+ */
+static __always_inline __u32 ct_pop(__u32 *depth)
+{
+	__u32 d = *depth;
+
+	if (d == 0) {
+		ct_count(CT_STAT_UNPAIRED);
+		return CT_MAX_DEPTH;
+	}
+	*depth = --d;
+	return d < CT_MAX_DEPTH ? d : CT_MAX_DEPTH;
+}
+
+static __always_inline int ct_on_entry(struct pt_regs *ctx)
+{
+	__u32 call = (__u32)bpf_get_attach_cookie(ctx);
+	const struct ct_spec *s = ct_spec_of(call);
+	struct ct_thread *t;
+	struct ct_frame *f;
+	__u32 d, sflags;
+
+	if (!s)
+		return 0;
+	t = ct_thread_get(&inflight);
+	if (!t)
+		return 0;
+	sflags = s->flags;
+	d = t->depth;
+
+	if (sflags & CT_SPEC_ENTRY_ONLY) {
+		f = &t->entry_only;
+		f->rec.call = call;
+		f->rec.flags = CT_REC_ENTRY_ONLY;
+		ct_read_regs(ctx, f->rec.args, s->stack_words);
+		ct_parent(t, d, &f->rec);
+		if (sflags & (CT_SPEC_READS_ENTRY | CT_SPEC_READS_EXIT | CT_SPEC_HOOK)) {
+			__builtin_memset(f->rec.mem, 0, sizeof(f->rec.mem));
+			f->rec.flags |= ct_do_reads(s, CT_READ_ENTRY, f->rec.args, f->rec.mem);
+		}
+		ct_read_str(s, f);
+		f->rec.ts_ns = bpf_ktime_get_ns();
+		f->rec.dur_ns = 0;
+		f->rec.depth = d;
+		f->rec.ret = 0;
+		ct_who(&f->rec);
+		if ((sflags & CT_SPEC_HOOK) && !ct_hook_emit(&f->rec, CT_HOOK_ENTRY_ONLY))
+			return 0;
+		ct_emit(f, s);
+		return 0;
+	}
+
+	if (d >= CT_MAX_DEPTH) {
+		/* Keep counting so that the matching exits pair up. */
+		t->depth = d + 1;
+		ct_count(CT_STAT_DEEP);
+		return 0;
+	}
+	f = &t->f[d & (CT_MAX_DEPTH - 1)];
+	f->rec.call = call;
+	f->rec.flags = 0;
+	ct_parent(t, d, &f->rec);
+	ct_read_regs(ctx, f->rec.args, s->stack_words);
+	if (sflags & (CT_SPEC_READS_ENTRY | CT_SPEC_READS_EXIT | CT_SPEC_HOOK)) {
+		/* No value of an earlier call may show through a read that fails. */
+		__builtin_memset(f->rec.mem, 0, sizeof(f->rec.mem));
+		if (sflags & CT_SPEC_READS_ENTRY)
+			f->rec.flags |= ct_do_reads(s, CT_READ_ENTRY, f->rec.args, f->rec.mem);
+	}
+	ct_read_str(s, f);
+	if (sflags & CT_SPEC_HOOK)
+		ct_hook_emit(&f->rec, CT_HOOK_ENTRY);
+	t->depth = d + 1;
+	f->rec.ts_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int ct_on_exit(struct pt_regs *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+	const struct ct_spec *s;
+	struct ct_thread *t;
+	struct ct_frame *f;
+	__u32 call, d;
+
+	t = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+	/* A return probe fires for every process that called the function, ours
+	 * or not: a thread with no frames was filtered out at entry. */
+	if (!t)
+		return 0;
+	d = ct_pop(&t->depth);
+	if (d >= CT_MAX_DEPTH)
+		return 0;
+	f = &t->f[d & (CT_MAX_DEPTH - 1)];
+	call = (__u32)bpf_get_attach_cookie(ctx);
+	if (f->rec.call != call) {
+		ct_count(CT_STAT_UNPAIRED);
+		return 0;
+	}
+	s = ct_spec_of(call);
+	if (!s)
+		return 0;
+	if (s->flags & CT_SPEC_READS_EXIT)
+		f->rec.flags |= ct_do_reads(s, CT_READ_EXIT, f->rec.args, f->rec.mem);
+	f->rec.dur_ns = now - f->rec.ts_ns;
+	f->rec.depth = d;
+	f->rec.ret = PT_REGS_RC(ctx);
+	ct_who(&f->rec);
+	if ((s->flags & CT_SPEC_HOOK) && !ct_hook_emit(&f->rec, CT_HOOK_EXIT))
+		return 0;
+	ct_emit(f, s);
+	return 0;
+}
+
+/* ---- aggregate mode ---- */
+
+/* An argument slot's value at entry: a register, or a stack word. The
+ * registers go through the stack: the verifier refuses a context load at
+ * an offset that is not a constant. */
+static __always_inline __u64 ct_arg(struct pt_regs *ctx, __u32 slot)
+{
+	__u64 regs[CT_REC_REGS] = { PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx),
+				    PT_REGS_PARM4(ctx), PT_REGS_PARM5(ctx), PT_REGS_PARM6(ctx) };
+	__u64 v = 0;
+
+	if (slot < CT_REC_REGS)
+		return regs[slot];
+	if (slot < CT_REC_ARGS)
+		bpf_probe_read_user(&v, 8, (void *)(PT_REGS_SP(ctx) + CT_STACK_ARGS_AT +
+						     (slot - CT_REC_REGS) * 8));
+	return v;
+}
+
+/* The bytes a call moves, from its arguments (0 if its API moves none). */
+static __always_inline __u64 ct_call_bytes(struct pt_regs *ctx, const struct ct_spec *s)
+{
+	__u32 bs = s->bytes_slot, hs = s->height_slot;
+	__u64 bytes;
+
+	if (bs == CT_NO_SLOT)
+		return 0;
+	bytes = ct_arg(ctx, bs);
+	if (hs != CT_NO_SLOT)
+		bytes *= ct_arg(ctx, hs);
+	return bytes;
+}
+
+/* One call into its process's totals. */
+static __always_inline void ct_agg_add(__u32 call, __u64 dur, __u64 bytes, bool failed)
+{
+	struct ct_agg_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .call = call };
+	struct ct_agg *a = bpf_map_lookup_elem(&agg, &k);
+	__u32 b;
+
+	if (!a) {
+		/* The pair's first call on this CPU: the others' copies are zero. */
+		bpf_map_update_elem(&agg, &k, &agg_zero, BPF_NOEXIST);
+		a = bpf_map_lookup_elem(&agg, &k); /* NULL: the table is full */
+		if (!a) {
+			ct_count(CT_STAT_AGG_FULL);
+			return;
+		}
+	}
+	if (!a->calls) {
+		a->min_ns = dur;
+		bpf_get_current_comm(a->comm, sizeof(a->comm));
+	}
+	a->calls++;
+	a->total_ns += dur;
+	if (dur < a->min_ns)
+		a->min_ns = dur;
+	if (dur > a->max_ns)
+		a->max_ns = dur;
+	if (failed)
+		a->errors++;
+	else
+		a->bytes += bytes;
+	b = ct_agg_bucket(dur);
+	if (b < CT_AGG_BUCKETS) /* always; for the verifier */
+		a->hist[b]++;
+}
+
+static __always_inline int ct_agg_on_entry(struct pt_regs *ctx)
+{
+	__u32 call = (__u32)bpf_get_attach_cookie(ctx);
+	const struct ct_spec *s = ct_spec_of(call);
+	struct ct_agg_thread *t;
+	struct ct_agg_frame *f;
+	__u32 d;
+
+	if (!s)
+		return 0;
+	t = ct_thread_get(&agg_inflight);
+	if (!t)
+		return 0;
+	if (s->flags & CT_SPEC_ENTRY_ONLY) {
+		ct_agg_add(call, 0, ct_call_bytes(ctx, s), false);
+		return 0;
+	}
+	d = t->depth;
+	t->depth = d + 1;
+	if (d >= CT_MAX_DEPTH) {
+		ct_count(CT_STAT_DEEP);
+		return 0;
+	}
+	f = &t->f[d & (CT_MAX_DEPTH - 1)];
+	f->call = call;
+	f->bytes = ct_call_bytes(ctx, s);
+	f->ts_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int ct_agg_on_exit(struct pt_regs *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+	const struct ct_spec *s;
+	struct ct_agg_thread *t;
+	struct ct_agg_frame *f;
+	__u32 call, d;
+	bool failed;
+
+	t = bpf_task_storage_get(&agg_inflight, bpf_get_current_task_btf(), 0, 0);
+	if (!t)
+		return 0;
+	d = ct_pop(&t->depth);
+	if (d >= CT_MAX_DEPTH)
+		return 0;
+	f = &t->f[d & (CT_MAX_DEPTH - 1)];
+	call = (__u32)bpf_get_attach_cookie(ctx);
+	s = ct_spec_of(call);
+	if (f->call != call || !s) {
+		ct_count(CT_STAT_UNPAIRED);
+		return 0;
+	}
+	failed = (s->flags & CT_SPEC_RET_IS_ERROR) && (__u32)PT_REGS_RC(ctx);
+	ct_agg_add(call, now - f->ts_ns, f->bytes, failed);
+	return 0;
+}
+
+/*
+ * The programs: events or aggregate, each as uprobe_multi (every symbol of
+ * a library in one link) or as single uprobes (one link per symbol, for
+ * kernels without uprobe_multi). The core loads the pair it uses.
+ */
+#define CT_PROGRAM(sec, name, body)          \
+	SEC(sec) int name(struct pt_regs *ctx) \
+	{                                      \
+		return body(ctx);              \
+	}
+CT_PROGRAM("uprobe.multi", ct_entry_multi, ct_on_entry)
+CT_PROGRAM("uretprobe.multi", ct_exit_multi, ct_on_exit)
+CT_PROGRAM("uprobe", ct_entry_single, ct_on_entry)
+CT_PROGRAM("uretprobe", ct_exit_single, ct_on_exit)
+CT_PROGRAM("uprobe.multi", ct_agg_entry_multi, ct_agg_on_entry)
+CT_PROGRAM("uretprobe.multi", ct_agg_exit_multi, ct_agg_on_exit)
+CT_PROGRAM("uprobe", ct_agg_entry_single, ct_agg_on_entry)
+CT_PROGRAM("uretprobe", ct_agg_exit_single, ct_agg_on_exit)

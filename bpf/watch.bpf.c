@@ -12,7 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include <cudatracer/record.h>
+#include "record.h"
 #include "watch_event.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -32,8 +32,7 @@ const volatile bool ct_stop_opens = false;
 const volatile __u32 ct_n_patterns = 0;
 const volatile __u32 ct_self_tgid = 0; /* the tracer reads these libraries too: never stop it */
 
-/* Created here, shared with every plugin's capture object. */
-#include "shared_maps.bpf.h"
+#include "pids.bpf.h" /* created here, shared with the capture engine */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

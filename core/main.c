@@ -322,7 +322,9 @@ int main(int argc, char **argv)
 		if (ct_config_add_sink(&conf, sinks[i], colon ? colon + 1 : NULL))
 			goto out;
 	}
-	if (!conf.n_sinks && ct_config_add_sink(&conf, "text", "-"))
+	/* Aggregate mode has no calls to show one by one: its counts go to a summary. */
+	if (!conf.n_sinks && ct_config_add_sink(&conf, ct_session_aggregate(&conf) ? "summary" : "text",
+						ct_session_aggregate(&conf) ? conf.tracer.aggregate_path : "-"))
 		goto out;
 	if (ct_config_finish(&conf))
 		goto out;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * One tracing run: load the plugins, start the watcher and one capture
- * object per plugin, find the targets, attach, release a held command,
- * then poll the ring buffers until the end; drain, close every sink and
- * report what was lost. Resources are released in reverse order.
+ * One tracing run: load the plugins, start the watcher and the capture
+ * engine that serves them all, find the targets, attach, release a held
+ * command, then poll the ring buffers until the end (in aggregate mode,
+ * read the kernel's totals into the sinks instead); drain, close every sink
+ * and report what was lost. Resources are released in reverse order.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,17 +23,18 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cudatracer/record.h>
+#include "record.h"
 #include "watch_event.h"
-#include "sinks/aggregate.h"
 #include "decode/decode.h"
 #include "capture/guard.h"
 #include "symbols/symbolizer.h"
 #include "util/log.h"
 #include "decode/names.h"
+#include "sinks/hist.h"
 #include "sinks/output.h"
 #include "sinks/sinkio.h"
 #include "plugin/loader.h"
+#include "capture/engine.h"
 #include "capture/probe.h"
 #include "capture/ring.h"
 #include "session.h"
@@ -47,12 +50,13 @@ struct session {
 	bool *enabled[CT_MAX_PLUGINS];
 	bool *entry_only[CT_MAX_PLUGINS];
 	bool aggregate;
+	struct ct_engine engine;
 	struct ct_watcher watcher;
 	struct ct_guard guard; /* continues stopped tasks if we die: see guard.c */
 	const char *patterns[CT_WATCH_PATTERNS];
 	int pattern_plugin[CT_WATCH_PATTERNS];
 	int n_patterns;
-	struct ct_rings rings; /* each plugin's, then the watcher's */
+	struct ct_rings rings; /* the engine's, then the watcher's */
 	struct ct_output out;
 	struct ct_run_stats stats;
 	int64_t wall_offset;
@@ -186,25 +190,20 @@ static bool keep(const struct session *s, const struct ct_event *ev)
 	return true;
 }
 
-struct rb_ctx {
-	struct session *s;
-	int plugin;
-};
-
-static struct rb_ctx rb_ctx[CT_MAX_PLUGINS + 1];
-
+/* The ring's records: every plugin's, in the order each thread made its calls. */
 static int on_record(void *ctx, void *data, size_t len)
 {
-	struct rb_ctx *c = ctx;
-	struct session *s = c->s;
+	struct session *s = ctx;
 	const struct ct_record *r = ct_record_whole(data, len, &s->full);
+	uint32_t plugin = r ? CT_CALL_PLUGIN(r->call) : 0;
 
-	if (!r || ct_decode(s->plugins[c->plugin].p, r, s->wall_offset, &s->ev)) {
+	if (!r || plugin >= (uint32_t)s->n_plugins ||
+	    ct_decode(s->plugins[plugin].p, r, s->wall_offset, &s->ev)) {
 		s->stats.filtered++;
 		return 0;
 	}
-	if (r->parent) {
-		uint32_t pl = (r->parent >> 24) - 1, api = r->parent & 0xffffff;
+	if (r->flags & CT_REC_HAS_PARENT) {
+		uint32_t pl = CT_CALL_PLUGIN(r->parent), api = CT_CALL_API(r->parent);
 
 		if (pl < (uint32_t)s->n_plugins && api < s->plugins[pl].p->n_apis) {
 			s->ev.parent_plugin = s->plugins[pl].p->name;
@@ -251,7 +250,7 @@ static void attach_late(struct session *s, const struct ct_watch_event *e)
 
 static int on_watch(void *ctx, void *data, size_t len)
 {
-	struct session *s = ((struct rb_ctx *)ctx)->s;
+	struct session *s = ctx;
 	const struct ct_watch_event *e = data;
 
 	if (len < sizeof(*e))
@@ -274,8 +273,7 @@ static int on_watch(void *ctx, void *data, size_t len)
 	case CT_WATCH_EXIT:
 		/* The process's records were all written before it exited: deliver
 		 * them first, then tell the sinks it is gone. */
-		for (int i = 0; i < s->n_plugins; i++)
-			ct_rings_consume(&s->rings, i);
+		ct_rings_consume(&s->rings, 0);
 		ct_output_proc_exit(&s->out, e->pid, now_ns(CLOCK_REALTIME));
 		ct_sym_forget(e->pid);
 		ct_names_forget(e->pid);
@@ -409,6 +407,47 @@ static void reap_child(struct session *s)
 	}
 }
 
+/* The engine for every plugin, its ring, and each plugin's probes into it. */
+static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
+{
+	const struct ct_config *c = s->conf;
+	struct ct_engine_plugin pl[CT_MAX_PLUGINS];
+	struct ct_engine_opts eo = {
+		.ringbuf_size = c->tracer.ringbuf_size,
+		.wakeup_bytes = c->tracer.wakeup_bytes,
+		.filter_pids = filter,
+		.pids_fd = ct_watcher_pids_fd(&s->watcher),
+		.mode = mode,
+		.aggregate = s->aggregate,
+	};
+	int err;
+
+	for (int i = 0; i < s->n_plugins; i++) {
+		const struct ct_plugin *p = s->plugins[i].p;
+		/* The hook fields are read only where the plugin's descriptor has them. */
+		bool has_hook = p->sz >= offsetof(struct ct_plugin, bpf_hook_sz) + sizeof(p->bpf_hook_sz) &&
+				p->bpf_hook && p->bpf_hook_sz;
+
+		pl[i] = (struct ct_engine_plugin){ p, s->enabled[i], s->entry_only[i],
+						   has_hook ? p->bpf_hook : NULL, has_hook ? p->bpf_hook_sz : 0 };
+	}
+	err = ct_engine_open(&s->engine, pl, s->n_plugins, &eo);
+	if (err)
+		return err;
+	for (int i = 0; i < s->n_plugins; i++) {
+		err = ct_probe_open(&s->probes[i], &s->plugins[i], i, &s->engine, s->enabled[i],
+				    s->entry_only[i]);
+		if (err)
+			return err;
+	}
+	err = ct_rings_add(&s->rings, ct_engine_ring_fd(&s->engine), on_record, s);
+	if (err < 0) {
+		ct_err("cannot map the capture engine's ring buffer: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 static int setup(struct session *s)
 {
 	const struct ct_config *c = s->conf;
@@ -462,32 +501,10 @@ static int setup(struct session *s)
 		goto out;
 	if (ct_guard_start(&s->guard, ct_watcher_events_fd(&s->watcher)))
 		ct_warn("cannot start the guard process: if cudatracer is killed, a process it stopped may stay stopped");
-	for (int i = 0; i < s->n_plugins; i++) {
-		struct ct_probe_opts po = {
-			.ringbuf_size = c->tracer.ringbuf_size,
-			.wakeup_bytes = c->tracer.wakeup_bytes,
-			.filter_pids = filter,
-			.pids_fd = ct_watcher_pids_fd(&s->watcher),
-			.callstack_fd = ct_watcher_callstack_fd(&s->watcher),
-			.plugin_id = s->n_plugins > 1 ? i + 1 : 0,
-			.mode = c->tracer.attach,
-			.enabled = s->enabled[i],
-			.entry_only = s->entry_only[i],
-			.aggregate = s->aggregate,
-		};
-
-		err = ct_probe_open(&s->probes[i], &s->plugins[i], &po);
-		if (err)
-			goto out;
-		rb_ctx[i] = (struct rb_ctx){ s, i };
-		err = ct_rings_add(&s->rings, ct_probe_ringbuf_fd(&s->probes[i]), on_record, &rb_ctx[i]);
-		if (err < 0) {
-			ct_err("plugin %s: cannot map its ring buffer: %s", s->plugins[i].p->name, strerror(-err));
-			goto out;
-		}
-	}
-	rb_ctx[s->n_plugins] = (struct rb_ctx){ s, -1 };
-	err = ct_rings_add(&s->rings, ct_watcher_events_fd(&s->watcher), on_watch, &rb_ctx[s->n_plugins]);
+	err = open_engine(s, filter, c->tracer.attach);
+	if (err)
+		goto out;
+	err = ct_rings_add(&s->rings, ct_watcher_events_fd(&s->watcher), on_watch, s);
 	if (err < 0) {
 		ct_err("cannot map the watcher's ring buffer: %s", strerror(-err));
 		goto out;
@@ -521,46 +538,77 @@ static void report(struct session *s)
 {
 	uint64_t st[CT_STAT_MAX] = { 0 };
 
-	for (int i = 0; i < s->n_plugins; i++) {
-		uint64_t one[CT_STAT_MAX];
-
-		if (!s->probes[i].obj || ct_probe_stats(&s->probes[i], one, CT_STAT_MAX))
-			continue;
-		for (int k = 0; k < CT_STAT_MAX; k++)
-			st[k] += one[k];
-	}
+	if (!s->engine.skel || ct_engine_stats(&s->engine, st))
+		return;
 	s->stats.lost = st[CT_STAT_LOST];
 	s->stats.unpaired = st[CT_STAT_UNPAIRED];
 	s->stats.too_deep = st[CT_STAT_DEEP];
+	if (st[CT_STAT_AGG_FULL])
+		ct_warn("%llu calls were not counted: the kernel's table of (process, API) pairs is full "
+			"(%d pairs)", (unsigned long long)st[CT_STAT_AGG_FULL], CT_AGG_MAX_ENTRIES);
 }
 
-/* Aggregate mode: the kernel's per-API totals, one table per plugin. */
-static int print_aggregates(struct session *s)
+_Static_assert(CT_AGG_SUB_BITS == CT_HIST_SUB_BITS && CT_AGG_BUCKETS <= CT_HIST_BUCKETS,
+	       "the engine counts durations in the summary's histogram buckets");
+
+/* Aggregate mode: one (process, API) the kernel counted, to the sinks. */
+static int on_totals(void *ctx, const struct ct_agg_key *k, const struct ct_agg *a)
 {
-	const char *path = s->conf->tracer.aggregate_path;
-	FILE *out = stdout;
-	int err = 0;
+	struct session *s = ctx;
+	uint32_t pl = CT_CALL_PLUGIN(k->call), api = CT_CALL_API(k->call);
+	const struct ct_filter_conf *f = &s->conf->filter;
+	struct ct_totals t;
 
-	err = ct_out_open("the aggregate table", path, &out);
-	if (err)
-		return err;
-	for (int i = 0; i < s->n_plugins; i++) {
-		struct ct_agg *a = calloc(s->plugins[i].p->n_apis, sizeof(*a));
+	if (pl >= (uint32_t)s->n_plugins || api >= s->plugins[pl].p->n_apis)
+		return 0;
+	if (f->comm && *f->comm && strncmp(f->comm, a->comm, sizeof(a->comm)))
+		return 0;
+	t = (struct ct_totals){
+		.pid = k->tgid, .comm = a->comm, .plugin = s->plugins[pl].p, .api_idx = api,
+		.timed = !s->entry_only[pl][api], .calls = a->calls, .errors = a->errors,
+		.total_ns = a->total_ns, .min_ns = a->min_ns, .max_ns = a->max_ns, .bytes = a->bytes,
+		.hist = a->hist, .n_hist = CT_AGG_BUCKETS,
+	};
+	s->stats.events += a->calls;
+	ct_output_totals(&s->out, &t);
+	return 0;
+}
 
-		if (!a || !s->probes[i].obj || ct_probe_aggregates(&s->probes[i], a)) {
-			free(a);
-			continue;
-		}
-		for (size_t k = 0; k < s->plugins[i].p->n_apis; k++)
-			s->stats.events += a[k].calls;
-		ct_agg_print(out, s->plugins[i].p, a);
-		free(a);
+static void feed_totals(struct session *s)
+{
+	uint64_t events = s->stats.events;
+
+	s->stats.events = 0;
+	if (ct_engine_totals(&s->engine, on_totals, s)) {
+		s->stats.events = events;
+		ct_warn("cannot read the kernel's totals");
 	}
-	if (fflush(out) || ferror(out))
-		err = -EIO;
-	if (out != stdout)
-		fclose(out);
-	return err;
+}
+
+/*
+ * Aggregate mode makes no per-call records: a sink that writes every call,
+ * or a filter on single calls, has nothing to work with. Said before
+ * anything is loaded.
+ */
+static int check_aggregate(const struct ct_config *c)
+{
+	const char *what = c->filter.errors_only ? "--errors-only (filter.errors_only)" :
+			   c->filter.min_duration ? "--min-duration (filter.min_duration)" : NULL;
+
+	if (what) {
+		ct_err("%s filters single calls, and tracer.mode = aggregate records none "
+		       "(it counts in the kernel): drop the filter or use tracer.mode = events", what);
+		return -EINVAL;
+	}
+	for (int i = 0; i < c->n_sinks; i++) {
+		if (c->sinks[i].ops->totals)
+			continue;
+		ct_err("sink '%s' (%s) writes every call, and tracer.mode = aggregate records none "
+		       "(it counts in the kernel): use -o summary, or tracer.mode = events",
+		       c->sinks[i].name, c->sinks[i].ops->type);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static void teardown(struct session *s)
@@ -568,9 +616,12 @@ static void teardown(struct session *s)
 	ct_sym_reset();
 	ct_names_reset();
 	ct_rings_free(&s->rings);
-	for (int i = s->n_plugins - 1; i >= 0; i--) {
-		if (s->probes[i].obj)
+	for (int i = s->n_plugins - 1; i >= 0; i--)
+		if (s->probes[i].lp)
 			ct_probe_close(&s->probes[i]);
+	if (s->engine.skel)
+		ct_engine_close(&s->engine);
+	for (int i = s->n_plugins - 1; i >= 0; i--) {
 		ct_plugin_unload(&s->plugins[i]);
 		free(s->enabled[i]);
 		free(s->entry_only[i]);
@@ -604,6 +655,11 @@ static void boost_reader(const struct session *s)
 		ct_dbg("reader at nice %d", READER_NICE);
 }
 
+bool ct_session_aggregate(const struct ct_config *conf)
+{
+	return conf->tracer.mode == CT_MODE_AGGREGATE;
+}
+
 int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 {
 	struct session *s = calloc(1, sizeof(*s));
@@ -615,7 +671,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 		return 1;
 	s->conf = conf;
 	s->target = t;
-	s->aggregate = conf->tracer.mode == CT_MODE_AGGREGATE;
+	s->aggregate = ct_session_aggregate(conf);
 	libbpf_set_print(libbpf_print);
 	s->release_fd = -1;
 	ct_rings_init(&s->rings);
@@ -625,7 +681,9 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 	s->stats.start_ns = now_ns(CLOCK_REALTIME);
 
 	stopped = stopped_before_tracing(s);
-	err = stopped ? -EINTR : ct_output_open(&s->out, conf);
+	err = stopped ? -EINTR : s->aggregate ? check_aggregate(conf) : 0;
+	if (!err)
+		err = ct_output_open(&s->out, conf);
 	if (!err)
 		err = setup(s);
 	if (!stopped && stopped_before_tracing(s))
@@ -666,6 +724,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 			break;
 		if (now_ns(CLOCK_MONOTONIC) - last_tick >= 1000000000ull) {
 			last_tick = now_ns(CLOCK_MONOTONIC);
+			if (s->aggregate)
+				feed_totals(s);
 			ct_output_tick(&s->out, now_ns(CLOCK_REALTIME));
 		}
 	}
@@ -691,8 +751,8 @@ out:
 		ct_watcher_detach(&s->watcher);
 	ct_rings_consume(&s->rings, -1);
 	report(s);
-	if (s->aggregate && !failed && print_aggregates(s))
-		ret = ret ? ret : 1;
+	if (s->aggregate && s->engine.skel)
+		feed_totals(s);
 	s->stats.end_ns = now_ns(CLOCK_REALTIME);
 	outerr = ct_output_close(&s->out, &s->stats);
 	fprintf(stderr, "cudatracer: %llu events, %llu records lost",

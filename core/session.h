@@ -17,6 +17,9 @@ struct ct_target {
  */
 int ct_session_run(struct ct_config *conf, const struct ct_target *t);
 
+/* tracer.mode = aggregate: the kernel counts, no per-call records. */
+bool ct_session_aggregate(const struct ct_config *conf);
+
 /* Which APIs the config asks for: profile, include and exclude globs. */
 void ct_session_select(const struct ct_config *conf, const struct ct_plugin *p, bool *enabled);
 

@@ -140,7 +140,7 @@ static void write_seeds(const char *dir)
 		for (size_t a = 0; a < plugins[p].p->n_apis; a++) {
 			uint8_t in[2 + sizeof(struct ct_record)] = { (uint8_t)p, 0 };
 			struct ct_record r = { .ts_ns = 1000000 + a, .dur_ns = 1500, .pid = 42, .tid = 43,
-					       .api = (uint32_t)a, .flags = CT_REC_HAS_STR, .ret = a % 3 };
+					       .call = (uint32_t)a, .flags = CT_REC_HAS_STR, .ret = a % 3 };
 			char path[PATH_MAX];
 			FILE *f;
 

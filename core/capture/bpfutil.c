@@ -6,7 +6,7 @@
 #include <string.h>
 #include "capture/bpfutil.h"
 
-int ct_bpf_set_const(struct bpf_object *obj, const char *name, const void *val, size_t sz)
+void *ct_bpf_const(struct bpf_object *obj, const char *name, size_t sz)
 {
 	struct bpf_map *m = bpf_object__find_map_by_name(obj, ".rodata");
 	struct btf *btf = bpf_object__btf(obj);
@@ -17,11 +17,11 @@ int ct_bpf_set_const(struct bpf_object *obj, const char *name, const void *val, 
 	int id;
 
 	if (!m || !btf)
-		return -ENOENT;
+		return NULL;
 	data = bpf_map__initial_value(m, &data_sz);
 	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
 	if (!data || id < 0)
-		return -ENOENT;
+		return NULL;
 	sec = btf__type_by_id(btf, id);
 	vs = btf_var_secinfos(sec);
 	for (int i = 0; i < btf_vlen(sec); i++, vs++) {
@@ -30,9 +30,18 @@ int ct_bpf_set_const(struct bpf_object *obj, const char *name, const void *val, 
 		if (strcmp(btf__name_by_offset(btf, var->name_off), name))
 			continue;
 		if (vs->size != sz || vs->offset + sz > data_sz)
-			return -EINVAL;
-		memcpy(data + vs->offset, val, sz);
-		return 0;
+			return NULL;
+		return data + vs->offset;
 	}
-	return -ENOENT;
+	return NULL;
+}
+
+int ct_bpf_set_const(struct bpf_object *obj, const char *name, const void *val, size_t sz)
+{
+	void *at = ct_bpf_const(obj, name, sz);
+
+	if (!at)
+		return -ENOENT;
+	memcpy(at, val, sz);
+	return 0;
 }

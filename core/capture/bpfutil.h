@@ -6,7 +6,10 @@
 
 struct bpf_object;
 
-/* Set a `const volatile` global of an opened, not yet loaded object by name. */
+/* A `const volatile` global of an opened, not yet loaded object, by name and
+ * size: where its initial value is; NULL if it has none such. */
+void *ct_bpf_const(struct bpf_object *obj, const char *name, size_t sz);
+/* Set one. */
 int ct_bpf_set_const(struct bpf_object *obj, const char *name, const void *val, size_t sz);
 
 #endif

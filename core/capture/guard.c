@@ -28,7 +28,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cudatracer/record.h>
+#include "record.h"
 #include "watch_event.h"
 #include "capture/guard.h"
 #include "capture/ring.h"

@@ -5,25 +5,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "config/choices.h" /* enum ct_attach_mode */
-#include <cudatracer/record.h>
+#include "capture/engine.h"
 #include "plugin/loader.h"
 
-struct bpf_object;
 struct bpf_link;
-struct bpf_map;
-
-struct ct_probe_opts {
-	uint64_t ringbuf_size;
-	uint64_t wakeup_bytes;
-	bool filter_pids;
-	int pids_fd;            /* the watcher's pid map, shared */
-	int callstack_fd;       /* the watcher's call stack map, shared (-1: own) */
-	uint32_t plugin_id;     /* 1-based when several plugins run (parents are tracked), else 0 */
-	enum ct_attach_mode mode;
-	const bool *enabled;    /* per API: trace it */
-	const bool *entry_only; /* per API: override to entry-only (NULL: the table's) */
-	bool aggregate;         /* count per API in BPF maps; no records */
-};
+struct ct_engine;
 
 struct ct_attached_file {
 	dev_t dev;
@@ -32,22 +18,24 @@ struct ct_attached_file {
 	int n_syms;
 };
 
-/* One plugin's BPF object, its links, and the files it probes. */
+/* One plugin's links into the session's engine, and the files it probes. */
 struct ct_probe {
 	struct ct_loaded_plugin *lp;
-	struct bpf_object *obj;
-	bool multi;            /* uprobe_multi in use */
+	const struct ct_engine *engine;
+	uint32_t number;       /* the plugin's place in the session (call ids) */
 	struct bpf_link **links;
 	int n_links;
 	struct ct_attached_file *files;
 	int n_files;
 	bool *warned_missing;  /* per API: "symbol missing" said once */
-	const bool *enabled;
-	bool *entry_only;      /* per API, as attached */
+	const bool *enabled;   /* per API */
+	const bool *entry_only; /* per API, as attached */
 	const char **names;    /* symbol per API, for the ELF resolver */
 };
 
-int ct_probe_open(struct ct_probe *pr, struct ct_loaded_plugin *lp, const struct ct_probe_opts *o);
+/* Ready to attach plugin `number` of the session (its engine loaded). */
+int ct_probe_open(struct ct_probe *pr, struct ct_loaded_plugin *lp, uint32_t number,
+		  const struct ct_engine *engine, const bool *enabled, const bool *entry_only);
 /*
  * Probe every enabled API that `path` defines. `display` names the file in
  * messages. Attaching a file twice (same inode) is a no-op returning 0.
@@ -56,11 +44,6 @@ int ct_probe_open(struct ct_probe *pr, struct ct_loaded_plugin *lp, const struct
 int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *display);
 /* Does `path` define any of this plugin's symbols? (static runtimes) */
 bool ct_probe_file_has_symbols(struct ct_probe *pr, const char *path);
-int ct_probe_ringbuf_fd(struct ct_probe *pr);
-/* Aggregate mode: the per-API totals, summed over CPUs, into out[n_apis]. */
-int ct_probe_aggregates(struct ct_probe *pr, struct ct_agg *out);
-/* Sum of the per-CPU counters. */
-int ct_probe_stats(struct ct_probe *pr, uint64_t *out, int n);
 void ct_probe_close(struct ct_probe *pr);
 
 #endif

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <unistd.h>
-#include <cudatracer/record.h>
+#include "record.h"
 #include "watch_event.h"
 #include "capture/bpfutil.h"
 #include "util/log.h"
@@ -147,11 +147,6 @@ int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 int ct_watcher_pids_fd(struct ct_watcher *w)
 {
 	return bpf_map__fd(bpf_object__find_map_by_name(w->obj, "pids"));
-}
-
-int ct_watcher_callstack_fd(struct ct_watcher *w)
-{
-	return bpf_map__fd(bpf_object__find_map_by_name(w->obj, "callstack"));
 }
 
 int ct_watcher_events_fd(struct ct_watcher *w)

@@ -25,7 +25,6 @@ struct ct_watcher {
 int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 		    bool filter_pids, bool stop_on_exec);
 int ct_watcher_pids_fd(struct ct_watcher *w);
-int ct_watcher_callstack_fd(struct ct_watcher *w);
 int ct_watcher_events_fd(struct ct_watcher *w);
 int ct_watcher_add_pid(struct ct_watcher *w, pid_t pid);
 /* Stop watching (detach the programs); the event ring stays readable. */

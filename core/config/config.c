@@ -80,15 +80,15 @@ static const struct ct_key tracer_keys[] = {
 	TK("lib", CT_KEY_STR, NULL, lib,
 	   "Probe this library or executable for every process that maps it"),
 	TC("mode", "events", mode, mode_words,
-	   "events sends every call to the sinks; aggregate only counts calls, time and bytes per API "
-	   "in BPF maps (no per-call records at all) and prints a table at exit"),
+	   "events sends every call to the sinks; aggregate only counts calls, errors, time and bytes "
+	   "per process and API in the kernel (no per-call records at all) for the summary sink"),
 	TK("entry_only", CT_KEY_LIST, NULL, entry_only,
 	   "API globs recorded at entry only: no exit probe, no result or duration, less overhead"),
 	TK("scan_libraries", CT_KEY_BOOL, "false", scan_libraries,
 	   "With a command or -p: check every library the process loads for a runtime linked into it "
 	   "(a static libcudart inside a .so); each load pauses the process while its symbols are read"),
 	TK("aggregate_path", CT_KEY_STR, "-", aggregate_path,
-	   "mode = aggregate: file for the table; - is standard output"),
+	   "mode = aggregate without -o: file for the summary; - is standard output"),
 	{ 0 },
 };
 

@@ -87,11 +87,15 @@ static inline bool load(const struct ct_record *r, uint8_t area, size_t off, siz
  * fills it had a non-NULL pointer (a NULL out-parameter or an optional array
  * left out, like clEnqueueNDRangeKernel's local_work_size, is not a value),
  * and it ran: a record sent at entry (an API made entry-only by
- * tracer.entry_only) has no exit reads, so an out-parameter is unknown.
+ * tracer.entry_only) has no exit reads, so an out-parameter is unknown;
+ * or the plugin's BPF hook wrote it.
  */
 static bool mem_was_read(const struct ct_api *api, const struct ct_record *r, size_t off)
 {
 	size_t w = off / 8;
+
+	if (w < CT_REC_MEM && (r->flags & CT_REC_HOOK_MEM(w)))
+		return true;
 
 	for (size_t i = 0; i < api->n_reads; i++) {
 		const struct ct_read *rd = &api->reads[i];
@@ -199,15 +203,16 @@ static void name_handles(const struct ct_record *r, struct ct_event *ev)
 int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall_offset_ns,
 	      struct ct_event *ev)
 {
+	uint32_t idx = CT_CALL_API(r->call);
 	const struct ct_api *api;
 
-	if (r->api >= p->n_apis)
+	if (idx >= p->n_apis)
 		return -EINVAL;
-	api = &p->apis[r->api];
+	api = &p->apis[idx];
 	ev->rec = r;
 	ev->plugin = p;
 	ev->api = api;
-	ev->api_idx = r->api;
+	ev->api_idx = idx;
 	ev->mono_ns = r->ts_ns;
 	ev->ts_ns = r->ts_ns + wall_offset_ns;
 	ev->dur_ns = r->dur_ns;

@@ -8,39 +8,41 @@
 #include "sinks/sink.h"
 #include "plugin/number.h"
 
-static struct ct_proc_stat *proc_get(struct ct_apistats *s, const struct ct_event *ev)
+/* A process's figures; `comm` names it when main (its main thread's) or none yet. */
+static struct ct_proc_stat *proc_get(struct ct_apistats *s, uint32_t pid, uint64_t ts_ns,
+				     const char *comm, bool main)
 {
-	struct ct_proc_stat *p = ct_u64map_get(&s->procs, ev->pid);
+	struct ct_proc_stat *p = ct_u64map_get(&s->procs, pid);
 
 	if (!p) {
 		p = calloc(1, sizeof(*p));
 		if (!p)
 			return NULL;
-		p->pid = ev->pid;
-		p->first_ns = ev->ts_ns;
-		if (ct_u64map_put(&s->procs, ev->pid, p)) {
+		p->pid = pid;
+		p->first_ns = ts_ns;
+		if (ct_u64map_put(&s->procs, pid, p)) {
 			free(p);
 			return NULL;
 		}
 	}
 	/* the main thread's comm names the process; any thread's will do until then */
-	if (ev->comm && (!p->comm[0] || ev->tid == ev->pid)) {
-		strncpy(p->comm, ev->comm, sizeof(p->comm) - 1);
+	if (comm && (!p->comm[0] || main)) {
+		strncpy(p->comm, comm, sizeof(p->comm) - 1);
 		p->comm[sizeof(p->comm) - 1] = '\0';
 	}
 	return p;
 }
 
 static struct ct_api_stat *api_get(struct ct_apistats *s, struct ct_proc_stat *p,
-				   const struct ct_event *ev)
+				   const struct ct_plugin *pl, uint32_t api_idx, const struct ct_api *api)
 {
-	int pn = CT_PLUGIN_NUMBER(s, ev->plugin);
+	int pn = CT_PLUGIN_NUMBER(s, pl);
 	uint64_t key;
 	struct ct_api_stat *a;
 
 	if (pn < 0)
 		return NULL;
-	key = (uint64_t)pn << 32 | ev->api_idx;
+	key = (uint64_t)pn << 32 | api_idx;
 	a = ct_u64map_get(&p->apis, key);
 	if (a)
 		return a;
@@ -48,9 +50,9 @@ static struct ct_api_stat *api_get(struct ct_apistats *s, struct ct_proc_stat *p
 	if (!a)
 		return NULL;
 	/* copies: the report may outlive the plugin's tables */
-	a->plugin = strdup(ev->plugin && ev->plugin->name ? ev->plugin->name : "?");
-	a->api = strdup(ev->api && ev->api->symbol ? ev->api->symbol : "?");
-	a->flags = ev->api ? ev->api->flags : 0;
+	a->plugin = strdup(pl && pl->name ? pl->name : "?");
+	a->api = strdup(api && api->symbol ? api->symbol : "?");
+	a->flags = api ? api->flags : 0;
 	ct_hist_init(&a->hist);
 	if (!a->plugin || !a->api || ct_u64map_put(&p->apis, key, a)) {
 		free(a->plugin);
@@ -88,13 +90,13 @@ static int kind_add(struct ct_api_stat *a, const char *name, uint64_t bytes)
 
 int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev)
 {
-	struct ct_proc_stat *p = proc_get(s, ev);
+	struct ct_proc_stat *p = proc_get(s, ev->pid, ev->ts_ns, ev->comm, ev->tid == ev->pid);
 	struct ct_api_stat *a;
 	uint32_t flags;
 
 	if (!p)
 		return -ENOMEM;
-	a = api_get(s, p, ev);
+	a = api_get(s, p, ev->plugin, ev->api_idx, ev->api);
 	if (!a)
 		return -ENOMEM;
 	a->calls++;
@@ -135,6 +137,42 @@ int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev)
 			}
 			return kind_add(a, name, bytes);
 		}
+	}
+	return 0;
+}
+
+int ct_apistats_set(struct ct_apistats *s, const struct ct_totals *t)
+{
+	const struct ct_api *api = t->api_idx < t->plugin->n_apis ? &t->plugin->apis[t->api_idx] : NULL;
+	struct ct_proc_stat *p = proc_get(s, t->pid, 0, t->comm, false);
+	struct ct_api_stat *a;
+	uint64_t total = t->timed ? t->total_ns : 0;
+
+	if (!p)
+		return -ENOMEM;
+	a = api_get(s, p, t->plugin, t->api_idx, api);
+	if (!a)
+		return -ENOMEM;
+	/* The kernel's figures are since the start: replace, not add. */
+	p->calls += t->calls - a->calls;
+	s->calls += t->calls - a->calls;
+	p->errors += t->errors - a->errors;
+	p->total_ns += total - a->total_ns;
+	s->total_ns += total - a->total_ns;
+	a->calls = t->calls;
+	a->errors = t->errors;
+	a->total_ns = total;
+	a->bytes = t->bytes;
+	ct_hist_init(&a->hist);
+	a->timed = 0;
+	if (t->timed) {
+		a->timed = t->calls;
+		a->hist.count = t->calls;
+		a->hist.sum = t->total_ns;
+		a->hist.min = t->min_ns;
+		a->hist.max = t->max_ns;
+		for (unsigned b = 0; b < t->n_hist && b < CT_HIST_BUCKETS; b++)
+			a->hist.b[b] = t->hist[b];
 	}
 	return 0;
 }

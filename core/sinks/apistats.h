@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <cudatracer/event.h>
-#include <cudatracer/record.h>
 #include "sinks/hist.h"
 #include "util/u64map.h"
 
@@ -51,6 +50,10 @@ struct ct_apistats {
 };
 
 int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev);
+struct ct_totals;
+/* Aggregate mode: an API's figures as the kernel counted them since the
+ * start, in place of the ones before. */
+int ct_apistats_set(struct ct_apistats *s, const struct ct_totals *t);
 void ct_apistats_free(struct ct_apistats *s);
 
 /* Processes by pid; the caller frees the array (not its members). */

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <cudatracer/record.h>
+#include "record.h"
 #include "sinks/sink.h"
 #include "util/strbuf.h"
 

@@ -92,6 +92,20 @@ void ct_output_tick(struct ct_output *o, uint64_t now_ns)
 	}
 }
 
+void ct_output_totals(struct ct_output *o, const struct ct_totals *t)
+{
+	for (int i = 0; i < o->conf->n_sinks; i++) {
+		struct ct_sink_conf *s = &o->conf->sinks[i];
+		int err;
+
+		if (o->dead[i] || !s->ops->totals)
+			continue;
+		err = s->ops->totals(s->ctx, t);
+		if (err)
+			sink_failed(o, i, "taking the kernel's counts", -err);
+	}
+}
+
 void ct_output_proc_exit(struct ct_output *o, uint32_t pid, uint64_t ts_ns)
 {
 	for (int i = 0; i < o->conf->n_sinks; i++) {

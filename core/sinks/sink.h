@@ -21,6 +21,22 @@ struct ct_run_stats {
 	uint64_t start_ns, end_ns; /* wall clock */
 };
 
+/*
+ * Aggregate mode: what the kernel counted for one API of one process, from
+ * the start of the run (each report replaces the one before).
+ */
+struct ct_totals {
+	uint32_t pid;
+	const char *comm;          /* the first calling thread's name */
+	const struct ct_plugin *plugin;
+	uint32_t api_idx;          /* in the plugin's table */
+	bool timed;                /* calls have durations (the API is not entry-only) */
+	uint64_t calls, errors, total_ns, min_ns, max_ns;
+	uint64_t bytes;            /* of calls that did not fail */
+	const uint64_t *hist;      /* durations in hist.h's buckets 0 .. n_hist-1 */
+	unsigned n_hist;
+};
+
 /* Keys every sink has; the sink's own context begins with this struct. */
 struct ct_sink_common {
 	char *type;
@@ -42,6 +58,9 @@ struct ct_sink_ops {
 	/* A traced process exited (its records have all been delivered); may be NULL.
 	 * Called for processes traced by pid or command, not in system-wide mode. */
 	void (*proc_exit)(void *ctx, uint32_t pid, uint64_t ts_ns);
+	/* Aggregate mode's counts; NULL: the sink needs every call's event and
+	 * cannot run in aggregate mode. */
+	int (*totals)(void *ctx, const struct ct_totals *t);
 };
 
 /* Calls with a byte count that the sinks show and add up: those that move

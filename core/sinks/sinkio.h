@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <cudatracer/event.h>
-#include <cudatracer/record.h>
 
 /* One RFC 4180 field: control bytes and bytes that are not UTF-8 escaped as
  * in text (\x1b, see ct_text_keep), then quoted when it holds a comma or a

@@ -296,6 +296,13 @@ static int summary_event(void *ctx, const struct ct_event *ev)
 	return ct_apistats_add(&s->st, ev);
 }
 
+static int summary_totals(void *ctx, const struct ct_totals *t)
+{
+	struct summary_ctx *s = ctx;
+
+	return ct_apistats_set(&s->st, t);
+}
+
 static int summary_tick(void *ctx, uint64_t now_ns)
 {
 	struct summary_ctx *s = ctx;
@@ -334,4 +341,5 @@ const struct ct_sink_ops ct_sink_summary = {
 	.tick = summary_tick,
 	.close = summary_close,
 	.destroy = summary_destroy,
+	.totals = summary_totals,
 };

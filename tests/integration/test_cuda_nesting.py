@@ -4,6 +4,9 @@
 
 Each call shows once per layer, and the driver calls that libcudart makes
 inside a runtime call are on the same thread and nested in time within it.
+Both layers' records come through the engine's one ring in the order the
+thread finished the calls (an inner driver call before the runtime call it
+was made in), and depth counts the calls of both layers.
 libcudart loads the driver as libcuda.so.1: the system's on a GPU machine;
 elsewhere the toolkit's stub, which tests/stubs names libcuda.so.1 (libcudart
 asks it for its entry points and driver version, gets
@@ -71,6 +74,14 @@ def main():
     for e in drv:
         cttest.check(in_runtime(e) or "parent" not in e, "%s outside runtime calls has parent %r"
                      % (e["api"], e.get("parent")), t)
+    # One ring: per thread, records in the order the calls returned, across
+    # both layers; a driver call inside a runtime call is one deeper.
+    for tid in set(e["tid"] for e in t.events):
+        ends = [e["ts_ns"] + e.get("dur_ns", 0) for e in t.events if e["tid"] == tid]
+        cttest.check(ends == sorted(ends), "thread %d: records out of call order across layers" % tid, t)
+    for e in inside:
+        cttest.check(e["depth"] >= first["depth"] + 1, "%s inside a launch at depth %d: depth %d"
+                     % (e["api"], first["depth"], e["depth"]), t)
     # Runtime calls are made by the program itself: no parent.
     cttest.check(not any("parent" in e for e in rt), "a runtime call with a parent", t)
     print("ok: %d driver calls nested in the first cudaLaunchKernel (%s)"

@@ -1,26 +1,63 @@
 # SPDX-License-Identifier: MIT
-"""mode = aggregate counts calls, errors and bytes per API in the kernel and
-prints them at exit with no per-call records; entry_only globs record the
-chosen APIs at entry only (no result, no duration), the others in full."""
+"""mode = aggregate counts calls, errors, time and bytes per process and API
+in the kernel, with no per-call records, and hands the counts to the summary
+sink: its table is the one events mode gives for the same calls (same
+counts, bytes of successful calls only). Sinks and filters that need every
+call are refused in aggregate mode, with the reason. entry_only globs record
+the chosen APIs at entry only (no result, no duration), the others in full."""
 import os
 import cttest as t
 
 N = 1000
+AGG = ["--plugin", "cudart", "-C", "tracer.mode=aggregate"]
+
+
+def summary(tr, name="summary.txt"):
+    return t.summary_rows(os.path.join(tr.files, name))
+
+
+def same_as_events(prog, args):
+    """Aggregate mode's summary table against events mode's, call for call."""
+    agg = t.run(AGG + ["-C", "tracer.aggregate_path=@TMP@/summary.txt"], command=[prog] + args,
+                jsonl_sink=False)
+    t.check(agg.rc == 0, "aggregate %s: rc %d" % (prog, agg.rc), agg)
+    ev = t.run(["--plugin", "cudart"], command=[prog] + args, extra_sinks=t.SUMMARY_AND_MEMORY_SINKS)
+    t.check(ev.rc == 0, "events %s: rc %d" % (prog, ev.rc), ev)
+    a, e = summary(agg), summary(ev)
+    t.check(a == e, "%s: aggregate summary %s, events summary %s" % (prog, a, e), agg)
+    t.check(a, "%s: an empty summary" % prog, agg)
+    t.check("records lost" in agg.stderr and "%d events" % sum(c for c, _, _ in a.values()) in agg.stderr,
+            "aggregate: the calls counted are the run's events", agg)
+    return agg, a
 
 
 def main():
     t.need_root()
     prog = t.program("cudart_loop_shared")
-    tr = t.run(["--plugin", "cudart", "-C", "tracer.mode=aggregate", "-C", "tracer.aggregate_path=-"],
-               command=[prog, str(N)])
-    t.check(tr.rc == 0, "aggregate: rc %d" % tr.rc, tr)
-    t.check(tr.events == [], "aggregate mode sent per-call records", tr)
-    rows = {l.split()[0]: l.split() for l in tr.stdout.splitlines() if l.startswith("cuda")}
-    t.check("cudaMemset" in rows, "no cudaMemset row:\n" + tr.stdout, tr)
-    api, calls, errors, total_us, pct, avg, p50, p99, mx, nbytes = rows["cudaMemset"]
-    t.check(int(calls) == N and int(errors) == N, "calls %s errors %s" % (calls, errors), tr)
-    t.check(int(nbytes) == N * (N - 1) // 2, "bytes %s, want %d" % (nbytes, N * (N - 1) // 2), tr)
-    t.check(0 < int(avg) <= int(mx) and int(p50) <= int(p99), "durations %s" % rows["cudaMemset"], tr)
+    agg, rows = same_as_events(prog, [str(N)])
+    # No GPU: every cudaMemset fails (error 35), so none moved a byte.
+    t.check(rows["cudaMemset"] == (N, N, "0"), "cudaMemset: %s" % (rows["cudaMemset"],), agg)
+    with open(os.path.join(agg.files, "summary.txt")) as f:
+        text = f.read()
+    line = [l.split() for l in text.splitlines() if l.rstrip().endswith(" cudaMemset")][0]
+    pct, total, calls, errors, avg, mn, mx, p50, p99 = (float(x) for x in line[:9])
+    t.check(0 < mn <= p50 <= p99 <= mx and mn <= avg <= mx and total >= avg * calls,
+            "aggregate durations: %s" % line, agg)
+    t.check("pid " in text, "the summary is per process:\n" + text, agg)
+
+    # Calls that succeed: the stand-in runtime. Bytes of the allocation that
+    # succeeded; cudaFree(NULL) fails.
+    agg, rows = same_as_events(os.path.join(t.PROGRAMS, "fake", "fake_user"), [])
+    t.check(rows["cudaMalloc"] == (1, 0, "256") and rows["cudaFree"] == (2, 1, "-"),
+            "fake runtime: %s" % rows, agg)
+
+    # What aggregate mode cannot do is refused before anything is traced.
+    for extra, why in ((["-o", "jsonl"], "sink 'cli0' (jsonl) writes every call"),
+                       (["--errors-only"], "--errors-only (filter.errors_only) filters single calls"),
+                       (["--min-duration", "1us"], "--min-duration (filter.min_duration) filters single calls")):
+        tr = t.run(AGG + extra, command=[prog, "10"], jsonl_sink=False)
+        t.check(tr.rc != 0 and why in tr.stderr and "tracer.mode = aggregate records none" in tr.stderr
+                and "loop:" not in tr.stdout, "aggregate %s: rc %d" % (extra, tr.rc), tr)
 
     tr = t.run(["--plugin", "cudart", "-C", "tracer.entry_only=cudaMemset"], command=[prog, "10"])
     ev = tr.calls("cudaMemset")

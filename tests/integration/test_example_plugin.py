@@ -7,7 +7,11 @@ there with its own Makefile against the staged cudatracer.pc, header and
 gen_enum.py (a C compiler and pkg-config, nothing else: no clang, no bpftool,
 no vmlinux.h), builds the toyrt library and toy_app, and
 traces toy_app with the staged cudatracer and `--plugin /path/libct-example.so`.
-The trace must show toy_app's seven calls with their values and error names.
+The trace must show toy_app's seven calls with their values and error names;
+toyLaunch has no `bytes`: only the example's BPF hook derives it.
+Then the example is built again with its hook (`make HOOK=1`, clang and the
+staged hook.bpf.h): the tracer links the hook into its engine, and the same
+trace has toyLaunch's bytes, n * 4.
 """
 import glob
 import os
@@ -39,7 +43,7 @@ sh(["cmake", "--install", cttest.BUILD], env=env)
 pcs = glob.glob(os.path.join(stage, "**", "pkgconfig", "cudatracer.pc"), recursive=True)
 cttest.check(len(pcs) == 1, "staged install has %d cudatracer.pc files" % len(pcs))
 staged = os.path.dirname(os.path.dirname(os.path.dirname(pcs[0])))  # the install prefix
-for f in ("include/cudatracer/plugin.h", "share/cudatracer/gen_enum.py"):
+for f in ("include/cudatracer/plugin.h", "include/cudatracer/hook.bpf.h", "share/cudatracer/gen_enum.py"):
     cttest.check(os.path.exists(os.path.join(staged, f)),
                  "cmake --install did not install %s, which docs/plugins.md promises" % f)
 with open(pcs[0]) as pc:
@@ -64,36 +68,59 @@ sh(["make", "-C", src, "demo"], env=build_env)
 plugin = os.path.join(src, "libct-example.so")
 
 cttest.TRACER = tracers[0]
-trace = cttest.run(["--plugin", plugin], command=[os.path.join(src, "toy_app")])
-cttest.check(trace.rc == 0, "tracer exit %d" % trace.rc, trace)
-cttest.check("toy_app: dev=" in trace.stdout and " ok" in trace.stdout,
-             "toy_app did not run as expected:\n" + trace.stdout, trace)
 
-calls = trace.calls(plugin="example")
-got = [e["api"] for e in calls]
-want = ["toyMalloc", "toyMalloc", "toyMemcpy", "toyLaunch", "toyLaunch", "toyMemcpy", "toyFree"]
-cttest.check(got == want, "example calls:\n got  %s\n want %s" % (got, want), trace)
 
-dev = calls[0]["args"]["ptr"]
-cttest.check(dev.startswith("0x") and dev != "0x0", "toyMalloc returned %r" % dev, trace)
-host = calls[2]["args"]["src"]
-expected = [
-    ("toySuccess", {"ptr": dev, "size": 256}),
-    ("toyErrorInvalidValue", {"ptr": "0x0", "size": 0}),
-    ("toySuccess", {"dst": dev, "src": host, "size": 256}),
-    ("toySuccess", {"name": "scale", "data": dev, "n": 64}),
-    ("toyErrorKernelNotFound", {"name": "no_such_kernel", "data": dev, "n": 64}),
-    ("toySuccess", {"dst": host, "src": dev, "size": 256}),
-    ("toySuccess", {"ptr": dev}),
-]
-values = {"toySuccess": 0, "toyErrorInvalidValue": 1, "toyErrorKernelNotFound": 3}
-for ev, (result, args) in zip(calls, expected):
-    cttest.check(ev["result_name"] == result and ev["result"] == values[result]
-                 and ev["error"] == (result != "toySuccess"),
-                 "%s: result %s %s" % (ev["api"], ev["result"], ev["result_name"]), trace)
-    cttest.check(ev["args"] == args, "%s args:\n got  %s\n want %s" % (ev["api"], ev["args"], args),
-                 trace)
-    cttest.check(ev["comm"] == "toy_app", "%s: comm %r" % (ev["api"], ev["comm"]), trace)
+def check_trace(trace, launch_bytes):
+    """toy_app's seven calls, toyLaunch's bytes as given."""
+    cttest.check(trace.rc == 0, "tracer exit %d" % trace.rc, trace)
+    cttest.check("toy_app: dev=" in trace.stdout and " ok" in trace.stdout,
+                 "toy_app did not run as expected:\n" + trace.stdout, trace)
+
+    calls = trace.calls(plugin="example")
+    got = [e["api"] for e in calls]
+    want = ["toyMalloc", "toyMalloc", "toyMemcpy", "toyLaunch", "toyLaunch", "toyMemcpy", "toyFree"]
+    cttest.check(got == want, "example calls:\n got  %s\n want %s" % (got, want), trace)
+
+    dev = calls[0]["args"]["ptr"]
+    cttest.check(dev.startswith("0x") and dev != "0x0", "toyMalloc returned %r" % dev, trace)
+    host = calls[2]["args"]["src"]
+    expected = [
+        ("toySuccess", {"ptr": dev, "size": 256}),
+        ("toyErrorInvalidValue", {"ptr": "0x0", "size": 0}),
+        ("toySuccess", {"dst": dev, "src": host, "size": 256}),
+        ("toySuccess", {"name": "scale", "data": dev, "n": 64, "bytes": launch_bytes}),
+        ("toyErrorKernelNotFound", {"name": "no_such_kernel", "data": dev, "n": 64, "bytes": launch_bytes}),
+        ("toySuccess", {"dst": host, "src": dev, "size": 256}),
+        ("toySuccess", {"ptr": dev}),
+    ]
+    if launch_bytes is None:  # the table alone has no such field
+        for _, args in expected:
+            args.pop("bytes", None)
+    values = {"toySuccess": 0, "toyErrorInvalidValue": 1, "toyErrorKernelNotFound": 3}
+    for ev, (result, args) in zip(calls, expected):
+        cttest.check(ev["result_name"] == result and ev["result"] == values[result]
+                     and ev["error"] == (result != "toySuccess"),
+                     "%s: result %s %s" % (ev["api"], ev["result"], ev["result_name"]), trace)
+        cttest.check(ev["args"] == args, "%s args:\n got  %s\n want %s" % (ev["api"], ev["args"], args),
+                     trace)
+        cttest.check(ev["comm"] == "toy_app", "%s: comm %r" % (ev["api"], ev["comm"]), trace)
+
+
+# Tables only: no field the hook would fill, never a made-up value.
+trace = cttest.run(["--plugin", plugin, "-v"], command=[os.path.join(src, "toy_app")])
+check_trace(trace, None)
+cttest.check("BPF hook" not in trace.stderr, "a hook without one:\n" + trace.stderr, trace)
+
+# With its BPF hook: clang and libbpf's headers are needed now.
+if not shutil.which("clang") or not os.path.exists("/usr/include/bpf/bpf_helpers.h"):
+    cttest.skip("clang or libbpf's bpf_helpers.h is not installed: the example's hook cannot be built")
+sh(["make", "-C", src, "clean"], env=dict(build_env, PATH=os.environ["PATH"]))
+sh(["make", "-C", src, "HOOK=1"], env=dict(build_env, PATH=os.environ["PATH"]))
+sh(["make", "-C", src, "demo"], env=build_env)
+trace = cttest.run(["--plugin", plugin, "-v"], command=[os.path.join(src, "toy_app")])
+check_trace(trace, 64 * 4)
+cttest.check("plugin example: its BPF hook runs in the capture engine" in trace.stderr,
+             "the hook was not said to run:\n" + trace.stderr, trace)
 
 shutil.rmtree(tmp)
 print("test_example_plugin: out-of-tree plugin built from the installed files traced toyrt")

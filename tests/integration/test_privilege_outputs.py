@@ -78,8 +78,8 @@ def planted_links():
         os.lchown(link, NOBODY, NOBODY)
         refused(trace(["-o", "jsonl:" + link]), link_why, link)
         intact(v, "a planted link's target (jsonl sink)")
-        refused(trace(["-C", "tracer.mode=aggregate", "-C", "tracer.aggregate_path=" + link]), link_why, link,
-                sink="the aggregate table")
+        # Aggregate mode's table is its summary sink, written to tracer.aggregate_path.
+        refused(trace(["-C", "tracer.mode=aggregate", "-C", "tracer.aggregate_path=" + link]), link_why, link)
         intact(v, "a planted link's target (aggregate table)")
         # The same from a config file's sink, by its name.
         conf = os.path.join(folder(), "ct.ini")

@@ -86,14 +86,17 @@ def read_jsonl(path):
     return events
 
 
-def run(args, config=None, command=None, timeout=120, env=None, extra_sinks=""):
-    """Run the tracer with a jsonl sink to a temp file; return a Trace."""
+def run(args, config=None, command=None, timeout=120, env=None, extra_sinks="", jsonl_sink=True):
+    """Run the tracer with a jsonl sink to a temp file (unless jsonl_sink is
+    False); return a Trace. @TMP@ in args and extra_sinks is the temp folder."""
     tmp = tempfile.mkdtemp(prefix="cttest.")
     jsonl = os.path.join(tmp, "events.jsonl")
     conf = os.path.join(tmp, "ct.ini")
+    args = [a.replace("@TMP@", tmp) for a in args]
     with open(conf, "w") as f:
         f.write(config or "")
-        f.write("\n[sink.test]\ntype = jsonl\npath = %s\n" % jsonl)
+        if jsonl_sink:
+            f.write("\n[sink.test]\ntype = jsonl\npath = %s\n" % jsonl)
         f.write(extra_sinks.replace("@TMP@", tmp))
     cmd = [TRACER, "-c", conf] + list(args)
     if command:

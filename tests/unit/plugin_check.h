@@ -204,7 +204,7 @@ static void capture_decode(const struct ct_plugin *p, const char *symbol, struct
 	const struct ct_api *a = find_api(p, symbol);
 
 	memset(r, 0, sizeof(*r));
-	r->api = (uint32_t)(a - p->apis);
+	r->call = (uint32_t)(a - p->apis);
 	memcpy(r->args, ct_test_regs, sizeof(r->args));
 	r->ret = ct_test_ret;
 	capture_reads(a, CT_AT_ENTRY, r);

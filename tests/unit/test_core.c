@@ -62,7 +62,7 @@ static void test_launch_dim3_and_stack(void **state)
 	struct ct_event ev;
 	char buf[64];
 
-	r.api = api_index("cudaLaunchKernel");
+	r.call = api_index("cudaLaunchKernel");
 	r.args[0] = 0x401000;                      /* func */
 	r.args[1] = 7ull | (5ull << 32);           /* grid.x | grid.y << 32 */
 	r.args[2] = 3;                             /* grid.z */
@@ -92,7 +92,7 @@ static void test_out_param_and_enum(void **state)
 	struct ct_record r = { 0 };
 	struct ct_event ev;
 
-	r.api = api_index("cudaMalloc");
+	r.call = api_index("cudaMalloc");
 	r.args[0] = 0x7ffd1000; /* &devPtr */
 	r.args[1] = 4096;
 	r.mem[0] = 0x7f0000200000; /* what the engine read from *devPtr at exit */
@@ -104,7 +104,7 @@ static void test_out_param_and_enum(void **state)
 	assert_false(ev.is_error);
 
 	memset(&r, 0, sizeof(r));
-	r.api = api_index("cudaMemcpy2D");
+	r.call = api_index("cudaMemcpy2D");
 	r.args[4] = 200; /* width */
 	r.args[5] = 30;  /* height */
 	r.args[6] = 3;   /* kind, the seventh argument: on the stack */
@@ -122,12 +122,12 @@ static void test_unknown_error_and_bad_record(void **state)
 	struct ct_record r = { 0 };
 	struct ct_event ev;
 
-	r.api = api_index("cudaFree");
+	r.call = api_index("cudaFree");
 	r.ret = 123456; /* not a cudaError_t: no name rather than a wrong one */
 	assert_int_equal(ct_decode(cudart.p, &r, 0, &ev), 0);
 	assert_null(ev.result_name);
 	assert_true(ev.is_error);
-	r.api = 100000; /* a record that names no API */
+	r.call = CT_CALL_ID(0, CT_MAX_PLUGIN_APIS - 1); /* a record that names no API of the table */
 	assert_int_equal(ct_decode(cudart.p, &r, 0, &ev), -EINVAL);
 }
 

@@ -33,7 +33,7 @@ static void fill(struct ct_record *r, uint32_t api, bool with_str)
 	r->ts_ns = 1000000000ull + next() % 1000;
 	r->dur_ns = next() % 100000;
 	r->pid = r->tid = 1; /* no names to look up in init's maps */
-	r->api = api;
+	r->call = api;
 	strcpy(r->comm, "shape");
 	r->ret = next() % 4;
 	for (int i = 0; i < CT_REC_ARGS; i++)

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <cudatracer/record.h>
+#include "record.h"
 #include "sinks/sink.h"
 
 static const struct ct_enum_entry fx_kind_v[] = {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <cmocka.h>
+#include "record.h"
 #include "sinks/hist.h"
 #include "util/u64map.h"
 
@@ -89,6 +90,29 @@ static void test_percentiles_of_few_values(void **state)
 	free(h);
 }
 
+/* Aggregate mode's buckets, as the engine computes them in BPF, are the
+ * summary's: every value up to the engine's cap lands in the same bucket. */
+static void test_engine_buckets_are_the_summary_s(void **state)
+{
+	const uint64_t cap = 1ull << CT_AGG_TOP_BIT;
+
+	(void)state;
+	for (uint64_t v = 0; v < 4096; v++)
+		assert_int_equal(ct_agg_bucket(v), ct_hist_bucket(v));
+	for (unsigned e = 12; e < CT_AGG_TOP_BIT; e++) {
+		uint64_t p = 1ull << e;
+		uint64_t vs[] = { p, p + 1, p + p / 3, p + p / 2 + 7, 2 * p - 1 };
+
+		for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++)
+			assert_int_equal(ct_agg_bucket(vs[i]), ct_hist_bucket(vs[i]));
+	}
+	assert_int_equal(ct_agg_bucket(cap - 1), CT_AGG_BUCKETS - 1);
+	assert_int_equal(ct_hist_bucket(cap - 1), CT_AGG_BUCKETS - 1);
+	/* Past the cap: the last bucket, not a wild index. */
+	assert_int_equal(ct_agg_bucket(cap), CT_AGG_BUCKETS - 1);
+	assert_int_equal(ct_agg_bucket(UINT64_MAX), CT_AGG_BUCKETS - 1);
+}
+
 static void test_u64map(void **state)
 {
 	struct ct_u64map m = { 0 };
@@ -126,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_buckets_tile_the_range),
 		cmocka_unit_test(test_percentiles_within_bucket_error),
 		cmocka_unit_test(test_percentiles_of_few_values),
+		cmocka_unit_test(test_engine_buckets_are_the_summary_s),
 		cmocka_unit_test(test_u64map),
 	};
 

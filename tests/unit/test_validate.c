@@ -225,7 +225,7 @@ DEFECT(slot_unaligned, -EINVAL,
        f.args[1][3].off = 4)
 DEFECT(mem_past, -EINVAL, "plugin toy: row 0 (toyMalloc): arg 0 (ptr): bytes 64..71 are past the 8 memory words",
        f.args[0][0].off = 64)
-DEFECT(mem_unread, -EINVAL, "plugin toy: row 0 (toyMalloc): arg 0 (ptr): memory word 1 is filled by no read",
+DEFECT(mem_unread, -EINVAL, "plugin toy: row 0 (toyMalloc): arg 0 (ptr): memory word 1 is filled by no read (and the plugin has no BPF hook to fill it)",
        f.args[0][0].off = 8)
 DEFECT(ret_past, -EINVAL,
        "plugin toy: row 3 (toyCreate): arg 0 (handle): bytes 4..11 are past the 8-byte return value",

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cudatracer/plugin.h>
 
+#define CT_COMM_LEN 16 /* a thread's name, NUL included (the kernel's TASK_COMM_LEN) */
+
 struct ct_field {
 	const struct ct_arg *arg;  /* name, kind, role, enum names */
 	uint64_t v;                /* the value (sign-extended for CT_ARG_INT) */

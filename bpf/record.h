@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The capture engine's contract with the core: the record it writes to the
+ * ring, one per call; the per-API spec the core fills in before load; the
+ * counters; aggregate mode's per-process totals. Engine-internal: no
+ * plugin builds against it (a plugin's hook sees <cudatracer/hook.bpf.h>),
+ * and it is not installed. Shared by BPF and user space, so fixed-size
+ * types only.
+ */
+#ifndef CT_RECORD_H
+#define CT_RECORD_H
+
+#ifdef __bpf__
+typedef __u64 ct_u64;
+typedef __u32 ct_u32;
+typedef __u8 ct_u8;
+#else
+#include <stdint.h>
+typedef uint64_t ct_u64;
+typedef uint32_t ct_u32;
+typedef uint8_t ct_u8;
+#endif
+
+#define CT_REC_ARGS 12   /* 6 argument registers + 6 stack words */
+#define CT_REC_REGS 6    /* of which registers (x86-64 SysV, arm64: the first 6 of 8) */
+#define CT_REC_MEM 8     /* words copied from user memory */
+#define CT_REC_STR 256   /* bytes of one C string (mangled CUTLASS names run past 128) */
+#define CT_COMM_LEN 16
+#define CT_STACK_WORDS (CT_REC_ARGS - CT_REC_REGS)
+#define CT_NO_SLOT 0xff  /* a spec's slot field: none */
+
+/*
+ * A call id names one API of one plugin of the session: the attach cookie,
+ * the record's `call`, the index in the engine's spec array. The plugin's
+ * number is its place in the session's list (0-based).
+ */
+#define CT_CALL_API_BITS 10
+#define CT_MAX_PLUGINS 8
+#define CT_MAX_PLUGIN_APIS (1u << CT_CALL_API_BITS)
+#define CT_MAX_CALLS (CT_MAX_PLUGINS * CT_MAX_PLUGIN_APIS)
+#define CT_CALL_ID(plugin, api) ((ct_u32)(plugin) << CT_CALL_API_BITS | (ct_u32)(api))
+#define CT_CALL_PLUGIN(id) ((ct_u32)(id) >> CT_CALL_API_BITS)
+#define CT_CALL_API(id) ((ct_u32)(id) & (CT_MAX_PLUGIN_APIS - 1))
+
+/* Nested traced calls kept per thread, of every plugin. */
+#define CT_MAX_DEPTH 8
+
+/* rec->flags */
+#define CT_REC_ENTRY_ONLY (1u << 0) /* emitted at entry: no ret, no duration */
+#define CT_REC_HAS_STR    (1u << 1)
+#define CT_REC_READ_FAIL  (1u << 2) /* a memory read the spec asked for failed */
+#define CT_REC_HAS_PARENT (1u << 3) /* `parent` names a call of another plugin */
+/* mem words the plugin's hook wrote (hook.bpf.h's CT_HOOK_WROTE), one bit each */
+#define CT_REC_HOOK_MEM_SHIFT 8
+#define CT_REC_HOOK_MEM_MASK ((1u << CT_REC_MEM) - 1)
+#define CT_REC_HOOK_MEM(word) (1u << (CT_REC_HOOK_MEM_SHIFT + (word)))
+
+struct ct_record {
+	ct_u64 ts_ns;  /* entry time, CLOCK_MONOTONIC */
+	ct_u64 dur_ns;
+	ct_u32 pid;
+	ct_u32 tid;
+	ct_u32 call;   /* call id (the attach cookie) */
+	ct_u32 flags;  /* CT_REC_* */
+	ct_u32 depth;  /* nesting depth of traced calls on this thread, any plugin's (0 = outermost) */
+	ct_u32 parent; /* CT_REC_HAS_PARENT: call id of the nearest call of another plugin
+	                * this call was made in (a driver call inside a runtime call) */
+	char comm[CT_COMM_LEN];
+	ct_u64 ret;
+	ct_u64 args[CT_REC_ARGS];
+	ct_u64 mem[CT_REC_MEM];
+	char str[CT_REC_STR];
+};
+
+/*
+ * Records are variable-length: the engine sends the header and only the
+ * words the API's spec asks for (rec_words), or through the string's NUL
+ * when it has one. Readers treat what was not sent as zero.
+ */
+#define CT_REC_HEAD_SIZE __builtin_offsetof(struct ct_record, args)
+
+/* When a read copies user memory. */
+enum ct_read_phase { CT_READ_UNUSED = 0, CT_READ_ENTRY = 1, CT_READ_EXIT = 2 };
+
+#define CT_SPEC_READS 4
+struct ct_spec_read {
+	ct_u8 slot;
+	ct_u8 phase; /* enum ct_read_phase */
+	ct_u8 words;
+	ct_u8 dst;
+};
+
+/* ct_spec.flags */
+#define CT_SPEC_ENTRY_ONLY   (1u << 0) /* one record at entry, no exit probe */
+#define CT_SPEC_RET_IS_ERROR (1u << 1) /* the low 32 bits of the return value are an error code */
+#define CT_SPEC_READS_ENTRY  (1u << 2) /* the API copies user memory at entry */
+#define CT_SPEC_READS_EXIT   (1u << 3) /* ... at exit */
+#define CT_SPEC_HOOK         (1u << 4) /* its plugin's BPF hook runs for it (hook.bpf.h) */
+
+/* What the engine does for one call id; the core fills the array from the plugin's table. */
+struct ct_spec {
+	ct_u32 flags;       /* CT_SPEC_* */
+	ct_u8 stack_words;  /* stack argument words to copy at entry (at most CT_STACK_WORDS) */
+	ct_u8 str_slot;     /* CT_NO_SLOT: none */
+	ct_u8 bytes_slot;   /* aggregate mode: argument slot with the bytes moved, CT_NO_SLOT none */
+	ct_u8 height_slot;  /* ... times this slot's value (2D copies), CT_NO_SLOT none */
+	ct_u8 rec_words;    /* 8-byte words of the record to send (header included) */
+	ct_u8 pad[3];
+	struct ct_spec_read reads[CT_SPEC_READS];
+};
+
+/* Counters in the engine's per-CPU `stats` array. */
+enum ct_stat {
+	CT_STAT_LOST,        /* records that could not be reserved (or a thread's storage) */
+	CT_STAT_UNPAIRED,    /* exits with no matching entry (e.g. began before attach) */
+	CT_STAT_DEEP,        /* entries past the nesting limit */
+	CT_STAT_AGG_FULL,    /* aggregate mode: calls of a (process, API) the table had no room for */
+	CT_STAT_MAX,
+};
+
+/*
+ * Aggregate mode: totals per process and call id, in a per-CPU hash (no
+ * ring traffic). Durations go into the summary's log-linear buckets
+ * (core/sinks/hist.h: each power of two split in 2^CT_AGG_SUB_BITS), up to
+ * 2^CT_AGG_TOP_BIT ns (18 minutes); longer calls go to the last bucket.
+ */
+#define CT_AGG_SUB_BITS 4
+#define CT_AGG_SUB (1u << CT_AGG_SUB_BITS)
+#define CT_AGG_TOP_BIT 40
+#define CT_AGG_BUCKETS ((CT_AGG_TOP_BIT - CT_AGG_SUB_BITS + 1) * CT_AGG_SUB)
+#define CT_AGG_MAX_ENTRIES 4096 /* (process, API) pairs */
+
+struct ct_agg_key {
+	ct_u32 tgid;
+	ct_u32 call;
+};
+
+struct ct_agg {
+	ct_u64 calls;
+	ct_u64 errors;
+	ct_u64 total_ns;
+	ct_u64 min_ns;
+	ct_u64 max_ns;
+	ct_u64 bytes;  /* of calls that did not fail */
+	char comm[CT_COMM_LEN];
+	ct_u64 hist[CT_AGG_BUCKETS];
+};
+
+/* Index of the highest set bit (v != 0), without a loop. */
+static inline ct_u32 ct_top_bit(ct_u64 v)
+{
+	ct_u32 b = 0;
+
+	if (v >> 32) { v >>= 32; b += 32; }
+	if (v >> 16) { v >>= 16; b += 16; }
+	if (v >> 8) { v >>= 8; b += 8; }
+	if (v >> 4) { v >>= 4; b += 4; }
+	if (v >> 2) { v >>= 2; b += 2; }
+	if (v >> 1) b += 1;
+	return b;
+}
+
+/* ct_hist_bucket() (core/sinks/hist.c) as the engine computes it, capped. */
+static inline ct_u32 ct_agg_bucket(ct_u64 v)
+{
+	ct_u32 shift, b;
+
+	if (v < CT_AGG_SUB)
+		return (ct_u32)v;
+	shift = ct_top_bit(v) - CT_AGG_SUB_BITS;
+	b = (shift + 1) * CT_AGG_SUB + (ct_u32)((v >> shift) - CT_AGG_SUB);
+	return b < CT_AGG_BUCKETS ? b : CT_AGG_BUCKETS - 1;
+}
+
+#endif
