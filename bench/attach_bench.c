@@ -43,6 +43,7 @@ static double attach_once(struct ct_loaded_plugin *lp, const char *lib, enum ct_
 
 int main(int argc, char **argv)
 {
+	static const struct ct_arg bench_arg = CT_ARG("x", CT_ARG_INT, CT_SLOT(0), 4, CT_ROLE_NONE);
 	static struct ct_api apis[N];
 	static char names[N][32];
 	struct ct_loaded_plugin real, fake;
@@ -61,7 +62,7 @@ int main(int argc, char **argv)
 		apis[i].symbol = names[i];
 		apis[i].str_slot = CT_NO_STR;
 		apis[i].n_args = 1;
-		apis[i].args[0] = (struct ct_arg){ "x", CT_ARG_INT, CT_SLOT(0), 4, 0, -1, NULL };
+		apis[i].args = &bench_arg;
 	}
 	desc = *real.p;
 	desc.name = "bench";

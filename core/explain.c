@@ -42,7 +42,7 @@ static int explain_file(const char *open_path, const char *display, void *ctx)
 
 	for (int i = 0; i < x->n; i++) {
 		const struct ct_plugin *p = x->plugins[i].p;
-		bool named = ct_target_name_matches(display, p->libraries);
+		bool named = ct_target_name_matches(display, p->libraries, p->n_libraries);
 		bool symtab = false;
 		int found;
 

@@ -103,7 +103,7 @@ static void list_apis(const struct ct_config *c, const struct ct_loaded_plugin *
 
 		printf("%-36s %-7s %s(", a->symbol, on[i] ? "traced" : "off",
 		       (a->flags & CT_API_ENTRY_ONLY) ? "entry-only " : "");
-		for (int k = 0; k < a->n_args; k++)
+		for (size_t k = 0; k < a->n_args; k++)
 			printf("%s%s:%s", k ? ", " : "", a->args[k].name,
 			       a->args[k].kind < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[a->args[k].kind] : "?");
 		printf(")%s\n", (a->flags & CT_API_HOT) ? " [hot]" : "");

@@ -270,10 +270,13 @@ static int attach_cb(const char *open_path, const char *display, void *ctx)
 {
 	struct session *s = ctx;
 
-	for (int i = 0; i < s->n_plugins; i++)
-		if (ct_target_name_matches(display, s->plugins[i].p->libraries) ||
+	for (int i = 0; i < s->n_plugins; i++) {
+		const struct ct_plugin *p = s->plugins[i].p;
+
+		if (ct_target_name_matches(display, p->libraries, p->n_libraries) ||
 		    (s->conf->tracer.scan_libraries && ct_probe_file_has_symbols(&s->probes[i], open_path)))
 			ct_probe_attach_file(&s->probes[i], open_path, display);
+	}
 	return 0;
 }
 
@@ -311,7 +314,8 @@ static int attach_system(struct session *s)
 	int total = 0;
 
 	for (int i = 0; i < s->n_plugins; i++) {
-		int found = ct_target_system_libs(s->plugins[i].p->libraries, attach_cb, s,
+		const struct ct_plugin *p = s->plugins[i].p;
+		int found = ct_target_system_libs(p->libraries, p->n_libraries, attach_cb, s,
 						  searched, sizeof(searched));
 
 		if (!found)
@@ -423,7 +427,7 @@ static int setup(struct session *s)
 		for (size_t k = 0; k < lp->p->n_apis; k++)
 			s->entry_only[s->n_plugins][k] = (lp->p->apis[k].flags & CT_API_ENTRY_ONLY) ||
 				glob_list_matches(c->tracer.entry_only, lp->p->apis[k].symbol);
-		for (int k = 0; lp->p->libraries[k] && s->n_patterns < CT_WATCH_PATTERNS; k++) {
+		for (size_t k = 0; k < lp->p->n_libraries && s->n_patterns < CT_WATCH_PATTERNS; k++) {
 			s->patterns[s->n_patterns] = lp->p->libraries[k];
 			s->pattern_plugin[s->n_patterns++] = s->n_plugins;
 		}

@@ -185,7 +185,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* What every sink may rely on, whatever the record said. */
 static void check_event(const struct ct_plugin *p, const struct ct_record *r, const struct ct_event *ev)
 {
-	if (ev->api != &p->apis[r->api] || ev->n_fields > CT_MAX_ARGS || ev->n_fields != ev->api->n_args)
+	if (ev->api != &p->apis[r->api] || ev->n_fields > CT_MAX_ARGS || (size_t)ev->n_fields != ev->api->n_args)
 		abort();
 	for (int i = 0; i < ev->n_fields; i++) {
 		const struct ct_field *f = &ev->fields[i];

@@ -19,6 +19,9 @@
 #include "util/log.h"
 #include "capture/probe.h"
 
+/* The capture engine (bpf/capture.bpf.c), embedded by ct_bpf_object(capture). */
+extern const char ct_bpf_capture_start[], ct_bpf_capture_end[];
+
 static uint64_t round_pow2(uint64_t v)
 {
 	uint64_t p = 4096;
@@ -40,7 +43,7 @@ static int fill_specs(struct ct_probe *pr, const struct ct_probe_opts *o)
 
 		s.flags = (entry_only ? CT_SPEC_ENTRY_ONLY : 0) | (a->result == CT_RES_ERROR ? CT_SPEC_RET_IS_ERROR : 0);
 		s.bytes_slot = s.height_slot = 0xff;
-		for (int k = 0; k < a->n_args; k++) {
+		for (size_t k = 0; k < a->n_args; k++) {
 			const struct ct_arg *g = &a->args[k];
 
 			if (g->area != CT_AREA_ARGS || g->off % 8)
@@ -52,7 +55,7 @@ static int fill_specs(struct ct_probe *pr, const struct ct_probe_opts *o)
 		}
 		s.enabled = o->enabled[i];
 		s.str_slot = a->str_slot;
-		for (int r = 0; r < CT_MAX_READS; r++) {
+		for (size_t r = 0; r < a->n_reads && r < CT_SPEC_READS; r++) {
 			s.reads[r].slot = a->reads[r].slot;
 			s.reads[r].phase = a->reads[r].phase;
 			s.reads[r].words = a->reads[r].words;
@@ -95,10 +98,10 @@ static int load(struct ct_probe *pr, const struct ct_probe_opts *o, bool multi)
 	struct bpf_map *m;
 	int err;
 
-	pr->obj = bpf_object__open_mem(p->bpf_object, p->bpf_object_sz, &oo);
+	pr->obj = bpf_object__open_mem(ct_bpf_capture_start, ct_bpf_capture_end - ct_bpf_capture_start, &oo);
 	if (!pr->obj) {
 		err = -errno;
-		ct_err("plugin %s: cannot open its BPF object: %s", p->name, strerror(-err));
+		ct_err("plugin %s: cannot open the capture engine's BPF object: %s", p->name, strerror(-err));
 		return err;
 	}
 	m = bpf_object__find_map_by_name(pr->obj, "events");
@@ -133,8 +136,7 @@ static int load(struct ct_probe *pr, const struct ct_probe_opts *o, bool multi)
 	return fill_specs(pr, o);
 
 bad_object:
-	ct_err("plugin %s: its BPF object lacks the capture engine's maps and constants "
-	       "(build bpf/%s.bpf.c with #include \"capture.bpf.h\")", p->name, p->name);
+	ct_err("plugin %s: the capture engine's BPF object lacks its maps and constants", p->name);
 	return -EINVAL;
 }
 

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include <cudatracer/record.h>
 #include "plugin/loader.h"
 
 struct bpf_object;

@@ -16,13 +16,13 @@
 #include "util/log.h"
 #include "capture/target.h"
 
-bool ct_target_name_matches(const char *path, const char *const *prefixes)
+bool ct_target_name_matches(const char *path, const char *const *prefixes, size_t n)
 {
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
-	for (int i = 0; prefixes && prefixes[i]; i++)
-		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+	for (size_t i = 0; prefixes && i < n; i++)
+		if (prefixes[i] && !strncmp(base, prefixes[i], strlen(prefixes[i])))
 			return true;
 	return false;
 }
@@ -129,7 +129,7 @@ static void ld_conf_dirs(char ***dirs, int *n)
 	globfree(&g);
 }
 
-int ct_target_system_libs(const char *const *prefixes, ct_target_fn fn, void *ctx,
+int ct_target_system_libs(const char *const *prefixes, size_t n_prefixes, ct_target_fn fn, void *ctx,
 			  char *searched, size_t searched_len)
 {
 	static const char *const usual[] = { "/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu",
@@ -160,7 +160,7 @@ int ct_target_system_libs(const char *const *prefixes, ct_target_fn fn, void *ct
 		while ((de = readdir(d))) {
 			char path[PATH_MAX];
 
-			if (!ct_target_name_matches(de->d_name, prefixes))
+			if (!ct_target_name_matches(de->d_name, prefixes, n_prefixes))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
 			if (seen_before(&seen, path))

@@ -91,7 +91,7 @@ static bool mem_was_read(const struct ct_api *api, const struct ct_record *r, si
 {
 	size_t w = off / 8;
 
-	for (int i = 0; i < CT_MAX_READS; i++) {
+	for (size_t i = 0; i < api->n_reads; i++) {
 		const struct ct_read *rd = &api->reads[i];
 
 		if (rd->phase && w >= rd->dst && w < (size_t)rd->dst + rd->words)
@@ -210,7 +210,7 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->comm = bounded(r->comm, sizeof(r->comm), comm_copy);
 	ev->entry_only = (r->flags & CT_REC_ENTRY_ONLY) != 0;
 	ev->n_fields = 0;
-	for (int i = 0; i < api->n_args && i < CT_MAX_ARGS; i++) {
+	for (size_t i = 0; i < api->n_args && i < CT_MAX_ARGS; i++) {
 		decode_field(r, api, &api->args[i], ev, &ev->fields[i]);
 		ev->n_fields++;
 	}
@@ -293,7 +293,7 @@ uint8_t ct_record_words(const struct ct_api *a, uint8_t *stack_words)
 {
 	unsigned slots = 0, mem = 0; /* argument slots and mem words in use */
 
-	for (int k = 0; k < a->n_args && k < CT_MAX_ARGS; k++) {
+	for (size_t k = 0; k < a->n_args && k < CT_MAX_ARGS; k++) {
 		const struct ct_arg *g = &a->args[k];
 		unsigned end = (g->off + arg_bytes(g) + 7) / 8;
 
@@ -302,7 +302,7 @@ uint8_t ct_record_words(const struct ct_api *a, uint8_t *stack_words)
 		else if (g->area == CT_AREA_MEM && end > mem)
 			mem = end;
 	}
-	for (int r = 0; r < CT_MAX_READS; r++) {
+	for (size_t r = 0; r < a->n_reads; r++) {
 		const struct ct_read *rd = &a->reads[r];
 
 		if (!rd->phase)

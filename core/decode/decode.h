@@ -3,6 +3,7 @@
 #define CT_DECODE_H
 
 #include <cudatracer/event.h>
+#include <cudatracer/record.h>
 
 /* Name of `v` in a sorted enum table, or NULL. */
 const char *ct_enum_name(const struct ct_enum *e, int64_t v);

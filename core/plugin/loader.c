@@ -17,8 +17,8 @@
 #include "util/log.h"
 #include "plugin/loader.h"
 
-/* The fields a plugin must provide; hooks after them are optional. */
-#define CT_PLUGIN_MIN_SZ offsetof(struct ct_plugin, init)
+/* The fields a plugin must provide; the BPF hook after them is optional. */
+#define CT_PLUGIN_MIN_SZ offsetof(struct ct_plugin, bpf_hook)
 
 static bool env_paths_allowed(void)
 {
@@ -150,27 +150,23 @@ int ct_path_is_trusted(const char *path, char *why, size_t n)
 
 static int check_tables(const struct ct_plugin *p, const char *path)
 {
-	if (!p->name || !p->apis || !p->n_apis || !p->libraries) {
+	if (!p->name || !p->apis || !p->n_apis || !p->libraries || !p->n_libraries) {
 		ct_err("plugin %s: descriptor lacks a name, libraries or an API table", path);
-		return -EINVAL;
-	}
-	if (!p->bpf_object || !p->bpf_object_sz) {
-		ct_err("plugin %s: no BPF object embedded", path);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < p->n_apis; i++) {
 		const struct ct_api *a = &p->apis[i];
 
-		if (!a->symbol || a->n_args > CT_MAX_ARGS) {
+		if (!a->symbol || a->n_args > CT_MAX_ARGS || a->n_reads > CT_MAX_READS) {
 			ct_err("plugin %s: API row %zu is malformed", path, i);
 			return -EINVAL;
 		}
-		for (int r = 0; r < CT_MAX_READS; r++) {
+		for (size_t r = 0; r < a->n_reads; r++) {
 			const struct ct_read *rd = &a->reads[r];
 
-			if (rd->phase && (rd->slot >= CT_REC_ARGS || rd->dst + rd->words > CT_REC_MEM)) {
-				ct_err("plugin %s: %s: read %d is out of range (slot %u, words %u..%u of %d)",
-				       path, a->symbol, r, rd->slot, rd->dst, rd->dst + rd->words, CT_REC_MEM);
+			if (rd->slot >= CT_MAX_SLOTS || rd->dst + rd->words > CT_MAX_MEM_WORDS) {
+				ct_err("plugin %s: %s: read %zu is out of range (slot %u, words %u..%u of %d)",
+				       path, a->symbol, r, rd->slot, rd->dst, rd->dst + rd->words, CT_MAX_MEM_WORDS);
 				return -EINVAL;
 			}
 		}
@@ -221,7 +217,7 @@ static int open_plugin(const char *path, struct ct_loaded_plugin *out)
 		return -EPROTO;
 	}
 	if (p->sz < CT_PLUGIN_MIN_SZ) {
-		ct_err("plugin %s: descriptor is %u bytes, smaller than the %zu this ABI requires: "
+		ct_err("plugin %s: descriptor is %zu bytes, smaller than the %zu this ABI requires: "
 		       "rebuild the plugin against this cudatracer's headers",
 		       path, p->sz, (size_t)CT_PLUGIN_MIN_SZ);
 		dlclose(dl);
@@ -235,12 +231,8 @@ static int open_plugin(const char *path, struct ct_loaded_plugin *out)
 	out->dl = dl;
 	out->p = p;
 	out->path = strdup(path);
-	out->state = NULL;
 	return 0;
 }
-
-/* Hooks are read only if the plugin's descriptor is large enough to hold them. */
-#define HAS_FIELD(p, f) ((p)->sz >= offsetof(struct ct_plugin, f) + sizeof((p)->f))
 
 int ct_plugin_load(const char *name, char *const *dirs, struct ct_loaded_plugin *out)
 {
@@ -266,25 +258,11 @@ int ct_plugin_load(const char *name, char *const *dirs, struct ct_loaded_plugin 
 			ct_err("set [tracer] plugin_path, or pass a path: --plugin /path/to/libct-%s.so", name);
 		}
 	}
-	if (err)
-		return err;
-	if (HAS_FIELD(out->p, init) && out->p->init) {
-		static const struct ct_host host = { sizeof(host), ct_log };
-
-		err = out->p->init(&host, &out->state);
-		if (err) {
-			ct_err("plugin %s: init failed: %s", out->path, strerror(-err));
-			ct_plugin_unload(out);
-			return err;
-		}
-	}
-	return 0;
+	return err;
 }
 
 void ct_plugin_unload(struct ct_loaded_plugin *lp)
 {
-	if (lp->p && HAS_FIELD(lp->p, fini) && lp->p->fini && lp->state)
-		lp->p->fini(lp->state);
 	if (lp->dl)
 		dlclose(lp->dl);
 	free(lp->path);

@@ -10,7 +10,6 @@ struct ct_loaded_plugin {
 	void *dl;
 	const struct ct_plugin *p;
 	char *path;
-	void *state; /* from the plugin's init hook */
 };
 
 /* Folders searched for "libct-NAME.so", in order, NULL-terminated; free with ct_plugin_dirs_free. */

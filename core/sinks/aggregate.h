@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <cudatracer/plugin.h>
+#include <cudatracer/record.h>
 
 /* Approximate percentile (0..100) of a log2 duration histogram: the upper bound of its bucket. */
 uint64_t ct_agg_percentile(const struct ct_agg *a, double pct);

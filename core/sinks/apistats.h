@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <cudatracer/event.h>
+#include <cudatracer/record.h>
 #include "sinks/hist.h"
 #include "util/u64map.h"
 

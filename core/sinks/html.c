@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cudatracer/record.h>
 #include "sinks/apistats.h"
 #include "sinks/memtrack.h"
 #include "sinks/sink.h"

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <cudatracer/record.h>
 #include "sinks/sink.h"
 #include "util/strbuf.h"
 
@@ -140,7 +141,7 @@ static struct api_text *api_text(struct jsonl_sink *s, const struct ct_event *ev
 		ct_sb_lit(&t->head, ",\"api\":");
 		ct_sb_json_str(&t->head, ev->api->symbol);
 		t->need = t->head.len + names_max(ev->plugin->errors);
-		for (int k = 0; k < ev->api->n_args && k < CT_MAX_ARGS; k++) {
+		for (size_t k = 0; k < ev->api->n_args && k < CT_MAX_ARGS; k++) {
 			if (!ct_sb_room(&t->keys[k], 6 * strlen(ev->api->args[k].name) + 64))
 				return NULL;
 			if (k)

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <cudatracer/event.h>
+#include <cudatracer/record.h>
 #include "util/u64map.h"
 
 enum ct_mem_kind { CT_MEM_DEVICE = 0, CT_MEM_HOST, CT_MEM_MANAGED, CT_MEM_KINDS };

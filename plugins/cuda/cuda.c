@@ -23,7 +23,7 @@ extern const struct ct_enum cu_result; /* generated from cuda.h: enum cudaError_
 
 #define NO_ARGS .n_args = 0
 /* The word an out-pointer argument points to, copied after the call. */
-#define OUT(slot) .reads = { CT_OUT_WORD(slot, 0) }
+#define OUT(slot) CT_READS(CT_OUT_WORD(slot, 0))
 
 /* Argument shapes that recur. `w` is the width in bytes of a device pointer
  * or size: 8, or 4 in the CUDA 3.x ABI of the unsuffixed symbols. */
@@ -117,7 +117,7 @@ extern const struct ct_enum cu_result; /* generated from cuda.h: enum cudaError_
  */
 #define CFG_UINT(n, byte) CT_ARG(n, CT_ARG_UINT, CT_IN_MEM(byte), 4, CT_ROLE_NONE)
 #define LAUNCH_KERNEL_EX(sym) CT_API(sym, CT_API_LAUNCH, \
-	.reads = { { 0, CT_AT_ENTRY, 7, 0 } }, \
+	CT_READS(CT_IN_WORDS(0, 7, 0)), \
 	CT_ARGS(CT_ARG("f", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_KERNEL), \
 	     CFG_UINT("gridDimX", 0), CFG_UINT("gridDimY", 4), CFG_UINT("gridDimZ", 8), \
 	     CFG_UINT("blockDimX", 12), CFG_UINT("blockDimY", 16), CFG_UINT("blockDimZ", 20), \
@@ -138,12 +138,12 @@ static const struct ct_api cuda_apis[] = {
 	CT_API("cuDriverGetVersion", 0, OUT(0),
 	    CT_ARGS(CT_ARG("driverVersion", CT_ARG_INT, CT_MEMW(0), 4, CT_ROLE_NONE))),
 	/* How libcudart, PyTorch and Triton find driver functions; hundreds at start-up. */
-	CT_API_STR("cuGetProcAddress", CT_API_HOT, 0, OUT(1),
+	CT_API("cuGetProcAddress", CT_API_HOT, CT_STR(0), OUT(1),
 		CT_ARGS(CT_ARG("symbol", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE),
 		     CT_ARG("pfn", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_NONE),
 		     CT_ARG("cudaVersion", CT_ARG_INT, CT_SLOT(2), 4, CT_ROLE_NONE),
 		     CT_ARG("flags", CT_ARG_HEX, CT_SLOT(3), 8, CT_ROLE_NONE))),
-	CT_API_STR("cuGetProcAddress_v2", CT_API_HOT, 0, OUT(1),
+	CT_API("cuGetProcAddress_v2", CT_API_HOT, CT_STR(0), OUT(1),
 		CT_ARGS(CT_ARG("symbol", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE),
 		     CT_ARG("pfn", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_NONE),
 		     CT_ARG("cudaVersion", CT_ARG_INT, CT_SLOT(2), 4, CT_ROLE_NONE),
@@ -223,12 +223,12 @@ static const struct ct_api cuda_apis[] = {
 
 	/* modules, libraries and the names of their kernels */
 	/* A module is named by its file; cuModuleGetFunction shows it. */
-	CT_API_STR("cuModuleLoad", 0, 1, OUT(0),
+	CT_API("cuModuleLoad", 0, CT_STR(1), OUT(0),
 		CT_ARGS(CT_ARG("module", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
 		     CT_ARG("fname", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE))),
 	CT_API("cuModuleLoadData", 0, OUT(0), CT_ARGS(NEW("module"), HPTR("image", 1))),
 	/* The kernel's name is read here and remembered by the handle written to *hfunc. */
-	CT_API_STR("cuModuleGetFunction", 0, 2, OUT(0),
+	CT_API("cuModuleGetFunction", 0, CT_STR(2), OUT(0),
 		CT_ARGS(CT_ARG("hfunc", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
 		     CT_ARG("hmod", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_HANDLE_NAMED),
 		     CT_ARG("name", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE))),
@@ -237,7 +237,7 @@ static const struct ct_api cuda_apis[] = {
 	CT_API("cuLibraryLoadData", 0, OUT(0),
 	    CT_ARGS(NEW("library"), HPTR("code", 1), UINT("numJitOptions", 4),
 		 UINT("numLibraryOptions", 7))),
-	CT_API_STR("cuLibraryGetKernel", 0, 2, OUT(0),
+	CT_API("cuLibraryGetKernel", 0, CT_STR(2), OUT(0),
 		CT_ARGS(CT_ARG("pKernel", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
 		     HANDLE("library", 1),
 		     CT_ARG("name", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE))),
@@ -268,20 +268,15 @@ static const struct ct_api cuda_apis[] = {
 	CT_API("cuEventSynchronize", CT_API_SYNC, CT_ARGS(HANDLE("hEvent", 0))),
 };
 
-static const char *const cuda_libraries[] = { "libcuda.so", NULL };
-
-static struct ct_plugin cuda_plugin = {
-	.abi_version = CT_ABI_VERSION,
-	.sz = sizeof(struct ct_plugin),
+static const struct ct_plugin cuda_plugin = {
+	CT_PLUGIN_HEAD,
 	.name = "cuda",
 	.version = "1",
-	.description = "CUDA driver CT_API (libcuda)",
-	.libraries = cuda_libraries,
-	.apis = cuda_apis,
-	.n_apis = sizeof(cuda_apis) / sizeof(cuda_apis[0]),
+	.description = "CUDA driver API (libcuda)",
+	CT_LIBRARIES("libcuda.so"),
+	CT_APIS(cuda_apis),
 	.errors = &cu_result,
 	.success_name = "CUDA_SUCCESS",
 };
 
-/* Fills bpf_object from the object ct_add_plugin() embedded. */
-CT_PLUGIN_DEFINE(cuda_plugin, ct_bpf_cuda)
+CT_PLUGIN_DEFINE(cuda_plugin)

@@ -39,23 +39,23 @@ extern const struct ct_enum cudart_memcpy_kinds;
 
 static const struct ct_api apis[] = {
 	/* memory */
-	{ "cudaMalloc", CT_API_DEV_ALLOC, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaMalloc", CT_API_DEV_ALLOC, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS(M_PTR("devPtr", 0, CT_ROLE_ALLOC_PTR), A_SIZE("size", 1, CT_ROLE_BYTES)) },
 	{ "cudaFree", CT_API_DEV_FREE, NOSTR,
 	  CT_ARGS(A_PTR("devPtr", 0, CT_ROLE_FREE_PTR)) },
-	{ "cudaMallocHost", CT_API_ALLOC | CT_API_HOST_MEM, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaMallocHost", CT_API_ALLOC | CT_API_HOST_MEM, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS(M_PTR("ptr", 0, CT_ROLE_ALLOC_PTR), A_SIZE("size", 1, CT_ROLE_BYTES)) },
 	{ "cudaFreeHost", CT_API_FREE | CT_API_HOST_MEM, NOSTR,
 	  CT_ARGS(A_PTR("ptr", 0, CT_ROLE_FREE_PTR)) },
-	{ "cudaHostAlloc", CT_API_ALLOC | CT_API_HOST_MEM, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaHostAlloc", CT_API_ALLOC | CT_API_HOST_MEM, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS(M_PTR("pHost", 0, CT_ROLE_ALLOC_PTR), A_SIZE("size", 1, CT_ROLE_BYTES), A_FLAGS("flags", 2)) },
-	{ "cudaMallocManaged", CT_API_ALLOC | CT_API_MANAGED_MEM, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaMallocManaged", CT_API_ALLOC | CT_API_MANAGED_MEM, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS(M_PTR("devPtr", 0, CT_ROLE_ALLOC_PTR), A_SIZE("size", 1, CT_ROLE_BYTES), A_FLAGS("flags", 2)) },
-	WITH_VARIANT("_ptsz", "cudaMallocAsync", CT_API_DEV_ALLOC, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	WITH_VARIANT("_ptsz", "cudaMallocAsync", CT_API_DEV_ALLOC, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS(M_PTR("devPtr", 0, CT_ROLE_ALLOC_PTR), A_SIZE("size", 1, CT_ROLE_BYTES), A_STREAM("stream", 2))),
 	WITH_VARIANT("_ptsz", "cudaFreeAsync", CT_API_DEV_FREE, NOSTR,
 	  CT_ARGS(A_PTR("devPtr", 0, CT_ROLE_FREE_PTR), A_STREAM("stream", 1))),
-	{ "cudaMemGetInfo", 0, NOSTR, .reads = { CT_OUT_WORD(0, 0), CT_OUT_WORD(1, 1) },
+	{ "cudaMemGetInfo", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0), CT_OUT_WORD(1, 1)),
 	  CT_ARGS(M_SIZE("free", 0), M_SIZE("total", 1)) },
 
 	/* copies and sets */
@@ -87,7 +87,7 @@ static const struct ct_api apis[] = {
 	/* cudaLaunchKernelExC(config, func, args); config is copied at entry:
 	 * dim3 gridDim @0, dim3 blockDim @12, size_t dynamicSmemBytes @24, stream @32 */
 	WITH_VARIANT("_ptsz", "cudaLaunchKernelExC", CT_API_LAUNCH, NOSTR,
-	  .reads = { { 0, CT_AT_ENTRY, 5, 0 } },
+	  CT_READS(CT_IN_WORDS(0, 5, 0)),
 	  CT_ARGS(A_PTR("func", 1, CT_ROLE_KERNEL),
 		    { "grid", CT_ARG_DIM3, .area = CT_AREA_MEM, .off = 0, .size = 12, .count_from = -1 },
 		    { "block", CT_ARG_DIM3, .area = CT_AREA_MEM, .off = 12, .size = 12, .count_from = -1 },
@@ -95,19 +95,19 @@ static const struct ct_api apis[] = {
 		    { "stream", CT_ARG_HANDLE, CT_MEMW(4), 8, CT_ROLE_STREAM, -1, NULL } )),
 	/* nvcc 13's <<<>>> asks __cudaGetKernel for a kernel handle once per kernel and
 	 * launches with it: the handle is named after the stub it came from. */
-	{ "__cudaGetKernel", 0, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "__cudaGetKernel", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS({ "kernel", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW, -1, NULL },
 		    A_PTR("entryFuncAddr", 1, CT_ROLE_KERNEL)) },
-	{ "cudaGetKernel", 0, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaGetKernel", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS({ "kernel", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW, -1, NULL },
 		    A_PTR("entryFuncAddr", 1, CT_ROLE_KERNEL)) },
 	WITH_VARIANT("_ptsz", "cudaGraphLaunch", CT_API_LAUNCH, NOSTR,
 	  CT_ARGS(A_HANDLE("graphExec", 0), A_STREAM("stream", 1))),
 
 	/* streams */
-	{ "cudaStreamCreate", 0, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaStreamCreate", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS(M_HANDLE("pStream", 0)) },
-	{ "cudaStreamCreateWithFlags", 0, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaStreamCreateWithFlags", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS(M_HANDLE("pStream", 0), A_FLAGS("flags", 1)) },
 	{ "cudaStreamDestroy", 0, NOSTR, CT_ARGS(A_STREAM("stream", 0)) },
 	WITH_VARIANT("_ptsz", "cudaStreamSynchronize", CT_API_SYNC, NOSTR,
@@ -119,26 +119,26 @@ static const struct ct_api apis[] = {
 	{ "cudaDeviceSynchronize", CT_API_SYNC, NOSTR },
 
 	/* events */
-	{ "cudaEventCreate", 0, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaEventCreate", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS(M_HANDLE("event", 0)) },
-	{ "cudaEventCreateWithFlags", 0, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaEventCreateWithFlags", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS(M_HANDLE("event", 0), A_FLAGS("flags", 1)) },
 	WITH_VARIANT("_ptsz", "cudaEventRecord", 0, NOSTR,
 	  CT_ARGS(A_HANDLE("event", 0), A_STREAM("stream", 1))),
 	{ "cudaEventSynchronize", CT_API_SYNC, NOSTR, CT_ARGS(A_HANDLE("event", 0)) },
 	{ "cudaEventQuery", CT_API_HOT, NOSTR, CT_ARGS(A_HANDLE("event", 0)) },
-	{ "cudaEventElapsedTime", 0, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaEventElapsedTime", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS({ "ms", CT_ARG_FLOAT, CT_MEMW(0), 4, CT_ROLE_NONE, -1, NULL },
 		    A_HANDLE("start", 1), A_HANDLE("end", 2)) },
 	{ "cudaEventDestroy", 0, NOSTR, CT_ARGS(A_HANDLE("event", 0)) },
 
 	/* devices */
-	{ "cudaGetDevice", CT_API_HOT, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaGetDevice", CT_API_HOT, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS(M_INT("device", 0)) },
 	{ "cudaSetDevice", 0, NOSTR, CT_ARGS(A_DEVICE("device", 0)) },
-	{ "cudaGetDeviceCount", 0, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaGetDeviceCount", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS(M_INT("count", 0)) },
-	{ "cudaDeviceGetAttribute", CT_API_HOT, NOSTR, .reads = { CT_OUT_WORD(0, 0) },
+	{ "cudaDeviceGetAttribute", CT_API_HOT, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
 	  CT_ARGS(M_INT("value", 0), A_INT("attr", 1), A_DEVICE("device", 2)) },
 	{ "cudaGetDeviceProperties", 0, NOSTR,
 	  CT_ARGS(A_PTR("prop", 0, CT_ROLE_NONE), A_DEVICE("device", 1)) },
@@ -147,19 +147,15 @@ static const struct ct_api apis[] = {
 	{ "cudaPeekAtLastError", CT_API_HOT, NOSTR },
 };
 
-static const char *const libraries[] = { "libcudart.so", NULL };
-
-static struct ct_plugin cudart_plugin = {
-	.abi_version = CT_ABI_VERSION,
-	.sz = sizeof(struct ct_plugin),
+static const struct ct_plugin cudart_plugin = {
+	CT_PLUGIN_HEAD,
 	.name = "cudart",
 	.version = "1.0",
 	.description = "CUDA runtime API (libcudart)",
-	.libraries = libraries,
-	.apis = apis,
-	.n_apis = sizeof(apis) / sizeof(apis[0]),
+	CT_LIBRARIES("libcudart.so"),
+	CT_APIS(apis),
 	.errors = &cudart_errors,
 	.success_name = "cudaSuccess",
 };
 
-CT_PLUGIN_DEFINE(cudart_plugin, ct_bpf_cudart)
+CT_PLUGIN_DEFINE(cudart_plugin)

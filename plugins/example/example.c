@@ -13,82 +13,36 @@
 extern const struct ct_enum toy_errors;
 
 static const struct ct_api toy_apis[] = {
-	{
-		/* toyStatus toyMalloc(void **ptr, size_t size) */
-		.symbol = "toyMalloc",
-		.flags = CT_API_ALLOC | CT_API_DEVICE_MEM,
-		.result = CT_RES_ERROR,
-		.err_arg = -1,
-		.str_slot = CT_NO_STR,
-		/* after the call, copy the word that slot 0 points to into mem[0] */
-		.reads = { { .slot = 0, .phase = CT_AT_EXIT, .words = 1, .dst = 0 } },
-		.n_args = 2,
-		.args = {
-			{ .name = "ptr", .kind = CT_ARG_PTR, CT_MEMW(0), .size = 8,
-			  .role = CT_ROLE_ALLOC_PTR },
-			{ .name = "size", .kind = CT_ARG_SIZE, CT_SLOT(1), .size = 8,
-			  .role = CT_ROLE_BYTES },
-		},
-	},
-	{
-		/* toyStatus toyFree(void *ptr) */
-		.symbol = "toyFree",
-		.flags = CT_API_FREE | CT_API_DEVICE_MEM,
-		.result = CT_RES_ERROR,
-		.err_arg = -1,
-		.str_slot = CT_NO_STR,
-		.n_args = 1,
-		.args = {
-			{ .name = "ptr", .kind = CT_ARG_PTR, CT_SLOT(0), .size = 8,
-			  .role = CT_ROLE_FREE_PTR },
-		},
-	},
-	{
-		/* toyStatus toyMemcpy(void *dst, const void *src, size_t size) */
-		.symbol = "toyMemcpy",
-		.flags = CT_API_COPY,
-		.result = CT_RES_ERROR,
-		.err_arg = -1,
-		.str_slot = CT_NO_STR,
-		.n_args = 3,
-		.args = {
-			{ .name = "dst", .kind = CT_ARG_PTR, CT_SLOT(0), .size = 8 },
-			{ .name = "src", .kind = CT_ARG_PTR, CT_SLOT(1), .size = 8 },
-			{ .name = "size", .kind = CT_ARG_SIZE, CT_SLOT(2), .size = 8,
-			  .role = CT_ROLE_BYTES },
-		},
-	},
-	{
-		/* toyStatus toyLaunch(const char *name, float *data, unsigned int n) */
-		.symbol = "toyLaunch",
-		.flags = CT_API_LAUNCH,
-		.result = CT_RES_ERROR,
-		.err_arg = -1,
-		.str_slot = 0, /* read the C string in slot 0 at entry */
-		.n_args = 3,
-		.args = {
-			{ .name = "name", .kind = CT_ARG_STRING, .area = CT_AREA_STR,
-			  .role = CT_ROLE_KERNEL },
-			{ .name = "data", .kind = CT_ARG_PTR, CT_SLOT(1), .size = 8 },
-			{ .name = "n", .kind = CT_ARG_UINT, CT_SLOT(2), .size = 4 },
-		},
-	},
+	/* toyStatus toyMalloc(void **ptr, size_t size): after the call, copy the
+	 * word that slot 0 points to into memory word 0 */
+	CT_API("toyMalloc", CT_API_ALLOC | CT_API_DEVICE_MEM, CT_READS(CT_OUT_WORD(0, 0)),
+	       CT_ARGS(CT_ARG("ptr", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR),
+		       CT_ARG("size", CT_ARG_SIZE, CT_SLOT(1), 8, CT_ROLE_BYTES))),
+	/* toyStatus toyFree(void *ptr) */
+	CT_API("toyFree", CT_API_FREE | CT_API_DEVICE_MEM,
+	       CT_ARGS(CT_ARG("ptr", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	/* toyStatus toyMemcpy(void *dst, const void *src, size_t size) */
+	CT_API("toyMemcpy", CT_API_COPY,
+	       CT_ARGS(CT_ARG("dst", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_NONE),
+		       CT_ARG("src", CT_ARG_PTR, CT_SLOT(1), 8, CT_ROLE_NONE),
+		       CT_ARG("size", CT_ARG_SIZE, CT_SLOT(2), 8, CT_ROLE_BYTES))),
+	/* toyStatus toyLaunch(const char *name, float *data, unsigned int n):
+	 * the C string in slot 0 is read at entry */
+	CT_API("toyLaunch", CT_API_LAUNCH, CT_STR(0),
+	       CT_ARGS(CT_ARG("name", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_KERNEL),
+		       CT_ARG("data", CT_ARG_PTR, CT_SLOT(1), 8, CT_ROLE_NONE),
+		       CT_ARG("n", CT_ARG_UINT, CT_SLOT(2), 4, CT_ROLE_NONE))),
 };
 
-static const char *const toy_libraries[] = { "libtoyrt.so", NULL };
-
-static struct ct_plugin toy_plugin = {
-	.abi_version = CT_ABI_VERSION,
-	.sz = sizeof(struct ct_plugin),
+static const struct ct_plugin toy_plugin = {
+	CT_PLUGIN_HEAD,
 	.name = "example",
 	.version = "1",
 	.description = "example plugin: the toyrt library",
-	.libraries = toy_libraries,
-	.apis = toy_apis,
-	.n_apis = sizeof(toy_apis) / sizeof(toy_apis[0]),
+	CT_LIBRARIES("libtoyrt.so"),
+	CT_APIS(toy_apis),
 	.errors = &toy_errors,
 	.success_name = "toySuccess",
 };
 
-/* The entry point; embed.S provides ct_bpf_example_start/_end. */
-CT_PLUGIN_DEFINE(toy_plugin, ct_bpf_example)
+CT_PLUGIN_DEFINE(toy_plugin)

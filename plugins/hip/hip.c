@@ -17,7 +17,7 @@ extern const struct ct_enum hip_memcpy_kinds; /* generated: hipMemcpyKind */
 			 .role = CT_ROLE_COPY_KIND, .names = &hip_memcpy_kinds }
 #define NO_ARGS .n_args = 0
 /* The word an out-pointer argument points to, copied after the call. */
-#define OUT(slot, word) .reads = { CT_OUT_WORD(slot, word) }
+#define OUT(slot, word) CT_READS(CT_OUT_WORD(slot, word))
 
 
 static const struct ct_api hip_apis[] = {
@@ -99,7 +99,7 @@ static const struct ct_api hip_apis[] = {
 		 CT_ARG("stopEvent", CT_ARG_HANDLE, CT_SLOT(9), 8, CT_ROLE_NONE),
 		 CT_ARG("flags", CT_ARG_INT, CT_SLOT(10), 4, CT_ROLE_NONE))),
 	/* The kernel name is read here and remembered by the handle written to *function. */
-	CT_API_STR("hipModuleGetFunction", 0, 2, OUT(0, 0),
+	CT_API("hipModuleGetFunction", 0, CT_STR(2), OUT(0, 0),
 		CT_ARGS(CT_ARG("function", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
 		     CT_ARG("module", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_NONE),
 		     CT_ARG("kname", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE))),
@@ -155,20 +155,15 @@ static const struct ct_api hip_apis[] = {
 	    CT_ARGS(CT_ARG("count", CT_ARG_INT, CT_MEMW(0), 4, CT_ROLE_NONE))),
 };
 
-static const char *const hip_libraries[] = { "libamdhip64.so", NULL };
-
-static struct ct_plugin hip_plugin = {
-	.abi_version = CT_ABI_VERSION,
-	.sz = sizeof(struct ct_plugin),
+static const struct ct_plugin hip_plugin = {
+	CT_PLUGIN_HEAD,
 	.name = "hip",
 	.version = "1",
 	.description = "AMD HIP runtime (libamdhip64)",
-	.libraries = hip_libraries,
-	.apis = hip_apis,
-	.n_apis = sizeof(hip_apis) / sizeof(hip_apis[0]),
+	CT_LIBRARIES("libamdhip64.so"),
+	CT_APIS(hip_apis),
 	.errors = &hip_errors,
 	.success_name = "hipSuccess",
 };
 
-/* Fills bpf_object from the object ct_add_plugin() embedded. */
-CT_PLUGIN_DEFINE(hip_plugin, ct_bpf_hip)
+CT_PLUGIN_DEFINE(hip_plugin)

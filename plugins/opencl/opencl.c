@@ -15,7 +15,7 @@
 
 extern const struct ct_enum cl_errors; /* generated: CL/cl.h and CL/cl_ext.h */
 
-#define READS(...) .reads = { __VA_ARGS__ }
+#define READS(...) CT_READS(__VA_ARGS__)
 /* `words` 8-byte words that the pointer in `slot` points to, into rec->mem[dst]. */
 #define AT_ENTRY(slot, words, dst) { slot, CT_AT_ENTRY, words, dst }
 #define AT_EXIT(slot, words, dst) { slot, CT_AT_EXIT, words, dst }
@@ -166,20 +166,15 @@ static const struct ct_api opencl_apis[] = {
 
 /* The ICD loader; vendors' own libraries (libpocl, the NVIDIA and AMD ICDs)
  * export the same names under other sonames and are reached through it. */
-static const char *const opencl_libraries[] = { "libOpenCL.so", NULL };
-
-static struct ct_plugin opencl_plugin = {
-	.abi_version = CT_ABI_VERSION,
-	.sz = sizeof(struct ct_plugin),
+static const struct ct_plugin opencl_plugin = {
+	CT_PLUGIN_HEAD,
 	.name = "opencl",
 	.version = "1",
 	.description = "OpenCL through the ICD loader (libOpenCL)",
-	.libraries = opencl_libraries,
-	.apis = opencl_apis,
-	.n_apis = sizeof(opencl_apis) / sizeof(opencl_apis[0]),
+	CT_LIBRARIES("libOpenCL.so"),
+	CT_APIS(opencl_apis),
 	.errors = &cl_errors,
 	.success_name = "CL_SUCCESS",
 };
 
-/* Fills bpf_object from the object ct_add_plugin() embedded. */
-CT_PLUGIN_DEFINE(opencl_plugin, ct_bpf_opencl)
+CT_PLUGIN_DEFINE(opencl_plugin)

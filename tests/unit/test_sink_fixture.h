@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <cudatracer/record.h>
 #include "sinks/sink.h"
 
 static const struct ct_enum_entry fx_kind_v[] = {
@@ -35,42 +36,42 @@ enum {
 
 static const struct ct_api fx_apis[FX_N] = {
 	[FX_MALLOC] = { .symbol = "xMalloc", .flags = CT_API_ALLOC | CT_API_DEVICE_MEM, .n_args = 2,
-			.args = { FX_ARG("devPtr", CT_ARG_PTR, 0, CT_ROLE_ALLOC_PTR),
+			.args = (const struct ct_arg[]){ FX_ARG("devPtr", CT_ARG_PTR, 0, CT_ROLE_ALLOC_PTR),
 				  FX_ARG("size", CT_ARG_SIZE, 1, CT_ROLE_BYTES) } },
 	[FX_FREE] = { .symbol = "xFree", .flags = CT_API_FREE | CT_API_DEVICE_MEM, .n_args = 1,
-		      .args = { FX_ARG("devPtr", CT_ARG_PTR, 0, CT_ROLE_FREE_PTR) } },
+		      .args = (const struct ct_arg[]){ FX_ARG("devPtr", CT_ARG_PTR, 0, CT_ROLE_FREE_PTR) } },
 	[FX_MEMCPY] = { .symbol = "xMemcpy", .flags = CT_API_COPY, .n_args = 4,
-			.args = { FX_ARG("dst", CT_ARG_PTR, 0, CT_ROLE_NONE),
+			.args = (const struct ct_arg[]){ FX_ARG("dst", CT_ARG_PTR, 0, CT_ROLE_NONE),
 				  FX_ARG("src", CT_ARG_PTR, 1, CT_ROLE_NONE),
 				  FX_ARG("count", CT_ARG_SIZE, 2, CT_ROLE_BYTES),
 				  { .name = "kind", .kind = CT_ARG_ENUM, CT_SLOT(3), .size = 4,
 				    .role = CT_ROLE_COPY_KIND, .names = &fx_kinds } } },
 	[FX_LAUNCH] = { .symbol = "xLaunchKernel", .flags = CT_API_LAUNCH, .n_args = 2,
-			.args = { FX_ARG("func", CT_ARG_PTR, 0, CT_ROLE_KERNEL),
+			.args = (const struct ct_arg[]){ FX_ARG("func", CT_ARG_PTR, 0, CT_ROLE_KERNEL),
 				  { .name = "grid", .kind = CT_ARG_DIM3, CT_SLOT(1), .size = 12 } } },
 	[FX_MALLOC_HOST] = { .symbol = "xMallocHost", .flags = CT_API_ALLOC | CT_API_HOST_MEM, .n_args = 2,
-			     .args = { FX_ARG("ptr", CT_ARG_PTR, 0, CT_ROLE_ALLOC_PTR),
+			     .args = (const struct ct_arg[]){ FX_ARG("ptr", CT_ARG_PTR, 0, CT_ROLE_ALLOC_PTR),
 				       FX_ARG("size", CT_ARG_SIZE, 1, CT_ROLE_BYTES) } },
 	[FX_FREE_HOST] = { .symbol = "xFreeHost", .flags = CT_API_FREE | CT_API_HOST_MEM, .n_args = 1,
-			   .args = { FX_ARG("ptr", CT_ARG_PTR, 0, CT_ROLE_FREE_PTR) } },
+			   .args = (const struct ct_arg[]){ FX_ARG("ptr", CT_ARG_PTR, 0, CT_ROLE_FREE_PTR) } },
 	[FX_MARK] = { .symbol = "xMark", .flags = CT_API_ENTRY_ONLY, .n_args = 1,
-		      .args = { { .name = "label", .kind = CT_ARG_STRING, .area = CT_AREA_STR } } },
+		      .args = (const struct ct_arg[]){ { .name = "label", .kind = CT_ARG_STRING, .area = CT_AREA_STR } } },
 	[FX_MEMCPY2D] = { .symbol = "xMemcpy2D", .flags = CT_API_COPY, .n_args = 3,
-			  .args = { FX_ARG("width", CT_ARG_SIZE, 0, CT_ROLE_BYTES),
+			  .args = (const struct ct_arg[]){ FX_ARG("width", CT_ARG_SIZE, 0, CT_ROLE_BYTES),
 				    FX_ARG("height", CT_ARG_SIZE, 1, CT_ROLE_HEIGHT),
 				    { .name = "kind", .kind = CT_ARG_ENUM, CT_SLOT(2), .size = 4,
 				      .role = CT_ROLE_COPY_KIND, .names = &fx_kinds } } },
 	[FX_SYNC] = { .symbol = "xDeviceSynchronize", .flags = CT_API_SYNC },
 	[FX_MEMSET] = { .symbol = "xMemset", .flags = CT_API_SET, .n_args = 3,
-			.args = { FX_ARG("devPtr", CT_ARG_PTR, 0, CT_ROLE_NONE),
+			.args = (const struct ct_arg[]){ FX_ARG("devPtr", CT_ARG_PTR, 0, CT_ROLE_NONE),
 				  { .name = "value", .kind = CT_ARG_INT, CT_SLOT(1), .size = 4 },
 				  FX_ARG("count", CT_ARG_SIZE, 2, CT_ROLE_BYTES) } },
 	[FX_NAMED] = { .symbol = "xSetName", .flags = 0, .n_args = 1,
-		       .args = { { .name = "name", .kind = CT_ARG_STRING, .area = CT_AREA_STR } } },
+		       .args = (const struct ct_arg[]){ { .name = "name", .kind = CT_ARG_STRING, .area = CT_AREA_STR } } },
 };
 
 static const struct ct_plugin fx_plugin = {
-	.abi_version = CT_ABI_VERSION, .sz = sizeof(struct ct_plugin), .name = "fake",
+	CT_PLUGIN_HEAD, .name = "fake",
 	.apis = fx_apis, .n_apis = FX_N, .errors = &fx_errs, .success_name = "xSuccess",
 };
 

@@ -1,33 +1,52 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cudatracer plugin ABI.
+ * cudatracer plugin ABI 3.
  *
  * A runtime plugin is a shared object that exports one function,
- * CT_PLUGIN_ENTRY_SYMBOL, returning a `struct ct_plugin`. The plugin is
- * mostly data: the list of APIs it traces, how each argument is found at
- * the probe and decoded, the runtime's error names, and the BPF object
- * (built from bpf/<plugin>.bpf.c, which includes bpf/capture.bpf.h).
+ * CT_PLUGIN_ENTRY_SYMBOL, returning a `struct ct_plugin`: tables only. The
+ * list of APIs it traces, where each argument is found when the probe fires
+ * and how it is shown, the runtime's error names, the libraries to look
+ * for. The capture engine is the core's (one BPF object for every plugin of
+ * a session); nothing of its internals (maps, programs, counters, the record
+ * layout) is part of this ABI. A plugin built from this header needs a C
+ * compiler and nothing else.
  *
- * Stability rules:
- *  - the core reads `abi_version` and `sz` before anything else and refuses
- *    a plugin whose abi_version differs from CT_ABI_VERSION;
- *  - new fields are only ever appended to struct ct_plugin; the core reads a
- *    field only if the plugin's `sz` covers it (as libbpf does with opts);
- *  - any change to the other structs below bumps CT_ABI_VERSION.
+ * Where a table cannot say what to capture, a plugin may also carry a small
+ * BPF object written against <cudatracer/hook.bpf.h> (`bpf_hook`): the core
+ * combines it with its engine at load (docs/plugins.md).
+ *
+ * Stability rules (libbpf's opts rule):
+ *  - `sz` and `abi_version` come first; the core reads them before anything
+ *    else and refuses a plugin whose abi_version is not CT_ABI_VERSION;
+ *  - fields are only ever appended to struct ct_plugin; the core reads a
+ *    field only if the plugin's `sz` covers it, and refuses a descriptor
+ *    larger than its own whose unknown tail bytes are not all zero;
+ *  - any change to the other structs below bumps CT_ABI_VERSION;
+ *  - every array is a pointer and a count; the core validates every row
+ *    (counts, names, slots, sizes, enum tables, duplicate symbols) before it
+ *    uses the table, and names the plugin, the row and the field it refuses.
  */
 #ifndef CUDATRACER_PLUGIN_H
 #define CUDATRACER_PLUGIN_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <cudatracer/record.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define CT_ABI_VERSION 2
+#define CT_ABI_VERSION 3
 #define CT_PLUGIN_ENTRY_SYMBOL "cudatracer_plugin_entry"
+
+/* What one call can capture; a row that asks for more is refused. */
+#define CT_MAX_SLOTS 12     /* argument slots: 6 registers, then 6 stack words */
+#define CT_MAX_MEM_WORDS 8  /* 8-byte words copied from user memory per call */
+#define CT_MAX_STR 256      /* bytes of the one C string a call may read, NUL included */
+#define CT_MAX_ARGS 16      /* shown fields per API */
+#define CT_MAX_READS 4      /* user-memory copies per API */
+#define CT_MAX_VARIANTS 4   /* symbol variants per row */
+#define CT_NO_STR 0xff      /* str_slot: the API reads no string */
 
 /* One value -> name pair; tables are sorted by value (generated, see tools/). */
 struct ct_enum_entry {
@@ -50,17 +69,19 @@ enum ct_arg_kind {
 	CT_ARG_HANDLE,  /* opaque handle (stream, event, context ...) */
 	CT_ARG_ENUM,    /* value named from `names` */
 	CT_ARG_DIM3,    /* three uint32 in a row: x, y, z */
-	CT_ARG_STRING,  /* the record's string buffer */
+	CT_ARG_STRING,  /* the call's string (str_slot) */
 	CT_ARG_FLOAT,   /* 32-bit float read from memory */
 	CT_ARG_SIZES3,  /* up to three size_t in a row, count from `count_from` */
+	CT_ARG_KIND_MAX
 };
 
-/* Where an argument's bits are in the record. */
+/* Where an argument's bits are. */
 enum ct_area {
-	CT_AREA_ARGS = 1, /* rec->args: six argument registers then stack words */
-	CT_AREA_MEM,      /* rec->mem: words copied by the API's reads */
-	CT_AREA_STR,      /* rec->str */
-	CT_AREA_RET,      /* rec->ret */
+	CT_AREA_ARGS = 1, /* argument slot off/8: registers, then stack words */
+	CT_AREA_MEM,      /* words copied by the API's reads, at byte off */
+	CT_AREA_STR,      /* the call's string */
+	CT_AREA_RET,      /* the return value */
+	CT_AREA_MAX
 };
 
 /*
@@ -76,9 +97,10 @@ enum ct_role {
 	CT_ROLE_STREAM,
 	CT_ROLE_DEVICE,
 	CT_ROLE_KERNEL,     /* the kernel a launch runs (host stub or handle) */
-	CT_ROLE_HANDLE_NEW, /* handle created by this call; named from rec->str */
+	CT_ROLE_HANDLE_NEW, /* handle created by this call; named from the call's string */
 	CT_ROLE_HANDLE_NAMED, /* handle whose name was seen at creation */
 	CT_ROLE_HEIGHT,     /* rows of a 2D copy: bytes = BYTES * HEIGHT */
+	CT_ROLE_MAX
 };
 
 struct ct_arg {
@@ -86,51 +108,24 @@ struct ct_arg {
 	uint8_t kind;   /* enum ct_arg_kind */
 	uint8_t area;   /* enum ct_area */
 	uint8_t off;    /* byte offset in the area */
-	uint8_t size;   /* bytes: 1, 2, 4 or 8 (DIM3: 12) */
+	uint8_t size;   /* bytes: 1, 2, 4 or 8 (DIM3: 12, SIZES3: 24) */
 	uint8_t role;   /* enum ct_role */
-	int8_t count_from; /* CT_ARG_SIZES3: index of the arg that holds the count */
+	int8_t count_from; /* CT_ARG_SIZES3: index of the arg that holds the count, else -1 */
 	const struct ct_enum *names; /* CT_ARG_ENUM */
 };
 
-/* Argument slot n: registers rdi, rsi, rdx, rcx, r8, r9, then stack words. */
-#define CT_SLOT(n) .area = CT_AREA_ARGS, .off = (uint8_t)((n) * 8)
-#define CT_MEMW(n) .area = CT_AREA_MEM, .off = (uint8_t)((n) * 8)
-
-/*
- * Row builders, so that a plugin's table reads as data and every plugin
- * (third-party ones too) builds rows the same way:
- *   CT_API("cuMemAlloc_v2", CT_API_DEV_ALLOC, .reads = { CT_OUT_WORD(0, 0) },
- *          CT_ARGS(CT_ARG("dptr", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR),
- *                  CT_ARG("bytesize", CT_ARG_SIZE, CT_SLOT(1), 8, CT_ROLE_BYTES)))
- * CT_ARGS counts the arguments itself.
- */
-#define CT_ARG(n, k, where, sz, r) \
-	{ .name = n, .kind = k, where, .size = sz, .role = r, .count_from = -1 }
-#define CT_ARGS(...) .args = { __VA_ARGS__ }, \
-	.n_args = sizeof((struct ct_arg[]){ __VA_ARGS__ }) / sizeof(struct ct_arg)
-#define CT_IN_STR .area = CT_AREA_STR, .off = 0
-#define CT_IN_RET .area = CT_AREA_RET, .off = 0
-#define CT_IN_MEM(byte) .area = CT_AREA_MEM, .off = (uint8_t)(byte)
-/* The word an out-pointer argument in `slot` points to, copied after the call into mem[word]. */
-#define CT_OUT_WORD(slot, word) { slot, CT_AT_EXIT, 1, word }
-/* A call that returns an error code; with a C string read at entry from slot `str`. */
-#define CT_API(sym, fl, ...) { .symbol = sym, .flags = fl, .result = CT_RES_ERROR, \
-			       .err_arg = -1, .str_slot = CT_NO_STR, __VA_ARGS__ }
-#define CT_API_STR(sym, fl, str, ...) { .symbol = sym, .flags = fl, .result = CT_RES_ERROR, \
-					.err_arg = -1, .str_slot = str, __VA_ARGS__ }
-
-/* A copy of user memory the BPF side makes for one API. */
+/* A copy of user memory the engine makes for one API. */
 enum ct_phase { CT_AT_ENTRY = 1, CT_AT_EXIT = 2 };
 
 struct ct_read {
 	uint8_t slot;  /* argument slot that holds the pointer */
-	uint8_t phase; /* enum ct_phase; 0 = unused */
+	uint8_t phase; /* enum ct_phase */
 	uint8_t words; /* 8-byte words to copy */
-	uint8_t dst;   /* first word in rec->mem */
+	uint8_t dst;   /* first memory word they go to */
 };
 
 /* API flags. */
-#define CT_API_ENTRY_ONLY (1u << 0) /* emit at entry, no exit probe */
+#define CT_API_ENTRY_ONLY (1u << 0) /* one record at entry: no exit probe, no duration */
 #define CT_API_HOT        (1u << 1) /* called very often: off in the default profile */
 #define CT_API_ALLOC      (1u << 2)
 #define CT_API_FREE       (1u << 3)
@@ -141,72 +136,116 @@ struct ct_read {
 #define CT_API_DEVICE_MEM (1u << 8) /* with ALLOC/FREE: device memory */
 #define CT_API_HOST_MEM   (1u << 9) /* with ALLOC/FREE: pinned host memory */
 #define CT_API_MANAGED_MEM (1u << 10)
+#define CT_API_FLAGS_ALL  ((1u << 11) - 1)
 #define CT_API_DEV_ALLOC (CT_API_ALLOC | CT_API_DEVICE_MEM)
 #define CT_API_DEV_FREE (CT_API_FREE | CT_API_DEVICE_MEM)
+/* Calls that move bytes: copies and sets. */
+#define CT_API_MOVES_BYTES (CT_API_COPY | CT_API_SET)
 
 /* How the call's result is read. */
 enum ct_result {
 	CT_RES_ERROR = 0, /* low 32 bits of the return value are an error code */
 	CT_RES_VOID,      /* nothing returned */
 	CT_RES_HANDLE,    /* a handle is returned; the error code, if any, is `err_arg` */
+	CT_RES_MAX
 };
-
-#define CT_MAX_ARGS 12
-#define CT_MAX_READS 4
-#define CT_NO_STR 0xff
 
 struct ct_api {
 	const char *symbol;
-	uint32_t flags;
+	uint32_t flags;   /* CT_API_* */
 	uint8_t result;   /* enum ct_result */
 	int8_t err_arg;   /* CT_RES_HANDLE: index in args of the error code, or -1 */
 	uint8_t str_slot; /* slot of a C string read at entry, or CT_NO_STR */
-	uint8_t n_args;
-	struct ct_read reads[CT_MAX_READS];
-	struct ct_arg args[CT_MAX_ARGS];
+	const struct ct_arg *args;
+	size_t n_args;
+	const struct ct_read *reads;
+	size_t n_reads;
+	/* Suffixes of symbols with the same signature (cudaMemcpy -> cudaMemcpy_ptds):
+	 * each is traced as an API of its own, symbol + suffix. */
+	const char *const *variants;
+	size_t n_variants;
 };
-
-/* What the core offers a plugin's hooks. */
-struct ct_host {
-	size_t sz;
-	void (*log)(int level, const char *fmt, ...);
-};
-
-struct ct_event;
 
 struct ct_plugin {
+	size_t sz;            /* sizeof(struct ct_plugin) the plugin was built with */
 	uint32_t abi_version; /* CT_ABI_VERSION the plugin was built with */
-	uint32_t sz;          /* sizeof(struct ct_plugin) the plugin was built with */
-	const char *name;
+	const char *name;     /* what --plugin takes: [a-z0-9_]+ */
 	const char *version;
 	const char *description;
-	const char *const *libraries; /* library basenames to look for, NULL-terminated */
+	const char *const *libraries; /* sonames to look for (prefixes), newest first */
+	size_t n_libraries;
 	const struct ct_api *apis;
 	size_t n_apis;
 	const struct ct_enum *errors; /* the runtime's error codes, by value */
 	const char *success_name;     /* name of the "no error" value */
-	const void *bpf_object;
-	size_t bpf_object_sz;
-	int (*init)(const struct ct_host *host, void **state);
-	int (*decode)(void *state, const struct ct_record *r, struct ct_event *ev);
-	void (*fini)(void *state);
+	/* Optional: a BPF object built against <cudatracer/hook.bpf.h>. */
+	const void *bpf_hook;
+	size_t bpf_hook_sz;
 };
 
 typedef const struct ct_plugin *(*ct_plugin_entry_fn)(void);
 
 /*
- * Export `desc` (a non-const struct ct_plugin) as the plugin's entry point,
- * with the BPF object embedded as the symbols <sym>_start and <sym>_end
- * (what the build's ct_add_plugin() produces as ct_bpf_<name>_start/_end).
+ * Row builders, so that every plugin (third-party ones too) writes rows the
+ * same way:
+ *
+ *   CT_API("cuMemAlloc_v2", CT_API_DEV_ALLOC, CT_READS(CT_OUT_WORD(0, 0)),
+ *          CT_ARGS(CT_ARG("dptr", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR),
+ *                  CT_ARG("bytesize", CT_ARG_SIZE, CT_SLOT(1), 8, CT_ROLE_BYTES)),
+ *          CT_VARIANTS("_ptds"))
+ *
+ * The list builders count their elements themselves.
  */
-#define CT_PLUGIN_DEFINE(desc, sym)                                        \
-	extern const char sym##_start[], sym##_end[];                         \
+#define CT_COUNT_OF_(type, ...) (sizeof((type[]){ __VA_ARGS__ }) / sizeof(type))
+
+/* Argument slot n: registers rdi, rsi, rdx, rcx, r8, r9, then stack words. */
+#define CT_SLOT(n) .area = CT_AREA_ARGS, .off = (uint8_t)((n) * 8)
+/* Memory word n, as copied by a read. */
+#define CT_MEMW(n) .area = CT_AREA_MEM, .off = (uint8_t)((n) * 8)
+/* Byte `byte` of the copied memory (a field of a copied struct). */
+#define CT_IN_MEM(byte) .area = CT_AREA_MEM, .off = (uint8_t)(byte)
+#define CT_IN_STR .area = CT_AREA_STR, .off = 0
+#define CT_IN_RET .area = CT_AREA_RET, .off = 0
+
+#define CT_ARG(n, k, where, sz, r) \
+	{ .name = (n), .kind = (k), where, .size = (sz), .role = (r), .count_from = -1 }
+#define CT_ARG_NAMED(n, where, sz, r, table) \
+	{ .name = (n), .kind = CT_ARG_ENUM, where, .size = (sz), .role = (r), .count_from = -1, \
+	  .names = (table) }
+#define CT_ARGS(...) .args = (const struct ct_arg[]){ __VA_ARGS__ }, \
+	.n_args = CT_COUNT_OF_(const struct ct_arg, __VA_ARGS__)
+
+/* The word an out-pointer argument in `slot` points to, copied after the call into mem[word]. */
+#define CT_OUT_WORD(slot, word) { (slot), CT_AT_EXIT, 1, (word) }
+/* `words` words behind the pointer in `slot`, copied at entry into mem[dst...]. */
+#define CT_IN_WORDS(slot, words, dst) { (slot), CT_AT_ENTRY, (words), (dst) }
+/* ... copied after the call. */
+#define CT_OUT_WORDS(slot, words, dst) { (slot), CT_AT_EXIT, (words), (dst) }
+#define CT_READS(...) .reads = (const struct ct_read[]){ __VA_ARGS__ }, \
+	.n_reads = CT_COUNT_OF_(const struct ct_read, __VA_ARGS__)
+
+#define CT_VARIANTS(...) .variants = (const char *const[]){ __VA_ARGS__ }, \
+	.n_variants = CT_COUNT_OF_(const char *const, __VA_ARGS__)
+/* The C string the pointer in `slot` points to, read at entry. */
+#define CT_STR(slot) .str_slot = (slot)
+
+/* A call that returns an error code (change it with .result = ...). */
+#define CT_API(sym, fl, ...) { .symbol = (sym), .flags = (fl), .result = CT_RES_ERROR, \
+			       .err_arg = -1, .str_slot = CT_NO_STR, __VA_ARGS__ }
+
+#define CT_LIBRARIES(...) .libraries = (const char *const[]){ __VA_ARGS__ }, \
+	.n_libraries = CT_COUNT_OF_(const char *const, __VA_ARGS__)
+#define CT_APIS(table) .apis = (table), .n_apis = sizeof(table) / sizeof((table)[0])
+
+/* The descriptor's fixed head: size and ABI version. */
+#define CT_PLUGIN_HEAD .sz = sizeof(struct ct_plugin), .abi_version = CT_ABI_VERSION
+
+/* Export `desc` (a const struct ct_plugin) as the plugin's entry point. */
+#define CT_PLUGIN_DEFINE(desc)                                                \
 	__attribute__((visibility("default"))) const struct ct_plugin *       \
 	cudatracer_plugin_entry(void)                                         \
 	{                                                                     \
-		(desc).bpf_object = sym##_start;                                  \
-		(desc).bpf_object_sz = (size_t)(sym##_end - sym##_start);         \
-		return &(desc);                                                   \
+		return &(desc);                                               \
 	}
 
 #ifdef __cplusplus
