@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Communicators by handle: a map from pid to a map from handle to what is
+ * known of it. Two levels, as in names.c, so that forgetting a process drops
+ * only its own.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "decode/comms.h"
+#include "util/u64map.h"
+
+static struct ct_u64map procs; /* pid -> struct ct_u64map * (handle -> struct ct_comm_info *) */
+static __thread struct ct_comm_info shown; /* what the last event points to */
+
+static void free_proc(struct ct_u64map *m)
+{
+	uint64_t key;
+	void *val;
+
+	for (size_t it = 0; ct_u64map_next(m, &it, &key, &val);)
+		free(val);
+	ct_u64map_free(m);
+	free(m);
+}
+
+/* The communicator (pid, handle), made blank (rank and size unknown) if `create`. */
+static struct ct_comm_info *comm_get(uint32_t pid, uint64_t handle, bool create)
+{
+	struct ct_u64map *m = ct_u64map_get(&procs, pid);
+	struct ct_comm_info *c;
+
+	if (!m && create) {
+		m = calloc(1, sizeof(*m));
+		if (!m)
+			return NULL;
+		if (ct_u64map_put(&procs, pid, m)) {
+			free(m);
+			return NULL;
+		}
+	}
+	c = m ? ct_u64map_get(m, handle) : NULL;
+	if (c || !create)
+		return c;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return NULL;
+	*c = (struct ct_comm_info){ .rank = -1, .nranks = -1 };
+	if (ct_u64map_put(m, handle, c)) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static bool known(const struct ct_field *f)
+{
+	return f && f->valid;
+}
+
+void ct_comms_note(struct ct_event *ev, const struct ct_comm_fields *f)
+{
+	bool ok = ev->has_result && !ev->is_error;
+	struct ct_comm_info *c = NULL;
+
+	ev->comm_info = NULL;
+	if (known(f->created) && f->created->v && ok) {
+		/* A handle is reused once its communicator is destroyed: a new one
+		 * starts from nothing. */
+		c = comm_get(ev->pid, f->created->v, true);
+		if (c)
+			*c = (struct ct_comm_info){ .rank = -1, .nranks = -1,
+						    .id = known(f->id) ? f->id->v : 0 };
+	} else if (known(f->comm) && f->comm->v) {
+		/* A query (ncclCommCount) tells about a communicator created before
+		 * the tracer came. */
+		c = comm_get(ev->pid, f->comm->v, ok && (known(f->rank) || known(f->nranks)));
+		if (c && (ev->api->flags & CT_API_COLLECTIVE))
+			c->seq++;
+	}
+	if (!c)
+		return;
+	if (ok && known(f->rank))
+		c->rank = (int32_t)f->rank->v;
+	if (ok && known(f->nranks))
+		c->nranks = (int32_t)f->nranks->v;
+	shown = *c;
+	if (!(ev->api->flags & CT_API_COLLECTIVE))
+		shown.seq = 0;
+	ev->comm_info = &shown;
+}
+
+void ct_comms_forget(uint32_t pid)
+{
+	struct ct_u64map *m = ct_u64map_del(&procs, pid);
+
+	if (m)
+		free_proc(m);
+}
+
+void ct_comms_reset(void)
+{
+	uint64_t key;
+	void *val;
+
+	for (size_t it = 0; ct_u64map_next(&procs, &it, &key, &val);)
+		free_proc(val);
+	ct_u64map_free(&procs);
+}
