@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <cudatracer/record.h>
 #include "decode/comms.h"
 #include "util/u64map.h"
 
@@ -52,6 +53,13 @@ static struct ct_comm_info *comm_get(uint32_t pid, uint64_t handle, bool create)
 	return c;
 }
 
+/* Made inside another call of its own library (ncclBcast calls ncclBroadcast):
+ * part of that one, not a collective of its own. */
+static bool nested(const struct ct_event *ev)
+{
+	return ev->depth && ev->rec && !ev->rec->parent;
+}
+
 static bool known(const struct ct_field *f)
 {
 	return f && f->valid;
@@ -74,7 +82,7 @@ void ct_comms_note(struct ct_event *ev, const struct ct_comm_fields *f)
 		/* A query (ncclCommCount) tells about a communicator created before
 		 * the tracer came. */
 		c = comm_get(ev->pid, f->comm->v, ok && (known(f->rank) || known(f->nranks)));
-		if (c && (ev->api->flags & CT_API_COLLECTIVE))
+		if (c && (ev->api->flags & CT_API_COLLECTIVE) && !nested(ev))
 			c->seq++;
 	}
 	if (!c)
@@ -84,7 +92,7 @@ void ct_comms_note(struct ct_event *ev, const struct ct_comm_fields *f)
 	if (ok && known(f->nranks))
 		c->nranks = (int32_t)f->nranks->v;
 	shown = *c;
-	if (!(ev->api->flags & CT_API_COLLECTIVE))
+	if (!(ev->api->flags & CT_API_COLLECTIVE) || nested(ev))
 		shown.seq = 0;
 	ev->comm_info = &shown;
 }

@@ -431,6 +431,10 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 		w = put_env(s, w, ev->env);
 	if (ev->comm_info)
 		w = put_comm(w, ev->comm_info);
+	if (ev->api->flags & (CT_API_COLLECTIVE | CT_API_P2P)) {
+		w = ct_w_lit(w, ",\"bytes\":");
+		w = ct_w_u64(w, ct_event_bytes(ev));
+	}
 	if (ev->parent_api) {
 		w = ct_w_lit(w, ",\"parent\":{\"plugin\":");
 		w = ct_w_json_str(w, ev->parent_plugin);

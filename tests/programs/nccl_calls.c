@@ -8,8 +8,9 @@
  * first, ncclUnhandledCudaError); ncclGetVersion,
  * ncclGetUniqueId, the group calls and ending a NULL communicator succeed.
  *
- * Prints each call's result as "name result" so that the test can compare
- * what the tracer decoded with what the program saw. Exits 0 when every
+ * Prints each call's result as "name result", and the version and the
+ * unique id's first word it got, so that the test can compare what the
+ * tracer decoded with what the program saw. Exits 0 when every
  * call returned what this NCCL returns without a GPU, 1 otherwise.
  */
 #include <nccl.h>
@@ -56,6 +57,7 @@ int main(void)
 	/* The alias pncclGetVersion is the same function: one event, not two. */
 	CALL(pncclGetVersion, ncclSuccess, &version);
 	CALL(ncclGetUniqueId, ncclSuccess, &got_id);
+	printf("version %d\nuniqueId 0x%llx\n", version, *(unsigned long long *)got_id.internal);
 	CALL(ncclCommInitRank, ncclUnhandledCudaError, &comm, 4, id, 3);
 	CALL(ncclCommInitRankConfig, ncclUnhandledCudaError, &comm, 4, id, 2, NULL);
 	CALL(ncclCommInitAll, ncclUnhandledCudaError, &comm, 2, devs);

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: MIT
+# The nccl plugin against the toolkit's real libnccl.so.2 (no GPU: calls fail
+# fast, with ncclUnhandledCudaError or ncclInvalidArgument, and every probe
+# fires), and `cudatracer merge` on traces of a stand-in libnccl whose calls
+# succeed.
+set(P "${CMAKE_CURRENT_SOURCE_DIR}/programs")
+set(PB "${CMAKE_BINARY_DIR}/tests/programs")
+set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
+set(nccl_lib "${NCCL_HOME}/lib64/libnccl.so.2")
+if(TARGET ct-nccl AND EXISTS "${nccl_lib}")
+	add_executable(nccl_calls "${P}/nccl_calls.c")
+	target_include_directories(nccl_calls PRIVATE "${NCCL_HOME}/include" "${CUDA_HOME}/include")
+	target_link_libraries(nccl_calls PRIVATE "${nccl_lib}")
+	set_target_properties(nccl_calls PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}"
+		BUILD_RPATH "${NCCL_HOME}/lib64")
+	ct_integration_test(nccl_calls "${I}/test_nccl.py" LABELS root)
+else()
+	message(WARNING "no ${nccl_lib} or no nccl plugin: the nccl tests will skip")
+endif()
