@@ -8,12 +8,14 @@
 #include <string.h>
 #include "config/config.h"
 #include "explain.h"
+#include "merge/merge.h"
 #include "util/log.h"
 #include "plugin/loader.h"
 #include "session.h"
 
 static const char usage[] =
 	"usage: cudatracer [options] [-- COMMAND [ARGS...]]\n"
+	"       cudatracer merge TRACE.jsonl... -o chrome:PATH [-o summary[:PATH]]\n"
 	"\n"
 	"Trace GPU runtime API calls with eBPF uprobes, without changing the program.\n"
 	"\n"
@@ -178,6 +180,9 @@ int main(int argc, char **argv)
 	long pid;
 	int opt;
 
+	/* Subcommands that read recordings: no tracing, no privileges. */
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return ct_merge_main(argc - 1, argv + 1);
 	ct_config_init(&conf);
 #define OV(sec, k, v) do { if (n_ov < 64) ov[n_ov++] = (struct override){ sec, k, v, NULL }; } while (0)
 	while ((opt = getopt_long(argc, argv, "+p:P:o:c:C:vqVh", long_opts, NULL)) != -1) {
