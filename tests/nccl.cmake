@@ -17,3 +17,18 @@ if(TARGET ct-nccl AND EXISTS "${nccl_lib}")
 else()
 	message(WARNING "no ${nccl_lib} or no nccl plugin: the nccl tests will skip")
 endif()
+
+# The stand-in libnccl (calls succeed; ranks meet in a folder) and a rank that
+# uses it, in a pip-like layout: fakenccl/lib/libnccl.so.2.
+if(TARGET ct-nccl)
+	add_library(fake_nccl SHARED "${P}/fake_nccl.c")
+	target_include_directories(fake_nccl PRIVATE "${NCCL_HOME}/include" "${CUDA_HOME}/include")
+	set_target_properties(fake_nccl PROPERTIES OUTPUT_NAME nccl SOVERSION 2
+		LIBRARY_OUTPUT_DIRECTORY "${PB}/fakenccl/lib")
+	add_executable(nccl_ranks "${P}/nccl_ranks.c")
+	target_include_directories(nccl_ranks PRIVATE "${NCCL_HOME}/include" "${CUDA_HOME}/include")
+	target_link_libraries(nccl_ranks PRIVATE fake_nccl)
+	set_target_properties(nccl_ranks PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/fakenccl"
+		BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
+	ct_integration_test(nccl_merge "${I}/test_nccl_merge.py" LABELS root)
+endif()
