@@ -32,3 +32,7 @@ if(TARGET ct-nccl)
 		BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
 	ct_integration_test(nccl_merge "${I}/test_nccl_merge.py" LABELS root)
 endif()
+
+# Alignment and stragglers on synthetic traces; the procenv parser.
+ct_unit_test(test_merge "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_merge.c")
+target_compile_definitions(test_merge PRIVATE CT_TEST_TMP="${CMAKE_BINARY_DIR}/tests/tmp")
