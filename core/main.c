@@ -25,7 +25,7 @@ static const char usage[] =
 	"      --lib PATH         probe this library or executable, in every process\n"
 	"\n"
 	"What to trace:\n"
-	"  -P, --plugin LIST      runtime plugins: cudart, cuda, hip, opencl, or a .so path\n"
+	"  -P, --plugin LIST      runtime plugins: cudart, cuda, hip, opencl, nccl, or a .so path\n"
 	"      --profile NAME     default | full (full adds the very frequent getters)\n"
 	"      --include GLOBS    only these APIs (comma-separated globs)\n"
 	"      --exclude GLOBS    not these APIs\n"
