@@ -1,52 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * Communicators by handle: a map from pid to a map from handle to what is
- * known of it. Two levels, as in names.c, so that forgetting a process drops
- * only its own.
+ * Communicators by handle, per process (util/pidmap.h, as names.c keeps
+ * names): what is known of each.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <cudatracer/record.h>
 #include "decode/comms.h"
-#include "util/u64map.h"
+#include "util/pidmap.h"
 
-static struct ct_u64map procs; /* pid -> struct ct_u64map * (handle -> struct ct_comm_info *) */
+static struct ct_pidmap comms; /* (pid, handle) -> struct ct_comm_info */
 static __thread struct ct_comm_info shown; /* what the last event points to */
-
-static void free_proc(struct ct_u64map *m)
-{
-	uint64_t key;
-	void *val;
-
-	for (size_t it = 0; ct_u64map_next(m, &it, &key, &val);)
-		free(val);
-	ct_u64map_free(m);
-	free(m);
-}
 
 /* The communicator (pid, handle), made blank (rank and size unknown) if `create`. */
 static struct ct_comm_info *comm_get(uint32_t pid, uint64_t handle, bool create)
 {
-	struct ct_u64map *m = ct_u64map_get(&procs, pid);
-	struct ct_comm_info *c;
+	struct ct_comm_info *c = ct_pidmap_get(&comms, pid, handle);
 
-	if (!m && create) {
-		m = calloc(1, sizeof(*m));
-		if (!m)
-			return NULL;
-		if (ct_u64map_put(&procs, pid, m)) {
-			free(m);
-			return NULL;
-		}
-	}
-	c = m ? ct_u64map_get(m, handle) : NULL;
 	if (c || !create)
 		return c;
 	c = malloc(sizeof(*c));
 	if (!c)
 		return NULL;
 	*c = (struct ct_comm_info){ .rank = -1, .nranks = -1 };
-	if (ct_u64map_put(m, handle, c)) {
+	if (ct_pidmap_put(&comms, pid, handle, c)) {
 		free(c);
 		return NULL;
 	}
@@ -99,18 +76,10 @@ void ct_comms_note(struct ct_event *ev, const struct ct_comm_fields *f)
 
 void ct_comms_forget(uint32_t pid)
 {
-	struct ct_u64map *m = ct_u64map_del(&procs, pid);
-
-	if (m)
-		free_proc(m);
+	ct_pidmap_forget(&comms, pid);
 }
 
 void ct_comms_reset(void)
 {
-	uint64_t key;
-	void *val;
-
-	for (size_t it = 0; ct_u64map_next(&procs, &it, &key, &val);)
-		free_proc(val);
-	ct_u64map_free(&procs);
+	ct_pidmap_reset(&comms);
 }
