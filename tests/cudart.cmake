@@ -27,16 +27,6 @@ target_link_libraries(fake_user PRIVATE fake_cudart)
 set_target_properties(fake_user PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/fake"
 	BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
 
-# Test plugins for the loader: built for another ABI, too small, not a plugin.
-foreach(bad abi size none)
-	add_library(badplugin_${bad} MODULE "${CMAKE_CURRENT_SOURCE_DIR}/unit/bad_plugin.c")
-	string(TOUPPER ${bad} BAD)
-	target_compile_definitions(badplugin_${bad} PRIVATE BAD_${BAD})
-	target_include_directories(badplugin_${bad} PRIVATE "${CT_PUBLIC_INCLUDE}")
-	set_target_properties(badplugin_${bad} PROPERTIES PREFIX "lib" OUTPUT_NAME "ct-bad${bad}"
-		LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/badplugins")
-endforeach()
-
 # The cudaError_t table, checked against driver_types.h by the compiler.
 set(chk "${CMAKE_BINARY_DIR}/tests/cudart_errors_check.c")
 add_custom_command(OUTPUT "${chk}"
@@ -49,12 +39,14 @@ target_include_directories(test_core PRIVATE "${CUDA_HOME}/include")
 target_compile_definitions(test_core PRIVATE
 	CT_BADPLUGINS="${CMAKE_BINARY_DIR}/tests/badplugins"
 	CT_TEST_TMP="${CMAKE_BINARY_DIR}/tests/tmp")
-add_dependencies(test_core badplugin_abi badplugin_size badplugin_none)
+add_dependencies(test_core badplugin_abi badplugin_size badplugin_none badplugin_row badplugin_tail
+	badplugin_wild)
 
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
 ct_integration_test(cudart_sequence "${I}/test_cudart_sequence.py" LABELS root)
 ct_integration_test(cudart_targets "${I}/test_cudart_targets.py" LABELS root)
 ct_integration_test(cudart_threads "${I}/test_cudart_threads.py" LABELS root)
+ct_integration_test(cudart_entry_only_unknown "${I}/test_cudart_entry_only_unknown.py" LABELS root)
 ct_integration_test(cudart_volume "${I}/test_cudart_volume.py" LABELS root TIMEOUT 600)
 ct_integration_test(reader_priority "${I}/test_reader_priority.py" LABELS root)
 ct_integration_test(cli_errors "${I}/test_cli_errors.py")

@@ -87,7 +87,9 @@ static inline bool load(const struct ct_record *r, uint8_t area, size_t off, siz
 /*
  * Whether the mem word at byte `off` holds what a read copied: the read that
  * fills it had a non-NULL pointer (a NULL out-parameter or an optional array
- * left out, like clEnqueueNDRangeKernel's local_work_size, is not a value).
+ * left out, like clEnqueueNDRangeKernel's local_work_size, is not a value),
+ * and it ran: a record sent at entry (an API made entry-only by
+ * tracer.entry_only) has no exit reads, so an out-parameter is unknown.
  */
 static bool mem_was_read(const struct ct_api *api, const struct ct_record *r, size_t off)
 {
@@ -96,8 +98,11 @@ static bool mem_was_read(const struct ct_api *api, const struct ct_record *r, si
 	for (size_t i = 0; i < api->n_reads; i++) {
 		const struct ct_read *rd = &api->reads[i];
 
-		if (rd->phase && w >= rd->dst && w < (size_t)rd->dst + rd->words)
-			return rd->slot < CT_REC_ARGS && r->args[rd->slot] != 0;
+		if (w < rd->dst || w >= (size_t)rd->dst + rd->words)
+			continue;
+		if (rd->phase == CT_AT_EXIT && (r->flags & CT_REC_ENTRY_ONLY))
+			return false;
+		return rd->slot < CT_REC_ARGS && r->args[rd->slot] != 0;
 	}
 	return false;
 }
@@ -109,7 +114,7 @@ static void decode_field(const struct ct_record *r, const struct ct_api *api, co
 	f->arg = a;
 	switch (a->kind) {
 	case CT_ARG_DIM3:
-		f->valid = true;
+		f->valid = a->area != CT_AREA_MEM || mem_was_read(api, r, a->off);
 		f->n3 = 3;
 		for (int i = 0; i < 3; i++)
 			f->valid &= load(r, a->area, a->off + 4 * i, 4, &f->v3[i]);
@@ -134,6 +139,9 @@ static void decode_field(const struct ct_record *r, const struct ct_api *api, co
 	}
 	f->valid = load(r, a->area, a->off, a->size ? a->size : 8, &f->v);
 	if (a->area == CT_AREA_MEM && !mem_was_read(api, r, a->off))
+		f->valid = false;
+	/* Sent at entry: the call has not returned anything yet. */
+	if (a->area == CT_AREA_RET && (r->flags & CT_REC_ENTRY_ONLY))
 		f->valid = false;
 	/* C enums and error codes (cl_int) are signed. */
 	if ((a->kind == CT_ARG_INT || a->kind == CT_ARG_ENUM) && a->size && a->size < 8) {

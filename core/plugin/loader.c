@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The plugin loader: find libct-NAME.so on the plugin path, dlopen it,
- * check the ABI version and the descriptor's size before reading anything
- * else, then check that its tables make sense. Running as root, refuse
+ * The plugin loader: find libct-NAME.so on the plugin path, dlopen it, have
+ * the validator check its descriptor (head first, then every row), and hand
+ * the rest of the core a copy with each row's variants made APIs of their own. Running as root, refuse
  * files and folders that someone else could have written (as sudo does).
  */
 #include <dirent.h>
@@ -16,9 +16,9 @@
 #include <unistd.h>
 #include "util/log.h"
 #include "plugin/loader.h"
+#include "plugin/validate.h"
+#include "plugin/variants.h"
 
-/* The fields a plugin must provide; the BPF hook after them is optional. */
-#define CT_PLUGIN_MIN_SZ offsetof(struct ct_plugin, bpf_hook)
 
 static bool env_paths_allowed(void)
 {
@@ -148,32 +148,6 @@ int ct_path_is_trusted(const char *path, char *why, size_t n)
 	}
 }
 
-static int check_tables(const struct ct_plugin *p, const char *path)
-{
-	if (!p->name || !p->apis || !p->n_apis || !p->libraries || !p->n_libraries) {
-		ct_err("plugin %s: descriptor lacks a name, libraries or an API table", path);
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < p->n_apis; i++) {
-		const struct ct_api *a = &p->apis[i];
-
-		if (!a->symbol || a->n_args > CT_MAX_ARGS || a->n_reads > CT_MAX_READS) {
-			ct_err("plugin %s: API row %zu is malformed", path, i);
-			return -EINVAL;
-		}
-		for (size_t r = 0; r < a->n_reads; r++) {
-			const struct ct_read *rd = &a->reads[r];
-
-			if (rd->slot >= CT_MAX_SLOTS || rd->dst + rd->words > CT_MAX_MEM_WORDS) {
-				ct_err("plugin %s: %s: read %zu is out of range (slot %u, words %u..%u of %d)",
-				       path, a->symbol, r, rd->slot, rd->dst, rd->dst + rd->words, CT_MAX_MEM_WORDS);
-				return -EINVAL;
-			}
-		}
-	}
-	return 0;
-}
-
 static int open_plugin(const char *path, struct ct_loaded_plugin *out)
 {
 	char why[PATH_MAX + 128];
@@ -209,27 +183,19 @@ static int open_plugin(const char *path, struct ct_loaded_plugin *out)
 		dlclose(dl);
 		return -ENOEXEC;
 	}
-	if (p->abi_version != CT_ABI_VERSION) {
-		ct_err("plugin %s was built for plugin ABI %u, but this cudatracer (%s) speaks ABI %u: "
-		       "rebuild the plugin against this cudatracer's headers (pkg-config --cflags cudatracer)",
-		       path, p->abi_version, CT_VERSION, CT_ABI_VERSION);
-		dlclose(dl);
-		return -EPROTO;
-	}
-	if (p->sz < CT_PLUGIN_MIN_SZ) {
-		ct_err("plugin %s: descriptor is %zu bytes, smaller than the %zu this ABI requires: "
-		       "rebuild the plugin against this cudatracer's headers",
-		       path, p->sz, (size_t)CT_PLUGIN_MIN_SZ);
-		dlclose(dl);
-		return -EPROTO;
-	}
-	err = check_tables(p, path);
+	err = ct_plugin_validate(p, why, sizeof(why));
 	if (err) {
+		ct_err("cannot load plugin %s: %s", path, why);
 		dlclose(dl);
 		return err;
 	}
+	out->p = ct_plugin_expand(p);
+	if (!out->p) {
+		dlclose(dl);
+		return -ENOMEM;
+	}
+	out->raw = p;
 	out->dl = dl;
-	out->p = p;
 	out->path = strdup(path);
 	return 0;
 }
@@ -263,40 +229,87 @@ int ct_plugin_load(const char *name, char *const *dirs, struct ct_loaded_plugin 
 
 void ct_plugin_unload(struct ct_loaded_plugin *lp)
 {
+	free((void *)lp->p);
 	if (lp->dl)
 		dlclose(lp->dl);
 	free(lp->path);
 	memset(lp, 0, sizeof(*lp));
 }
 
+struct listed {
+	int dir;
+	char *name, *version, *description, *path;
+	size_t apis;
+};
+
+static int listed_cmp(const void *pa, const void *pb)
+{
+	const struct listed *a = pa, *b = pb;
+
+	return a->dir != b->dir ? a->dir - b->dir : strcmp(a->name ? a->name : "", b->name ? b->name : "");
+}
+
+static void listed_width(int *w, const char *s)
+{
+	int len = (int)strlen(s);
+
+	if (len > *w)
+		*w = len;
+}
+
+/* Every plugin that loads, folder by folder (the first of a name is what --plugin NAME gets). */
 int ct_plugin_list(char *const *dirs, FILE *out)
 {
-	int found = 0;
+	struct listed *v = NULL;
+	int n = 0, wn = 4, wv = 7, wd = 11;
 
 	for (int i = 0; dirs && dirs[i]; i++) {
 		DIR *d = opendir(dirs[i]);
 		struct dirent *de;
 
-		if (!d)
-			continue;
-		while ((de = readdir(d))) {
+		while (d && (de = readdir(d))) {
 			size_t len = strlen(de->d_name);
 			char path[PATH_MAX];
 			struct ct_loaded_plugin lp;
+			struct listed *nv;
 
 			if (strncmp(de->d_name, "libct-", 6) || len < 10 || strcmp(de->d_name + len - 3, ".so"))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
 			if (ct_plugin_load(path, NULL, &lp))
 				continue;
-			fprintf(out, "%-10s %-8s %-40s %s\n", lp.p->name, lp.p->version ? lp.p->version : "",
-				lp.p->description ? lp.p->description : "", path);
-			found++;
+			nv = realloc(v, (n + 1) * sizeof(*v));
+			if (nv) {
+				v = nv;
+				v[n++] = (struct listed){ i, strdup(lp.p->name), strdup(lp.p->version ? lp.p->version : "-"),
+							  strdup(lp.p->description ? lp.p->description : "-"),
+							  strdup(path), lp.p->n_apis };
+			}
 			ct_plugin_unload(&lp);
 		}
-		closedir(d);
+		if (d)
+			closedir(d);
 	}
-	if (!found)
+	qsort(v, n, sizeof(*v), listed_cmp);
+	for (int i = 0; i < n; i++) {
+		listed_width(&wn, v[i].name ? v[i].name : "");
+		listed_width(&wv, v[i].version ? v[i].version : "");
+		listed_width(&wd, v[i].description ? v[i].description : "");
+	}
+	if (n)
+		fprintf(out, "%-*s  %-*s  %5s  %-*s  %s\n", wn, "NAME", wv, "VERSION", "APIS", wd, "DESCRIPTION",
+			"PATH");
+	else
 		fprintf(out, "no plugins found\n");
-	return found;
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "%-*s  %-*s  %5zu  %-*s  %s\n", wn, v[i].name ? v[i].name : "", wv,
+			v[i].version ? v[i].version : "", v[i].apis, wd,
+			v[i].description ? v[i].description : "", v[i].path ? v[i].path : "");
+		free(v[i].name);
+		free(v[i].version);
+		free(v[i].description);
+		free(v[i].path);
+	}
+	free(v);
+	return n;
 }

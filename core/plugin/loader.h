@@ -8,7 +8,8 @@
 
 struct ct_loaded_plugin {
 	void *dl;
-	const struct ct_plugin *p;
+	const struct ct_plugin *p;   /* the core's copy: one API per symbol (variants expanded) */
+	const struct ct_plugin *raw; /* the descriptor as the plugin exports it */
 	char *path;
 };
 

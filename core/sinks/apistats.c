@@ -5,17 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sinks/apistats.h"
-
-static int plugin_number(struct ct_apistats *s, const struct ct_plugin *pl)
-{
-	for (unsigned i = 0; i < s->n_plugins; i++)
-		if (s->plugins[i] == pl)
-			return (int)i;
-	if (s->n_plugins == sizeof(s->plugins) / sizeof(s->plugins[0]))
-		return -E2BIG;
-	s->plugins[s->n_plugins] = pl;
-	return (int)s->n_plugins++;
-}
+#include "plugin/number.h"
 
 static struct ct_proc_stat *proc_get(struct ct_apistats *s, const struct ct_event *ev)
 {
@@ -43,7 +33,7 @@ static struct ct_proc_stat *proc_get(struct ct_apistats *s, const struct ct_even
 static struct ct_api_stat *api_get(struct ct_apistats *s, struct ct_proc_stat *p,
 				   const struct ct_event *ev)
 {
-	int pn = plugin_number(s, ev->plugin);
+	int pn = CT_PLUGIN_NUMBER(s, ev->plugin);
 	uint64_t key;
 	struct ct_api_stat *a;
 

@@ -22,6 +22,7 @@
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "util/strbuf.h"
+#include "plugin/number.h"
 
 #ifndef CT_VERSION
 #define CT_VERSION "0"
@@ -142,17 +143,6 @@ static int chunk_flush(struct chrome_ctx *s, const char *tail)
 		s->open = false;
 	}
 	return err;
-}
-
-static int plugin_number(struct chrome_ctx *s, const struct ct_plugin *pl)
-{
-	for (unsigned i = 0; i < s->n_plugins; i++)
-		if (s->plugins[i] == pl)
-			return (int)i;
-	if (s->n_plugins == sizeof(s->plugins) / sizeof(s->plugins[0]))
-		return -E2BIG;
-	s->plugins[s->n_plugins] = pl;
-	return (int)s->n_plugins++;
 }
 
 static void sep(struct chrome_ctx *s)
@@ -298,7 +288,7 @@ static int copy_counter(struct chrome_ctx *s, const struct ct_event *ev)
 {
 	const struct ct_field *kf = ct_event_role(ev, CT_ROLE_COPY_KIND);
 	const char *kind = kf && kf->enum_name ? kf->enum_name : "bytes";
-	int pn = plugin_number(s, ev->plugin);
+	int pn = CT_PLUGIN_NUMBER(s, ev->plugin);
 	struct copy_track *t;
 	unsigned i;
 

@@ -18,6 +18,7 @@
 #include "sinks/memtrack.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
+#include "plugin/number.h"
 
 #ifndef CT_VERSION
 #define CT_VERSION "0"
@@ -87,20 +88,9 @@ static const struct ct_key html_keys[] = {
 	{ 0 },
 };
 
-static int plugin_number(struct html_ctx *s, const struct ct_plugin *pl)
-{
-	for (unsigned i = 0; i < s->n_plugins; i++)
-		if (s->plugins[i] == pl)
-			return (int)i;
-	if (s->n_plugins == sizeof(s->plugins) / sizeof(s->plugins[0]))
-		return -E2BIG;
-	s->plugins[s->n_plugins] = pl;
-	return (int)s->n_plugins++;
-}
-
 static int name_of(struct html_ctx *s, const struct ct_event *ev, uint32_t *idx)
 {
-	int pn = plugin_number(s, ev->plugin);
+	int pn = CT_PLUGIN_NUMBER(s, ev->plugin);
 	uint64_t key;
 	uintptr_t v;
 	char **names;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sinks/memtrack.h"
+#include "plugin/number.h"
 
 const char *ct_mem_kind_name(unsigned kind)
 {
@@ -14,16 +15,18 @@ const char *ct_mem_kind_name(unsigned kind)
 
 static int plugin_number(struct ct_memtrack *t, const struct ct_plugin *pl)
 {
-	for (unsigned i = 0; i < t->n_plugins; i++)
-		if (t->plugins[i] == pl)
-			return (int)i;
-	if (t->n_plugins == sizeof(t->plugins) / sizeof(t->plugins[0]))
-		return -E2BIG;
-	t->plugin_names[t->n_plugins] = strdup(pl && pl->name ? pl->name : "?");
-	if (!t->plugin_names[t->n_plugins])
-		return -ENOMEM;
-	t->plugins[t->n_plugins] = pl;
-	return (int)t->n_plugins++;
+	unsigned known = t->n_plugins;
+	int pn = CT_PLUGIN_NUMBER(t, pl);
+
+	/* Names are kept: the report may come after the plugin is gone. */
+	if (pn >= 0 && (unsigned)pn == known) {
+		t->plugin_names[pn] = strdup(pl && pl->name ? pl->name : "?");
+		if (!t->plugin_names[pn]) {
+			t->n_plugins--;
+			return -ENOMEM;
+		}
+	}
+	return pn;
 }
 
 /* API names are kept once per API, not once per allocation. */

@@ -12,145 +12,139 @@
 extern const struct ct_enum cudart_errors;
 extern const struct ct_enum cudart_memcpy_kinds;
 
-/* Argument shorthands: name, where, and what it means. */
-#define A_SIZE(n, s, role)  { n, CT_ARG_SIZE, CT_SLOT(s), 8, role, -1, NULL }
-#define A_PTR(n, s, role)   { n, CT_ARG_PTR, CT_SLOT(s), 8, role, -1, NULL }
-#define A_HANDLE(n, s)      { n, CT_ARG_HANDLE, CT_SLOT(s), 8, CT_ROLE_NONE, -1, NULL }
-#define A_STREAM(n, s)      { n, CT_ARG_HANDLE, CT_SLOT(s), 8, CT_ROLE_STREAM, -1, NULL }
-#define A_INT(n, s)         { n, CT_ARG_INT, CT_SLOT(s), 4, CT_ROLE_NONE, -1, NULL }
-#define A_DEVICE(n, s)      { n, CT_ARG_INT, CT_SLOT(s), 4, CT_ROLE_DEVICE, -1, NULL }
-#define A_FLAGS(n, s)       { n, CT_ARG_HEX, CT_SLOT(s), 4, CT_ROLE_NONE, -1, NULL }
-#define A_KIND(n, s)        { n, CT_ARG_ENUM, CT_SLOT(s), 4, CT_ROLE_COPY_KIND, -1, &cudart_memcpy_kinds }
-#define A_DIM3(n, s)        { n, CT_ARG_DIM3, CT_SLOT(s), 12, CT_ROLE_NONE, -1, NULL }
-/* Values the engine copied from user memory into mem[w]. */
-#define M_PTR(n, w, role)   { n, CT_ARG_PTR, CT_MEMW(w), 8, role, -1, NULL }
-#define M_HANDLE(n, w)      { n, CT_ARG_HANDLE, CT_MEMW(w), 8, CT_ROLE_NONE, -1, NULL }
-#define M_INT(n, w)         { n, CT_ARG_INT, CT_MEMW(w), 4, CT_ROLE_NONE, -1, NULL }
-#define M_SIZE(n, w)        { n, CT_ARG_SIZE, CT_MEMW(w), 8, CT_ROLE_NONE, -1, NULL }
-
-#define NOSTR .str_slot = CT_NO_STR
+/* Argument shapes that recur: name, slot (or memory word), meaning. */
+#define SIZE(n, s, role)  CT_ARG(n, CT_ARG_SIZE, CT_SLOT(s), 8, role)
+#define PTR(n, s, role)   CT_ARG(n, CT_ARG_PTR, CT_SLOT(s), 8, role)
+#define HANDLE(n, s)      CT_ARG(n, CT_ARG_HANDLE, CT_SLOT(s), 8, CT_ROLE_NONE)
+#define STREAM(n, s)      CT_ARG(n, CT_ARG_HANDLE, CT_SLOT(s), 8, CT_ROLE_STREAM)
+#define INT(n, s)         CT_ARG(n, CT_ARG_INT, CT_SLOT(s), 4, CT_ROLE_NONE)
+#define DEVICE(n, s)      CT_ARG(n, CT_ARG_INT, CT_SLOT(s), 4, CT_ROLE_DEVICE)
+#define FLAGS(n, s)       CT_ARG(n, CT_ARG_HEX, CT_SLOT(s), 4, CT_ROLE_NONE)
+#define KIND(n, s)        CT_ARG_NAMED(n, CT_SLOT(s), 4, CT_ROLE_COPY_KIND, &cudart_memcpy_kinds)
+#define DIM3(n, s)        CT_ARG(n, CT_ARG_DIM3, CT_SLOT(s), 12, CT_ROLE_NONE)
+/* What an out-parameter in slot 0 pointed to, copied after the call into memory word 0. */
+#define OUT0              CT_READS(CT_OUT_WORD(0, 0))
+#define OUT_PTR(n, role)  CT_ARG(n, CT_ARG_PTR, CT_MEMW(0), 8, role)
+#define OUT_HANDLE(n)     CT_ARG(n, CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_NONE)
+#define OUT_INT(n)        CT_ARG(n, CT_ARG_INT, CT_MEMW(0), 4, CT_ROLE_NONE)
 
 /*
- * APIs that exist in a per-thread-default-stream variant (_ptds/_ptsz, used
- * by code built with --default-stream per-thread) get a second row with the
- * same layout.
+ * APIs that exist in a per-thread-default-stream variant (_ptds/_ptsz, what
+ * code built with --default-stream per-thread calls) say so with
+ * CT_VARIANTS: the variant has the same layout.
  */
-#define WITH_VARIANT(sfx, sym, ...) { sym, __VA_ARGS__ }, { sym sfx, __VA_ARGS__ }
-
 static const struct ct_api apis[] = {
 	/* memory */
-	{ "cudaMalloc", CT_API_DEV_ALLOC, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS(M_PTR("devPtr", 0, CT_ROLE_ALLOC_PTR), A_SIZE("size", 1, CT_ROLE_BYTES)) },
-	{ "cudaFree", CT_API_DEV_FREE, NOSTR,
-	  CT_ARGS(A_PTR("devPtr", 0, CT_ROLE_FREE_PTR)) },
-	{ "cudaMallocHost", CT_API_ALLOC | CT_API_HOST_MEM, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS(M_PTR("ptr", 0, CT_ROLE_ALLOC_PTR), A_SIZE("size", 1, CT_ROLE_BYTES)) },
-	{ "cudaFreeHost", CT_API_FREE | CT_API_HOST_MEM, NOSTR,
-	  CT_ARGS(A_PTR("ptr", 0, CT_ROLE_FREE_PTR)) },
-	{ "cudaHostAlloc", CT_API_ALLOC | CT_API_HOST_MEM, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS(M_PTR("pHost", 0, CT_ROLE_ALLOC_PTR), A_SIZE("size", 1, CT_ROLE_BYTES), A_FLAGS("flags", 2)) },
-	{ "cudaMallocManaged", CT_API_ALLOC | CT_API_MANAGED_MEM, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS(M_PTR("devPtr", 0, CT_ROLE_ALLOC_PTR), A_SIZE("size", 1, CT_ROLE_BYTES), A_FLAGS("flags", 2)) },
-	WITH_VARIANT("_ptsz", "cudaMallocAsync", CT_API_DEV_ALLOC, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS(M_PTR("devPtr", 0, CT_ROLE_ALLOC_PTR), A_SIZE("size", 1, CT_ROLE_BYTES), A_STREAM("stream", 2))),
-	WITH_VARIANT("_ptsz", "cudaFreeAsync", CT_API_DEV_FREE, NOSTR,
-	  CT_ARGS(A_PTR("devPtr", 0, CT_ROLE_FREE_PTR), A_STREAM("stream", 1))),
-	{ "cudaMemGetInfo", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0), CT_OUT_WORD(1, 1)),
-	  CT_ARGS(M_SIZE("free", 0), M_SIZE("total", 1)) },
+	CT_API("cudaMalloc", CT_API_DEV_ALLOC, OUT0,
+	       CT_ARGS(OUT_PTR("devPtr", CT_ROLE_ALLOC_PTR), SIZE("size", 1, CT_ROLE_BYTES))),
+	CT_API("cudaFree", CT_API_DEV_FREE, CT_ARGS(PTR("devPtr", 0, CT_ROLE_FREE_PTR))),
+	CT_API("cudaMallocHost", CT_API_ALLOC | CT_API_HOST_MEM, OUT0,
+	       CT_ARGS(OUT_PTR("ptr", CT_ROLE_ALLOC_PTR), SIZE("size", 1, CT_ROLE_BYTES))),
+	CT_API("cudaFreeHost", CT_API_FREE | CT_API_HOST_MEM, CT_ARGS(PTR("ptr", 0, CT_ROLE_FREE_PTR))),
+	CT_API("cudaHostAlloc", CT_API_ALLOC | CT_API_HOST_MEM, OUT0,
+	       CT_ARGS(OUT_PTR("pHost", CT_ROLE_ALLOC_PTR), SIZE("size", 1, CT_ROLE_BYTES), FLAGS("flags", 2))),
+	CT_API("cudaMallocManaged", CT_API_ALLOC | CT_API_MANAGED_MEM, OUT0,
+	       CT_ARGS(OUT_PTR("devPtr", CT_ROLE_ALLOC_PTR), SIZE("size", 1, CT_ROLE_BYTES), FLAGS("flags", 2))),
+	CT_API("cudaMallocAsync", CT_API_DEV_ALLOC, OUT0,
+	       CT_ARGS(OUT_PTR("devPtr", CT_ROLE_ALLOC_PTR), SIZE("size", 1, CT_ROLE_BYTES), STREAM("stream", 2)),
+	       CT_VARIANTS("_ptsz")),
+	CT_API("cudaFreeAsync", CT_API_DEV_FREE,
+	       CT_ARGS(PTR("devPtr", 0, CT_ROLE_FREE_PTR), STREAM("stream", 1)), CT_VARIANTS("_ptsz")),
+	CT_API("cudaMemGetInfo", 0, CT_READS(CT_OUT_WORD(0, 0), CT_OUT_WORD(1, 1)),
+	       CT_ARGS(CT_ARG("free", CT_ARG_SIZE, CT_MEMW(0), 8, CT_ROLE_NONE),
+		       CT_ARG("total", CT_ARG_SIZE, CT_MEMW(1), 8, CT_ROLE_NONE))),
 
 	/* copies and sets */
-	WITH_VARIANT("_ptds", "cudaMemcpy", CT_API_COPY, NOSTR,
-	  CT_ARGS(A_PTR("dst", 0, CT_ROLE_NONE), A_PTR("src", 1, CT_ROLE_NONE),
-		    A_SIZE("count", 2, CT_ROLE_BYTES), A_KIND("kind", 3))),
-	WITH_VARIANT("_ptsz", "cudaMemcpyAsync", CT_API_COPY, NOSTR,
-	  CT_ARGS(A_PTR("dst", 0, CT_ROLE_NONE), A_PTR("src", 1, CT_ROLE_NONE),
-		    A_SIZE("count", 2, CT_ROLE_BYTES), A_KIND("kind", 3), A_STREAM("stream", 4))),
-	WITH_VARIANT("_ptds", "cudaMemcpy2D", CT_API_COPY, NOSTR,
-	  CT_ARGS(A_PTR("dst", 0, CT_ROLE_NONE), A_SIZE("dpitch", 1, CT_ROLE_NONE),
-		    A_PTR("src", 2, CT_ROLE_NONE), A_SIZE("spitch", 3, CT_ROLE_NONE),
-		    A_SIZE("width", 4, CT_ROLE_BYTES), A_SIZE("height", 5, CT_ROLE_HEIGHT), A_KIND("kind", 6))),
-	WITH_VARIANT("_ptsz", "cudaMemcpy2DAsync", CT_API_COPY, NOSTR,
-	  CT_ARGS(A_PTR("dst", 0, CT_ROLE_NONE), A_SIZE("dpitch", 1, CT_ROLE_NONE),
-		    A_PTR("src", 2, CT_ROLE_NONE), A_SIZE("spitch", 3, CT_ROLE_NONE),
-		    A_SIZE("width", 4, CT_ROLE_BYTES), A_SIZE("height", 5, CT_ROLE_HEIGHT), A_KIND("kind", 6),
-		    A_STREAM("stream", 7))),
-	WITH_VARIANT("_ptds", "cudaMemset", CT_API_SET, NOSTR,
-	  CT_ARGS(A_PTR("devPtr", 0, CT_ROLE_NONE), A_INT("value", 1), A_SIZE("count", 2, CT_ROLE_BYTES))),
-	WITH_VARIANT("_ptsz", "cudaMemsetAsync", CT_API_SET, NOSTR,
-	  CT_ARGS(A_PTR("devPtr", 0, CT_ROLE_NONE), A_INT("value", 1), A_SIZE("count", 2, CT_ROLE_BYTES),
-		    A_STREAM("stream", 3))),
+	CT_API("cudaMemcpy", CT_API_COPY,
+	       CT_ARGS(PTR("dst", 0, CT_ROLE_NONE), PTR("src", 1, CT_ROLE_NONE),
+		       SIZE("count", 2, CT_ROLE_BYTES), KIND("kind", 3)),
+	       CT_VARIANTS("_ptds")),
+	CT_API("cudaMemcpyAsync", CT_API_COPY,
+	       CT_ARGS(PTR("dst", 0, CT_ROLE_NONE), PTR("src", 1, CT_ROLE_NONE),
+		       SIZE("count", 2, CT_ROLE_BYTES), KIND("kind", 3), STREAM("stream", 4)),
+	       CT_VARIANTS("_ptsz")),
+	CT_API("cudaMemcpy2D", CT_API_COPY,
+	       CT_ARGS(PTR("dst", 0, CT_ROLE_NONE), SIZE("dpitch", 1, CT_ROLE_NONE),
+		       PTR("src", 2, CT_ROLE_NONE), SIZE("spitch", 3, CT_ROLE_NONE),
+		       SIZE("width", 4, CT_ROLE_BYTES), SIZE("height", 5, CT_ROLE_HEIGHT), KIND("kind", 6)),
+	       CT_VARIANTS("_ptds")),
+	CT_API("cudaMemcpy2DAsync", CT_API_COPY,
+	       CT_ARGS(PTR("dst", 0, CT_ROLE_NONE), SIZE("dpitch", 1, CT_ROLE_NONE),
+		       PTR("src", 2, CT_ROLE_NONE), SIZE("spitch", 3, CT_ROLE_NONE),
+		       SIZE("width", 4, CT_ROLE_BYTES), SIZE("height", 5, CT_ROLE_HEIGHT), KIND("kind", 6),
+		       STREAM("stream", 7)),
+	       CT_VARIANTS("_ptsz")),
+	CT_API("cudaMemset", CT_API_SET,
+	       CT_ARGS(PTR("devPtr", 0, CT_ROLE_NONE), INT("value", 1), SIZE("count", 2, CT_ROLE_BYTES)),
+	       CT_VARIANTS("_ptds")),
+	CT_API("cudaMemsetAsync", CT_API_SET,
+	       CT_ARGS(PTR("devPtr", 0, CT_ROLE_NONE), INT("value", 1), SIZE("count", 2, CT_ROLE_BYTES),
+		       STREAM("stream", 3)),
+	       CT_VARIANTS("_ptsz")),
 
 	/* launches: cudaLaunchKernel(func, dim3 grid, dim3 block, args, sharedMem, stream) */
-	WITH_VARIANT("_ptsz", "cudaLaunchKernel", CT_API_LAUNCH, NOSTR,
-	  CT_ARGS(A_PTR("func", 0, CT_ROLE_KERNEL), A_DIM3("grid", 1), A_DIM3("block", 3),
-		    A_PTR("args", 5, CT_ROLE_NONE), A_SIZE("sharedMem", 6, CT_ROLE_NONE), A_STREAM("stream", 7))),
+	CT_API("cudaLaunchKernel", CT_API_LAUNCH,
+	       CT_ARGS(PTR("func", 0, CT_ROLE_KERNEL), DIM3("grid", 1), DIM3("block", 3),
+		       PTR("args", 5, CT_ROLE_NONE), SIZE("sharedMem", 6, CT_ROLE_NONE), STREAM("stream", 7)),
+	       CT_VARIANTS("_ptsz")),
 	/* cudaLaunchKernelExC(config, func, args); config is copied at entry:
 	 * dim3 gridDim @0, dim3 blockDim @12, size_t dynamicSmemBytes @24, stream @32 */
-	WITH_VARIANT("_ptsz", "cudaLaunchKernelExC", CT_API_LAUNCH, NOSTR,
-	  CT_READS(CT_IN_WORDS(0, 5, 0)),
-	  CT_ARGS(A_PTR("func", 1, CT_ROLE_KERNEL),
-		    { "grid", CT_ARG_DIM3, .area = CT_AREA_MEM, .off = 0, .size = 12, .count_from = -1 },
-		    { "block", CT_ARG_DIM3, .area = CT_AREA_MEM, .off = 12, .size = 12, .count_from = -1 },
-		    M_SIZE("sharedMem", 3), A_PTR("args", 2, CT_ROLE_NONE),
-		    { "stream", CT_ARG_HANDLE, CT_MEMW(4), 8, CT_ROLE_STREAM, -1, NULL } )),
+	CT_API("cudaLaunchKernelExC", CT_API_LAUNCH, CT_READS(CT_IN_WORDS(0, 5, 0)),
+	       CT_ARGS(PTR("func", 1, CT_ROLE_KERNEL),
+		       CT_ARG("grid", CT_ARG_DIM3, CT_IN_MEM(0), 12, CT_ROLE_NONE),
+		       CT_ARG("block", CT_ARG_DIM3, CT_IN_MEM(12), 12, CT_ROLE_NONE),
+		       CT_ARG("sharedMem", CT_ARG_SIZE, CT_MEMW(3), 8, CT_ROLE_NONE),
+		       PTR("args", 2, CT_ROLE_NONE),
+		       CT_ARG("stream", CT_ARG_HANDLE, CT_MEMW(4), 8, CT_ROLE_STREAM)),
+	       CT_VARIANTS("_ptsz")),
 	/* nvcc 13's <<<>>> asks __cudaGetKernel for a kernel handle once per kernel and
 	 * launches with it: the handle is named after the stub it came from. */
-	{ "__cudaGetKernel", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS({ "kernel", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW, -1, NULL },
-		    A_PTR("entryFuncAddr", 1, CT_ROLE_KERNEL)) },
-	{ "cudaGetKernel", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS({ "kernel", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW, -1, NULL },
-		    A_PTR("entryFuncAddr", 1, CT_ROLE_KERNEL)) },
-	WITH_VARIANT("_ptsz", "cudaGraphLaunch", CT_API_LAUNCH, NOSTR,
-	  CT_ARGS(A_HANDLE("graphExec", 0), A_STREAM("stream", 1))),
+	CT_API("__cudaGetKernel", 0, OUT0,
+	       CT_ARGS(CT_ARG("kernel", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
+		       PTR("entryFuncAddr", 1, CT_ROLE_KERNEL))),
+	CT_API("cudaGetKernel", 0, OUT0,
+	       CT_ARGS(CT_ARG("kernel", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW),
+		       PTR("entryFuncAddr", 1, CT_ROLE_KERNEL))),
+	CT_API("cudaGraphLaunch", CT_API_LAUNCH,
+	       CT_ARGS(HANDLE("graphExec", 0), STREAM("stream", 1)), CT_VARIANTS("_ptsz")),
 
 	/* streams */
-	{ "cudaStreamCreate", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS(M_HANDLE("pStream", 0)) },
-	{ "cudaStreamCreateWithFlags", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS(M_HANDLE("pStream", 0), A_FLAGS("flags", 1)) },
-	{ "cudaStreamDestroy", 0, NOSTR, CT_ARGS(A_STREAM("stream", 0)) },
-	WITH_VARIANT("_ptsz", "cudaStreamSynchronize", CT_API_SYNC, NOSTR,
-	  CT_ARGS(A_STREAM("stream", 0))),
-	WITH_VARIANT("_ptsz", "cudaStreamWaitEvent", 0, NOSTR,
-	  CT_ARGS(A_STREAM("stream", 0), A_HANDLE("event", 1), A_FLAGS("flags", 2))),
-	WITH_VARIANT("_ptsz", "cudaStreamQuery", CT_API_HOT, NOSTR,
-	  CT_ARGS(A_STREAM("stream", 0))),
-	{ "cudaDeviceSynchronize", CT_API_SYNC, NOSTR },
+	CT_API("cudaStreamCreate", 0, OUT0, CT_ARGS(OUT_HANDLE("pStream"))),
+	CT_API("cudaStreamCreateWithFlags", 0, OUT0, CT_ARGS(OUT_HANDLE("pStream"), FLAGS("flags", 1))),
+	CT_API("cudaStreamDestroy", 0, CT_ARGS(STREAM("stream", 0))),
+	CT_API("cudaStreamSynchronize", CT_API_SYNC, CT_ARGS(STREAM("stream", 0)), CT_VARIANTS("_ptsz")),
+	CT_API("cudaStreamWaitEvent", 0,
+	       CT_ARGS(STREAM("stream", 0), HANDLE("event", 1), FLAGS("flags", 2)), CT_VARIANTS("_ptsz")),
+	CT_API("cudaStreamQuery", CT_API_HOT, CT_ARGS(STREAM("stream", 0)), CT_VARIANTS("_ptsz")),
+	CT_API("cudaDeviceSynchronize", CT_API_SYNC),
 
 	/* events */
-	{ "cudaEventCreate", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS(M_HANDLE("event", 0)) },
-	{ "cudaEventCreateWithFlags", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS(M_HANDLE("event", 0), A_FLAGS("flags", 1)) },
-	WITH_VARIANT("_ptsz", "cudaEventRecord", 0, NOSTR,
-	  CT_ARGS(A_HANDLE("event", 0), A_STREAM("stream", 1))),
-	{ "cudaEventSynchronize", CT_API_SYNC, NOSTR, CT_ARGS(A_HANDLE("event", 0)) },
-	{ "cudaEventQuery", CT_API_HOT, NOSTR, CT_ARGS(A_HANDLE("event", 0)) },
-	{ "cudaEventElapsedTime", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS({ "ms", CT_ARG_FLOAT, CT_MEMW(0), 4, CT_ROLE_NONE, -1, NULL },
-		    A_HANDLE("start", 1), A_HANDLE("end", 2)) },
-	{ "cudaEventDestroy", 0, NOSTR, CT_ARGS(A_HANDLE("event", 0)) },
+	CT_API("cudaEventCreate", 0, OUT0, CT_ARGS(OUT_HANDLE("event"))),
+	CT_API("cudaEventCreateWithFlags", 0, OUT0, CT_ARGS(OUT_HANDLE("event"), FLAGS("flags", 1))),
+	CT_API("cudaEventRecord", 0, CT_ARGS(HANDLE("event", 0), STREAM("stream", 1)), CT_VARIANTS("_ptsz")),
+	CT_API("cudaEventSynchronize", CT_API_SYNC, CT_ARGS(HANDLE("event", 0))),
+	CT_API("cudaEventQuery", CT_API_HOT, CT_ARGS(HANDLE("event", 0))),
+	CT_API("cudaEventElapsedTime", 0, OUT0,
+	       CT_ARGS(CT_ARG("ms", CT_ARG_FLOAT, CT_MEMW(0), 4, CT_ROLE_NONE),
+		       HANDLE("start", 1), HANDLE("end", 2))),
+	CT_API("cudaEventDestroy", 0, CT_ARGS(HANDLE("event", 0))),
 
 	/* devices */
-	{ "cudaGetDevice", CT_API_HOT, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS(M_INT("device", 0)) },
-	{ "cudaSetDevice", 0, NOSTR, CT_ARGS(A_DEVICE("device", 0)) },
-	{ "cudaGetDeviceCount", 0, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS(M_INT("count", 0)) },
-	{ "cudaDeviceGetAttribute", CT_API_HOT, NOSTR, CT_READS(CT_OUT_WORD(0, 0)),
-	  CT_ARGS(M_INT("value", 0), A_INT("attr", 1), A_DEVICE("device", 2)) },
-	{ "cudaGetDeviceProperties", 0, NOSTR,
-	  CT_ARGS(A_PTR("prop", 0, CT_ROLE_NONE), A_DEVICE("device", 1)) },
-	{ "cudaDeviceReset", 0, NOSTR },
-	{ "cudaGetLastError", CT_API_HOT, NOSTR },
-	{ "cudaPeekAtLastError", CT_API_HOT, NOSTR },
+	CT_API("cudaGetDevice", CT_API_HOT, OUT0, CT_ARGS(OUT_INT("device"))),
+	CT_API("cudaSetDevice", 0, CT_ARGS(DEVICE("device", 0))),
+	CT_API("cudaGetDeviceCount", 0, OUT0, CT_ARGS(OUT_INT("count"))),
+	CT_API("cudaDeviceGetAttribute", CT_API_HOT, OUT0,
+	       CT_ARGS(OUT_INT("value"), INT("attr", 1), DEVICE("device", 2))),
+	CT_API("cudaGetDeviceProperties", 0, CT_ARGS(PTR("prop", 0, CT_ROLE_NONE), DEVICE("device", 1))),
+	CT_API("cudaDeviceReset", 0),
+	CT_API("cudaGetLastError", CT_API_HOT),
+	CT_API("cudaPeekAtLastError", CT_API_HOT),
 };
 
 static const struct ct_plugin cudart_plugin = {
 	CT_PLUGIN_HEAD,
 	.name = "cudart",
-	.version = "1.0",
+	.version = CT_PLUGIN_VERSION,
 	.description = "CUDA runtime API (libcudart)",
 	CT_LIBRARIES("libcudart.so"),
 	CT_APIS(apis),

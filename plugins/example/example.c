@@ -37,7 +37,7 @@ static const struct ct_api toy_apis[] = {
 static const struct ct_plugin toy_plugin = {
 	CT_PLUGIN_HEAD,
 	.name = "example",
-	.version = "1",
+	.version = CT_PLUGIN_VERSION, /* the cudatracer it was built against (Makefile) */
 	.description = "example plugin: the toyrt library",
 	CT_LIBRARIES("libtoyrt.so"),
 	CT_APIS(toy_apis),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The HIP runtime plugin (libamdhip64): one row per traced CT_API.
+ * The HIP runtime plugin (libamdhip64): one row per traced API.
  *
  * Slots follow the x86-64 SysV ABI: registers rdi, rsi, rdx, rcx, r8, r9 are
  * slots 0-5, the stack words past them slots 6-11. A dim3 passed by value is
@@ -13,9 +13,7 @@
 extern const struct ct_enum hip_errors;       /* generated: hipError_t */
 extern const struct ct_enum hip_memcpy_kinds; /* generated: hipMemcpyKind */
 
-#define KIND(n, where) { .name = n, .kind = CT_ARG_ENUM, where, .size = 4, \
-			 .role = CT_ROLE_COPY_KIND, .names = &hip_memcpy_kinds }
-#define NO_ARGS .n_args = 0
+#define KIND(n, s) CT_ARG_NAMED(n, CT_SLOT(s), 4, CT_ROLE_COPY_KIND, &hip_memcpy_kinds)
 /* The word an out-pointer argument points to, copied after the call. */
 #define OUT(slot, word) CT_READS(CT_OUT_WORD(slot, word))
 
@@ -50,14 +48,14 @@ static const struct ct_api hip_apis[] = {
 	    CT_ARGS(CT_ARG("dst", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_NONE),
 		 CT_ARG("src", CT_ARG_PTR, CT_SLOT(1), 8, CT_ROLE_NONE),
 		 CT_ARG("sizeBytes", CT_ARG_SIZE, CT_SLOT(2), 8, CT_ROLE_BYTES),
-		 KIND("kind", CT_SLOT(3)))),
+		 KIND("kind", 3))),
 	CT_API("hipMemcpyAsync", CT_API_COPY,
 	    CT_ARGS(CT_ARG("dst", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_NONE),
 		 CT_ARG("src", CT_ARG_PTR, CT_SLOT(1), 8, CT_ROLE_NONE),
 		 CT_ARG("sizeBytes", CT_ARG_SIZE, CT_SLOT(2), 8, CT_ROLE_BYTES),
-		 KIND("kind", CT_SLOT(3)),
+		 KIND("kind", 3),
 		 CT_ARG("stream", CT_ARG_HANDLE, CT_SLOT(4), 8, CT_ROLE_STREAM))),
-	/* The direction is in the name; the CT_API row in the summary tells them apart. */
+	/* The direction is in the name; the API row in the summary tells them apart. */
 	CT_API("hipMemcpyHtoD", CT_API_COPY,
 	    CT_ARGS(CT_ARG("dst", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_NONE),
 		 CT_ARG("src", CT_ARG_PTR, CT_SLOT(1), 8, CT_ROLE_NONE),
@@ -130,7 +128,7 @@ static const struct ct_api hip_apis[] = {
 	    CT_ARGS(CT_ARG("stream", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM))),
 	CT_API("hipStreamSynchronize", CT_API_SYNC,
 	    CT_ARGS(CT_ARG("stream", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM))),
-	CT_API("hipDeviceSynchronize", CT_API_SYNC, NO_ARGS),
+	CT_API("hipDeviceSynchronize", CT_API_SYNC),
 	CT_API("hipEventCreate", 0, OUT(0, 0),
 	    CT_ARGS(CT_ARG("event", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_NONE))),
 	CT_API("hipEventRecord", 0,
@@ -158,7 +156,7 @@ static const struct ct_api hip_apis[] = {
 static const struct ct_plugin hip_plugin = {
 	CT_PLUGIN_HEAD,
 	.name = "hip",
-	.version = "1",
+	.version = CT_PLUGIN_VERSION,
 	.description = "AMD HIP runtime (libamdhip64)",
 	CT_LIBRARIES("libamdhip64.so"),
 	CT_APIS(hip_apis),

@@ -65,9 +65,9 @@ static const struct ct_api apis[] = {
 	BOTH("ncclGetUniqueId", 0, CT_READS(CT_OUT_WORD(0, 0)),
 	     CT_ARGS(CT_ARG("uniqueId", CT_ARG_HEX, CT_MEMW(0), 8, CT_ROLE_NONE))),
 	/* const char *ncclGetErrorString(ncclResult_t): nothing to check */
-	BOTH("ncclGetErrorString", 0, .result = CT_RES_VOID,
+	BOTH("ncclGetErrorString", 0, CT_RETURNS_VOID,
 	     CT_ARGS(CT_ARG_NAMED("result", CT_SLOT(0), 4, CT_ROLE_NONE, &nccl_results))),
-	BOTH("ncclGetLastError", 0, .result = CT_RES_VOID, CT_ARGS(COMM(0))),
+	BOTH("ncclGetLastError", 0, CT_RETURNS_VOID, CT_ARGS(COMM(0))),
 
 	/* communicators: created, split, queried, ended */
 	BOTH("ncclCommInitRank", 0, CT_READS(CT_OUT_WORD(0, 0)),
@@ -169,7 +169,7 @@ static const struct ct_api apis[] = {
 static const struct ct_plugin nccl_plugin = {
 	CT_PLUGIN_HEAD,
 	.name = "nccl",
-	.version = "1.0",
+	.version = CT_PLUGIN_VERSION,
 	.description = "NVIDIA NCCL (libnccl.so.2): communicators, collectives, point-to-point",
 	CT_LIBRARIES("libnccl.so"),
 	CT_APIS(apis),

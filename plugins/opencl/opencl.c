@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The OpenCL plugin: one row per traced CT_API of the ICD loader (libOpenCL.so.1),
+ * The OpenCL plugin: one row per traced API of the ICD loader (libOpenCL.so.1),
  * which every OpenCL program calls whatever the vendor behind it.
  *
  * Slots follow the x86-64 SysV ABI: registers rdi, rsi, rdx, rcx, r8, r9 are
@@ -15,18 +15,8 @@
 
 extern const struct ct_enum cl_errors; /* generated: CL/cl.h and CL/cl_ext.h */
 
-#define READS(...) CT_READS(__VA_ARGS__)
-/* `words` 8-byte words that the pointer in `slot` points to, into rec->mem[dst]. */
-#define AT_ENTRY(slot, words, dst) { slot, CT_AT_ENTRY, words, dst }
-#define AT_EXIT(slot, words, dst) { slot, CT_AT_EXIT, words, dst }
-/* The cl_int an errcode_ret argument points to, read into mem word 0. */
-#define ERRCODE(slot) AT_EXIT(slot, 1, 0)
-#define ERRCODE_ARG { .name = "errcode_ret", .kind = CT_ARG_ENUM, CT_MEMW(0), .size = 4, \
-		      .names = &cl_errors }
-
-/* A create call: returns a handle; the error is args[err]. */
-#define CREATE(sym, fl, err, str, ...) { .symbol = sym, .flags = fl, .result = CT_RES_HANDLE, \
-					  .err_arg = err, .str_slot = str, __VA_ARGS__ }
+/* The cl_int that an errcode_ret argument points to, read into mem word 0 after the call. */
+#define ERRCODE_ARG CT_ARG_NAMED("errcode_ret", CT_MEMW(0), 4, CT_ROLE_NONE, &cl_errors)
 
 /* Arguments that every enqueue call ends with. */
 #define WAIT_LIST(slot) \
@@ -36,36 +26,36 @@ extern const struct ct_enum cl_errors; /* generated: CL/cl.h and CL/cl_ext.h */
 
 static const struct ct_api opencl_apis[] = {
 	/* platforms, devices, contexts, queues */
-	CT_API("clGetPlatformIDs", 0, READS(AT_EXIT(2, 1, 0)),
+	CT_API("clGetPlatformIDs", 0, CT_READS(CT_OUT_WORD(2, 0)),
 	    CT_ARGS(CT_ARG("num_entries", CT_ARG_UINT, CT_SLOT(0), 4, CT_ROLE_NONE),
 		 CT_ARG("platforms", CT_ARG_PTR, CT_SLOT(1), 8, CT_ROLE_NONE),
 		 CT_ARG("num_platforms", CT_ARG_UINT, CT_MEMW(0), 4, CT_ROLE_NONE))),
-	CT_API("clGetDeviceIDs", 0, READS(AT_EXIT(4, 1, 0)),
+	CT_API("clGetDeviceIDs", 0, CT_READS(CT_OUT_WORD(4, 0)),
 	    CT_ARGS(CT_ARG("platform", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
 		 CT_ARG("device_type", CT_ARG_HEX, CT_SLOT(1), 8, CT_ROLE_NONE),
 		 CT_ARG("num_entries", CT_ARG_UINT, CT_SLOT(2), 4, CT_ROLE_NONE),
 		 CT_ARG("devices", CT_ARG_PTR, CT_SLOT(3), 8, CT_ROLE_NONE),
 		 CT_ARG("num_devices", CT_ARG_UINT, CT_MEMW(0), 4, CT_ROLE_NONE))),
-	CREATE("clCreateContext", 0, 5, CT_NO_STR, READS(ERRCODE(5)),
+	CT_API("clCreateContext", 0, CT_RETURNS_HANDLE(5), CT_READS(CT_OUT_WORD(5, 0)),
 	       CT_ARGS(CT_ARG("properties", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_NONE),
 		    CT_ARG("num_devices", CT_ARG_UINT, CT_SLOT(1), 4, CT_ROLE_NONE),
 		    CT_ARG("devices", CT_ARG_PTR, CT_SLOT(2), 8, CT_ROLE_NONE),
 		    CT_ARG("pfn_notify", CT_ARG_PTR, CT_SLOT(3), 8, CT_ROLE_NONE),
 		    CT_ARG("user_data", CT_ARG_PTR, CT_SLOT(4), 8, CT_ROLE_NONE),
 		    ERRCODE_ARG)),
-	CREATE("clCreateCommandQueue", 0, 3, CT_NO_STR, READS(ERRCODE(3)),
+	CT_API("clCreateCommandQueue", 0, CT_RETURNS_HANDLE(3), CT_READS(CT_OUT_WORD(3, 0)),
 	       CT_ARGS(CT_ARG("context", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
 		    CT_ARG("device", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_DEVICE),
 		    CT_ARG("properties", CT_ARG_HEX, CT_SLOT(2), 8, CT_ROLE_NONE),
 		    ERRCODE_ARG)),
-	CREATE("clCreateCommandQueueWithProperties", 0, 3, CT_NO_STR, READS(ERRCODE(3)),
+	CT_API("clCreateCommandQueueWithProperties", 0, CT_RETURNS_HANDLE(3), CT_READS(CT_OUT_WORD(3, 0)),
 	       CT_ARGS(CT_ARG("context", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
 		    CT_ARG("device", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_DEVICE),
 		    CT_ARG("properties", CT_ARG_PTR, CT_SLOT(2), 8, CT_ROLE_NONE),
 		    ERRCODE_ARG)),
 
 	/* buffers: a cl_mem is the allocation, released when its count drops */
-	CREATE("clCreateBuffer", CT_API_ALLOC | CT_API_DEVICE_MEM, 5, CT_NO_STR, READS(ERRCODE(4)),
+	CT_API("clCreateBuffer", CT_API_ALLOC | CT_API_DEVICE_MEM, CT_RETURNS_HANDLE(5), CT_READS(CT_OUT_WORD(4, 0)),
 	       CT_ARGS(CT_ARG("context", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
 		    CT_ARG("flags", CT_ARG_HEX, CT_SLOT(1), 8, CT_ROLE_NONE),
 		    CT_ARG("size", CT_ARG_SIZE, CT_SLOT(2), 8, CT_ROLE_BYTES),
@@ -76,21 +66,21 @@ static const struct ct_api opencl_apis[] = {
 	    CT_ARGS(CT_ARG("memobj", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
 
 	/* programs and kernels */
-	CREATE("clCreateProgramWithSource", 0, 4, CT_NO_STR, READS(ERRCODE(4)),
+	CT_API("clCreateProgramWithSource", 0, CT_RETURNS_HANDLE(4), CT_READS(CT_OUT_WORD(4, 0)),
 	       CT_ARGS(CT_ARG("context", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
 		    CT_ARG("count", CT_ARG_UINT, CT_SLOT(1), 4, CT_ROLE_NONE),
 		    CT_ARG("strings", CT_ARG_PTR, CT_SLOT(2), 8, CT_ROLE_NONE),
 		    CT_ARG("lengths", CT_ARG_PTR, CT_SLOT(3), 8, CT_ROLE_NONE),
 		    ERRCODE_ARG)),
-	{ .symbol = "clBuildProgram", .result = CT_RES_ERROR, .err_arg = -1, .str_slot = 3,
+	CT_API("clBuildProgram", 0, CT_STR(3),
 	  CT_ARGS(CT_ARG("program", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
 	       CT_ARG("num_devices", CT_ARG_UINT, CT_SLOT(1), 4, CT_ROLE_NONE),
 	       CT_ARG("device_list", CT_ARG_PTR, CT_SLOT(2), 8, CT_ROLE_NONE),
 	       CT_ARG("options", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE),
 	       CT_ARG("pfn_notify", CT_ARG_PTR, CT_SLOT(4), 8, CT_ROLE_NONE),
-	       CT_ARG("user_data", CT_ARG_PTR, CT_SLOT(5), 8, CT_ROLE_NONE)) },
+	       CT_ARG("user_data", CT_ARG_PTR, CT_SLOT(5), 8, CT_ROLE_NONE))),
 	/* The kernel name is read here and remembered by the returned handle. */
-	CREATE("clCreateKernel", 0, 3, 1, READS(ERRCODE(2)),
+	CT_API("clCreateKernel", 0, CT_RETURNS_HANDLE(3), CT_STR(1), CT_READS(CT_OUT_WORD(2, 0)),
 	       CT_ARGS(CT_ARG("program", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
 		    CT_ARG("kernel_name", CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE),
 		    CT_ARG("kernel", CT_ARG_HANDLE, CT_IN_RET, 8, CT_ROLE_HANDLE_NEW),
@@ -107,15 +97,13 @@ static const struct ct_api opencl_apis[] = {
 
 	/* enqueues: the work sizes are arrays of work_dim size_t (1 to 3) */
 	CT_API("clEnqueueNDRangeKernel", CT_API_LAUNCH,
-	    READS(AT_ENTRY(4, 3, 0), AT_ENTRY(5, 3, 3)),
+	    CT_READS(CT_IN_WORDS(4, 3, 0), CT_IN_WORDS(5, 3, 3)),
 	    CT_ARGS(CT_ARG("command_queue", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM),
 		 CT_ARG("kernel", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_HANDLE_NAMED),
 		 CT_ARG("work_dim", CT_ARG_UINT, CT_SLOT(2), 4, CT_ROLE_NONE),
 		 CT_ARG("global_work_offset", CT_ARG_PTR, CT_SLOT(3), 8, CT_ROLE_NONE),
-		 { .name = "global_work_size", .kind = CT_ARG_SIZES3, CT_MEMW(0), .size = 8,
-		   .count_from = 2 },
-		 { .name = "local_work_size", .kind = CT_ARG_SIZES3, CT_MEMW(3), .size = 8,
-		   .count_from = 2 },
+		 CT_ARG_SIZES3("global_work_size", CT_MEMW(0), 2),
+		 CT_ARG_SIZES3("local_work_size", CT_MEMW(3), 2),
 		 WAIT_LIST(6))),
 	CT_API("clEnqueueReadBuffer", CT_API_COPY,
 	    CT_ARGS(CT_ARG("command_queue", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM),
@@ -169,7 +157,7 @@ static const struct ct_api opencl_apis[] = {
 static const struct ct_plugin opencl_plugin = {
 	CT_PLUGIN_HEAD,
 	.name = "opencl",
-	.version = "1",
+	.version = CT_PLUGIN_VERSION,
 	.description = "OpenCL through the ICD loader (libOpenCL)",
 	CT_LIBRARIES("libOpenCL.so"),
 	CT_APIS(opencl_apis),

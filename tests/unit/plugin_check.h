@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Checks that hold for any runtime plugin's table, for the plugin unit tests:
- * load the built plugin as the core does, then hold every row against the
- * record layout and against the runtime library it claims to trace.
- * Included by one test file each (static functions, cmocka asserts).
+ * load the built plugin as the core does (the loader runs the one validator,
+ * core/plugin/validate.c, and expands variants), run the validator on the
+ * plugin's own descriptor as well, then hold every API against the runtime
+ * library it claims to trace and against what the sinks rely on. Included by
+ * one test file each (static functions, cmocka asserts).
  */
 #ifndef CT_TEST_PLUGIN_CHECK_H
 #define CT_TEST_PLUGIN_CHECK_H
@@ -18,24 +20,26 @@
 #include <cmocka.h>
 #include <cudatracer/plugin.h>
 #include "decode/decode.h"
+#include "plugin/loader.h"
+#include "plugin/validate.h"
 
 struct loaded_plugin {
-	void *so;
+	struct ct_loaded_plugin lp;
 	void *runtime;
-	const struct ct_plugin *p;
+	const struct ct_plugin *p; /* as the core sees it: one API per symbol */
 };
 
 static void plugin_load(struct loaded_plugin *lp, const char *path, const char *runtime)
 {
-	ct_plugin_entry_fn entry;
+	char why[512];
+	int err;
 
-	lp->so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!lp->so)
-		fail_msg("dlopen %s: %s", path, dlerror());
-	entry = (ct_plugin_entry_fn)dlsym(lp->so, CT_PLUGIN_ENTRY_SYMBOL);
-	assert_non_null(entry);
-	lp->p = entry();
-	assert_non_null(lp->p);
+	assert_int_equal(ct_plugin_load(path, NULL, &lp->lp), 0);
+	lp->p = lp->lp.p;
+	err = ct_plugin_validate(lp->lp.raw, why, sizeof(why));
+	if (err)
+		fail_msg("%s: %s", path, why);
+	assert_string_equal(why, "");
 	/* Lazy: only the symbols' presence is asked for, nothing is called. */
 	lp->runtime = dlopen(runtime, RTLD_LAZY | RTLD_LOCAL);
 	if (!lp->runtime)
@@ -46,22 +50,7 @@ static void plugin_unload(struct loaded_plugin *lp)
 {
 	if (lp->runtime)
 		dlclose(lp->runtime);
-	if (lp->so)
-		dlclose(lp->so);
-}
-
-/* Which mem words the API's reads fill. */
-static uint32_t mem_words_read(const struct ct_api *a)
-{
-	uint32_t m = 0;
-
-	for (size_t i = 0; i < a->n_reads; i++) {
-		const struct ct_read *r = &a->reads[i];
-
-		for (int w = r->dst; w < r->dst + r->words && w < CT_REC_MEM; w++)
-			m |= 1u << w;
-	}
-	return m;
+	ct_plugin_unload(&lp->lp);
 }
 
 static bool has_role(const struct ct_api *a, enum ct_role role)
@@ -72,79 +61,26 @@ static bool has_role(const struct ct_api *a, enum ct_role role)
 	return false;
 }
 
-static void check_arg(const struct ct_api *a, int i, uint32_t mem)
-{
-	const struct ct_arg *g = &a->args[i];
-	size_t size = g->kind == CT_ARG_DIM3 ? 12 : g->size;
-
-	if (!g->name || !g->kind || g->kind > CT_ARG_SIZES3)
-		fail_msg("%s arg %d: no name or bad kind", a->symbol, i);
-	switch (g->area) {
-	case CT_AREA_ARGS:
-		if (g->off % 8 || g->off + size > CT_REC_ARGS * 8 || !size)
-			fail_msg("%s.%s: slot outside the record", a->symbol, g->name);
-		if (g->kind == CT_ARG_DIM3 && g->size != 12)
-			fail_msg("%s.%s: a dim3 is 12 bytes", a->symbol, g->name);
-		break;
-	case CT_AREA_MEM: {
-		size_t n = g->kind == CT_ARG_SIZES3 ? 24 : size;
-
-		if (g->off + n > CT_REC_MEM * 8 || !n)
-			fail_msg("%s.%s: outside rec->mem", a->symbol, g->name);
-		for (size_t w = g->off / 8; w < (g->off + n + 7) / 8; w++)
-			if (!(mem & (1u << w)))
-				fail_msg("%s.%s: mem word %zu is not read", a->symbol, g->name, w);
-		break;
-	}
-	case CT_AREA_STR:
-		if (g->kind != CT_ARG_STRING || a->str_slot == CT_NO_STR)
-			fail_msg("%s.%s: a string needs str_slot", a->symbol, g->name);
-		break;
-	case CT_AREA_RET:
-		if (a->result != CT_RES_HANDLE || g->size != 8)
-			fail_msg("%s.%s: only a handle-returning API has a returned value",
-				 a->symbol, g->name);
-		break;
-	default:
-		fail_msg("%s.%s: bad area %d", a->symbol, g->name, g->area);
-	}
-	if (g->kind == CT_ARG_ENUM && !g->names)
-		fail_msg("%s.%s: enum without names", a->symbol, g->name);
-	if (g->kind == CT_ARG_SIZES3 && (g->count_from < 0 || g->count_from >= i))
-		fail_msg("%s.%s: count_from must name an earlier argument", a->symbol, g->name);
-	if (g->role == CT_ROLE_HANDLE_NEW && a->str_slot == CT_NO_STR)
-		fail_msg("%s.%s: a named handle needs the name read (str_slot)", a->symbol, g->name);
-	for (int j = 0; j < i; j++)
-		if (!strcmp(a->args[j].name, g->name))
-			fail_msg("%s: two arguments named %s", a->symbol, g->name);
-}
-
+/* What the validator cannot know: the runtime exports the symbol, and the
+ * roles say what the sinks need. */
 static void check_api(const struct loaded_plugin *lp, const struct ct_api *a)
 {
-	uint32_t mem = mem_words_read(a);
-
 	if (!dlsym(lp->runtime, a->symbol))
 		fail_msg("%s is not exported by the runtime library", a->symbol);
-	assert_true(a->n_args <= CT_MAX_ARGS);
-	assert_true(a->result <= CT_RES_HANDLE);
-	if (a->str_slot != CT_NO_STR && a->str_slot >= CT_REC_ARGS)
-		fail_msg("%s: str_slot %d out of range", a->symbol, a->str_slot);
-	assert_true(a->n_reads <= CT_MAX_READS);
-	for (size_t i = 0; i < a->n_reads; i++) {
-		const struct ct_read *r = &a->reads[i];
+	for (size_t i = 0; i < a->n_args; i++) {
+		const struct ct_arg *g = &a->args[i];
 
-		if (r->slot >= CT_REC_ARGS || !r->words || r->dst + r->words > CT_REC_MEM ||
-		    r->phase > CT_AT_EXIT)
-			fail_msg("%s: read %zu out of range", a->symbol, i);
+		if (g->area == CT_AREA_RET && a->result != CT_RES_HANDLE)
+			fail_msg("%s.%s: only a handle-returning API has a returned value",
+				 a->symbol, g->name);
+		if (g->role == CT_ROLE_HANDLE_NEW && a->str_slot == CT_NO_STR &&
+		    !has_role(a, CT_ROLE_HANDLE_NAMED) && !has_role(a, CT_ROLE_KERNEL))
+			fail_msg("%s.%s: a new handle with no name to take", a->symbol, g->name);
 	}
-	for (size_t i = 0; i < a->n_args; i++)
-		check_arg(a, (int)i, mem);
 	if (a->result == CT_RES_HANDLE && a->err_arg >= 0) {
-		const struct ct_arg *e;
+		const struct ct_arg *e = &a->args[a->err_arg];
 
-		assert_true((size_t)a->err_arg < a->n_args);
-		e = &a->args[a->err_arg];
-		if (e->kind != CT_ARG_ENUM || e->names != lp->p->errors || e->area != CT_AREA_MEM)
+		if (e->names != lp->p->errors || e->area != CT_AREA_MEM)
 			fail_msg("%s: err_arg must be an error enum read from memory", a->symbol);
 	}
 	/* What the runtime-agnostic sinks rely on. */
@@ -152,35 +88,28 @@ static void check_api(const struct loaded_plugin *lp, const struct ct_api *a)
 		fail_msg("%s: an allocation needs ALLOC_PTR and BYTES", a->symbol);
 	if ((a->flags & CT_API_FREE) && !has_role(a, CT_ROLE_FREE_PTR))
 		fail_msg("%s: a free needs FREE_PTR", a->symbol);
-	if ((a->flags & (CT_API_COPY | CT_API_SET)) && !has_role(a, CT_ROLE_BYTES))
+	if ((a->flags & CT_API_MOVES_BYTES) && !has_role(a, CT_ROLE_BYTES))
 		fail_msg("%s: a copy or set needs BYTES", a->symbol);
 }
 
-/* The whole table: descriptor, BPF object, errors, every row. */
+/* The whole table: descriptor, errors, every API. */
 static void check_plugin(const struct loaded_plugin *lp, const char *name, size_t n_apis)
 {
 	const struct ct_plugin *p = lp->p;
 
-	assert_int_equal(p->abi_version, CT_ABI_VERSION);
-	assert_int_equal(p->sz, sizeof(struct ct_plugin));
+	assert_int_equal(lp->lp.raw->abi_version, CT_ABI_VERSION);
+	assert_int_equal(lp->lp.raw->sz, sizeof(struct ct_plugin));
+	assert_null(lp->lp.raw->bpf_hook); /* tables only */
 	assert_string_equal(p->name, name);
-	assert_non_null(p->libraries);
+	assert_string_equal(p->version, CT_VERSION);
 	assert_int_equal(p->n_libraries, 1);
-	assert_non_null(p->libraries[0]);
 	assert_int_equal(p->n_apis, n_apis);
-
 	assert_non_null(p->errors);
 	assert_true(p->errors->n > 1);
-	for (size_t i = 1; i < p->errors->n; i++)
-		if (p->errors->v[i - 1].value >= p->errors->v[i].value)
-			fail_msg("errors not sorted at %s", p->errors->v[i].name);
 	assert_string_equal(ct_enum_name(p->errors, 0), p->success_name);
-
 	for (size_t i = 0; i < p->n_apis; i++) {
+		assert_int_equal(p->apis[i].n_variants, 0); /* expanded by the loader */
 		check_api(lp, &p->apis[i]);
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(p->apis[i].symbol, p->apis[j].symbol))
-				fail_msg("%s listed twice", p->apis[i].symbol);
 	}
 }
 

@@ -225,6 +225,9 @@ static void test_plugin_abi_refused(void **state)
 	assert_int_equal(ct_plugin_load(CT_BADPLUGINS "/libct-badabi.so", NULL, &lp), -EPROTO);
 	assert_int_equal(ct_plugin_load(CT_BADPLUGINS "/libct-badsize.so", NULL, &lp), -EPROTO);
 	assert_int_equal(ct_plugin_load(CT_BADPLUGINS "/libct-badnone.so", NULL, &lp), -ENOEXEC);
+	assert_int_equal(ct_plugin_load(CT_BADPLUGINS "/libct-badrow.so", NULL, &lp), -EINVAL);
+	assert_int_equal(ct_plugin_load(CT_BADPLUGINS "/libct-badtail.so", NULL, &lp), -E2BIG);
+	assert_int_equal(ct_plugin_load(CT_BADPLUGINS "/libct-badwild.so", NULL, &lp), -EINVAL);
 	assert_int_equal(ct_plugin_load(CT_BADPLUGINS "/libct-missing.so", NULL, &lp), -ENOENT);
 	assert_int_equal(ct_plugin_load("nosuchplugin", (char *const[]){ CT_BADPLUGINS, NULL }, &lp), -ENOENT);
 }

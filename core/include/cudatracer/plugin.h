@@ -247,6 +247,9 @@ typedef const struct ct_plugin *(*ct_plugin_entry_fn)(void);
 #define CT_ARG_NAMED(n, where, sz, r, table) \
 	{ .name = (n), .kind = CT_ARG_ENUM, where, .size = (sz), .role = (r), .count_from = -1, \
 	  .names = (table) }
+/* Up to three size_t in a row (24 bytes), as many as the earlier argument `count_from` says. */
+#define CT_ARG_SIZES3(n, where, cf) \
+	{ .name = (n), .kind = CT_ARG_SIZES3, where, .size = 24, .role = CT_ROLE_NONE, .count_from = (cf) }
 /* An enum argument whose value is a datatype: named from `table`, sized from `sizes`. */
 #define CT_ARG_ELEM_TYPE(n, where, sz, table, sizes) \
 	{ .name = (n), .kind = CT_ARG_ENUM, where, .size = (sz), .role = CT_ROLE_ELEM_TYPE, \
@@ -268,7 +271,12 @@ typedef const struct ct_plugin *(*ct_plugin_entry_fn)(void);
 /* The C string the pointer in `slot` points to, read at entry. */
 #define CT_STR(slot) .str_slot = (slot)
 
-/* A call that returns an error code (change it with .result = ...). */
+/* A call that returns a handle; its error code, if any, is args[err] (or -1: none). */
+#define CT_RETURNS_HANDLE(err) .result = CT_RES_HANDLE, .err_arg = (err)
+/* A call that returns nothing. */
+#define CT_RETURNS_VOID .result = CT_RES_VOID
+
+/* A call that returns an error code (or what CT_RETURNS_* says). */
 #define CT_API(sym, fl, ...) { .symbol = (sym), .flags = (fl), .result = CT_RES_ERROR, \
 			       .err_arg = -1, .str_slot = CT_NO_STR, __VA_ARGS__ }
 
