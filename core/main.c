@@ -12,6 +12,7 @@
 #include "capture/ring.h"
 #include "config/config.h"
 #include "explain.h"
+#include "merge/merge.h"
 #include "util/log.h"
 #include "plugin/loader.h"
 #include "capture/target.h"
@@ -19,6 +20,7 @@
 
 static const char usage[] =
 	"usage: cudatracer [options] [-- COMMAND [ARGS...]]\n"
+	"       cudatracer merge TRACE.jsonl... -o chrome:PATH [-o summary[:PATH]]\n"
 	"\n"
 	"Trace GPU runtime API calls with eBPF uprobes, without changing the program.\n"
 	"\n"
@@ -28,7 +30,7 @@ static const char usage[] =
 	"      --lib PATH         probe this library or executable, in every process\n"
 	"\n"
 	"What to trace:\n"
-	"  -P, --plugin LIST      runtime plugins: cudart, cuda, hip, opencl, or a .so path\n"
+	"  -P, --plugin LIST      runtime plugins: cudart, cuda, hip, opencl, nccl, or a .so path\n"
 	"      --profile NAME     default | full (full adds the very frequent getters)\n"
 	"      --include GLOBS    only these APIs (comma-separated globs)\n"
 	"      --exclude GLOBS    not these APIs\n"
@@ -237,6 +239,9 @@ int main(int argc, char **argv)
 	long pid;
 	int opt;
 
+	/* Subcommands that read recordings: no tracing, no privileges. */
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return ct_merge_main(argc - 1, argv + 1);
 	ct_config_init(&conf);
 	if (std_fds_open() || !ov || !sinks)
 		goto out;

@@ -29,8 +29,10 @@
 #include "capture/guard.h"
 #include "symbols/symbolizer.h"
 #include "util/log.h"
+#include "decode/comms.h"
 #include "decode/names.h"
 #include "sinks/hist.h"
+#include "decode/procenv.h"
 #include "sinks/output.h"
 #include "sinks/sinkio.h"
 #include "plugin/loader.h"
@@ -261,8 +263,13 @@ static int on_watch(void *ctx, void *data, size_t len)
 		attach_late(s, e);
 		/* Stopped, with the executable and the libraries loaded so far mapped:
 		 * keep its maps, for names decoded after it has exited. */
-		if (e->kind == CT_WATCH_EXEC)
+		if (e->kind == CT_WATCH_EXEC) {
 			ct_sym_forget(e->pid);
+			/* Read now, while it is stopped: a short job may be gone
+			 * before its first record is decoded. */
+			ct_procenv_forget(e->pid);
+			ct_procenv_get(e->pid);
+		}
 		ct_sym_refresh(e->pid);
 		if (e->stopped)
 			kill(e->pid, SIGCONT);
@@ -277,6 +284,8 @@ static int on_watch(void *ctx, void *data, size_t len)
 		ct_output_proc_exit(&s->out, e->pid, now_ns(CLOCK_REALTIME));
 		ct_sym_forget(e->pid);
 		ct_names_forget(e->pid);
+		ct_comms_forget(e->pid);
+		ct_procenv_forget(e->pid);
 		if (s->target->pid && (pid_t)e->pid == s->target->pid)
 			s->target_gone = true;
 		break;
@@ -615,6 +624,8 @@ static void teardown(struct session *s)
 {
 	ct_sym_reset();
 	ct_names_reset();
+	ct_comms_reset();
+	ct_procenv_reset();
 	ct_rings_free(&s->rings);
 	for (int i = s->n_plugins - 1; i >= 0; i--)
 		if (s->probes[i].lp)

@@ -4,7 +4,8 @@
 
 Two ways to find the values, so that tables are never typed by hand:
   --enum NAME        the enumerators of `enum NAME { ... }` (or a typedef'd
-                     `typedef enum NAME {...} X`), as in driver_types.h or cuda.h
+                     `typedef enum NAME {...} X`), as in driver_types.h or cuda.h,
+                     or of an anonymous `typedef enum { ... } NAME;` (nccl.h)
   --define-prefix P  every `#define P... <integer>` (OpenCL's CL/cl.h error codes);
                      --min/--max keep only values in a range
 
@@ -33,9 +34,12 @@ def parse_int(tok, known):
         return None
 
 
-def from_enum(text, name):
+def from_enum(text, name, skip):
     # Attribute macros may stand between `enum` and the name (__device_builtin__, __HIP_NODISCARD).
     m = re.search(r"\benum\s+(?:\w+\s+)*?%s\s*\{(.*?)\}" % re.escape(name), text, re.S)
+    if not m:
+        # nccl.h names its enums only by their typedef: typedef enum { ... } ncclResult_t;
+        m = re.search(r"\btypedef\s+enum\s*\{([^{}]*)\}\s*%s\s*;" % re.escape(name), text, re.S)
     if not m:
         sys.exit("gen_enum: enum %s not found" % name)
     out, known, nxt = [], {}, 0
@@ -46,8 +50,16 @@ def from_enum(text, name):
         if "=" in item:
             key, val = (s.strip() for s in item.split("=", 1))
             v = parse_int(val, known)
+            if v is None and key in skip:
+                # A sentinel computed by an expression (nccl.h's ncclMaxRedOp):
+                # left out, so it need not be evaluated; nothing may follow it
+                # without a value of its own.
+                nxt = None
+                continue
             if v is None:
                 sys.exit("gen_enum: cannot evaluate %s = %s" % (key, val))
+        elif nxt is None:
+            sys.exit("gen_enum: %s follows a skipped enumerator whose value is unknown" % item)
         else:
             key, v = item, nxt
         known[key] = v
@@ -82,7 +94,7 @@ def main():
 
     with open(a.header, encoding="utf-8", errors="replace") as f:
         text = strip_comments(f.read())
-    pairs = from_enum(text, a.enum) if a.enum else from_defines(text, a.define_prefix, a.min, a.max)
+    pairs = from_enum(text, a.enum, a.skip) if a.enum else from_defines(text, a.define_prefix, a.min, a.max)
     seen, rows = set(), []
     for v, n in pairs:
         if n in a.skip or v in seen:

@@ -74,6 +74,14 @@ static int attach_single(struct ct_probe *pr, const char *path, uint64_t off, ui
 	return push_link(pr, l);
 }
 
+static bool offset_taken(const uint64_t *offs, size_t n, uint64_t off)
+{
+	for (size_t k = 0; k < n; k++)
+		if (offs[k] == off)
+			return true;
+	return false;
+}
+
 /* Missing symbols are said once per API, in one line per file. */
 static void missing_note(struct ct_probe *pr, size_t i, char **buf, size_t *len, int *n)
 {
@@ -152,6 +160,11 @@ int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *disp
 			missing_note(pr, i, &mbuf, &mlen, &nmissing);
 			continue;
 		}
+		/* Two names of one function (libnccl's ncclX and its alias pncclX):
+		 * one probe, under the row that comes first, or each call would be
+		 * recorded twice. */
+		if (offset_taken(eo, ne, offs[i]))
+			continue;
 		eo[ne] = offs[i];
 		ec[ne++] = CT_CALL_ID(pr->number, i);
 		if (!pr->entry_only[i]) {

@@ -9,7 +9,9 @@
 #include <string.h>
 #include "decode/decode.h"
 #include "symbols/symbolizer.h"
+#include "decode/comms.h"
 #include "decode/names.h"
+#include "decode/procenv.h"
 
 const char *ct_enum_name(const struct ct_enum *e, int64_t v)
 {
@@ -161,17 +163,31 @@ static void decode_field(const struct ct_record *r, const struct ct_api *api, co
  * created (names.c). A call that creates a handle names it, if it
  * succeeded, from the string it read, else from the named handle it was
  * made from (cuKernelGetFunction), else from the kernel stub it was given
- * (__cudaGetKernel).
+ * (__cudaGetKernel). Communicator roles go to comms.c.
  */
+_Static_assert(CT_ROLE_COMM_NEW == CT_ROLE_COMM + 1 && CT_ROLE_COMM_ID == CT_ROLE_COMM + 2 &&
+	       CT_ROLE_RANK == CT_ROLE_COMM + 3 && CT_ROLE_NRANKS == CT_ROLE_COMM + 4,
+	       "name_handles() files the communicator roles by their order");
+
 static void name_handles(const struct ct_record *r, struct ct_event *ev)
 {
+	struct ct_comm_fields comm = { 0 };
 	struct ct_field *created = NULL;
 	const char *from = NULL;
+	bool has_comm = false;
 
 	for (int i = 0; i < ev->n_fields; i++) {
 		struct ct_field *f = &ev->fields[i];
 		uint8_t role = f->arg->role;
 
+		if (role >= CT_ROLE_COMM && role <= CT_ROLE_NRANKS) {
+			const struct ct_field **slot[] = { &comm.comm, &comm.created, &comm.id, &comm.rank,
+							   &comm.nranks };
+
+			*slot[role - CT_ROLE_COMM] = f;
+			has_comm = true;
+			continue;
+		}
 		if (!f->valid || !f->v)
 			continue;
 		if (role == CT_ROLE_KERNEL && f->arg->kind == CT_ARG_PTR) {
@@ -189,6 +205,8 @@ static void name_handles(const struct ct_record *r, struct ct_event *ev)
 		if (f->str && !from)
 			from = f->str;
 	}
+	if (has_comm)
+		ct_comms_note(ev, &comm);
 	/* A failed call leaves its out-handle unwritten: it names nothing. */
 	if (!created || !ev->has_result || ev->is_error)
 		return;
@@ -222,6 +240,8 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->parent_plugin = ev->parent_api = NULL; /* the session names r->parent */
 	ev->comm = bounded(r->comm, sizeof(r->comm), comm_copy);
 	ev->entry_only = (r->flags & CT_REC_ENTRY_ONLY) != 0;
+	ev->comm_info = NULL;
+	ev->env = ct_procenv_get(r->pid);
 	ev->n_fields = 0;
 	for (size_t i = 0; i < api->n_args && i < CT_MAX_ARGS; i++) {
 		decode_field(r, api, &api->args[i], ev, &ev->fields[i]);
@@ -346,12 +366,27 @@ const struct ct_field *ct_event_role(const struct ct_event *ev, enum ct_role rol
 	return NULL;
 }
 
+/* Bytes of one element of the type an ELEM_TYPE field names; 0 if unknown. */
+static uint64_t elem_bytes(const struct ct_field *t)
+{
+	const struct ct_elem_sizes *z = t && t->valid ? t->arg->elem_sizes : NULL;
+
+	for (size_t i = 0; z && z->v && i < z->n; i++)
+		if (z->v[i].value == (int64_t)t->v)
+			return z->v[i].bytes;
+	return 0;
+}
+
 uint64_t ct_event_bytes(const struct ct_event *ev)
 {
 	const struct ct_field *b = ct_event_role(ev, CT_ROLE_BYTES);
 	const struct ct_field *h = ct_event_role(ev, CT_ROLE_HEIGHT);
+	const struct ct_field *e;
 
-	if (!b || !b->valid)
+	if (b && b->valid)
+		return h && h->valid ? b->v * h->v : b->v;
+	e = ct_event_role(ev, CT_ROLE_ELEMENTS);
+	if (!e || !e->valid)
 		return 0;
-	return h && h->valid ? b->v * h->v : b->v;
+	return e->v * elem_bytes(ct_event_role(ev, CT_ROLE_ELEM_TYPE));
 }

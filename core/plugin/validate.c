@@ -186,6 +186,32 @@ static int check_enum(struct check *c, const char *field, const struct ct_enum *
 	return 0;
 }
 
+/* A datatype's sizes: readable, sorted by value, no zero size; only on an ELEM_TYPE enum. */
+static int check_elem_sizes(struct check *c, const struct ct_arg *g)
+{
+	const struct ct_elem_sizes *z = g->elem_sizes;
+
+	if (!z && g->role != CT_ROLE_ELEM_TYPE)
+		return 0;
+	if (g->role != CT_ROLE_ELEM_TYPE || g->kind != CT_ARG_ENUM)
+		return fail(c, -EINVAL, "elem_sizes belong to an enum argument of role CT_ROLE_ELEM_TYPE");
+	if (!z)
+		return fail(c, -EINVAL, "a CT_ROLE_ELEM_TYPE argument without elem_sizes");
+	if (!readable(z, sizeof(*z)))
+		return fail(c, -EINVAL, "elem_sizes points to unreadable memory");
+	if (!z->n || z->n > CT_ENUM_MAX || !readable(z->v, z->n * sizeof(z->v[0])))
+		return fail(c, -EINVAL, "elem_sizes has %zu entries (1 to %d, readable)", z->n, CT_ENUM_MAX);
+	for (size_t i = 0; i < z->n; i++) {
+		if (!z->v[i].bytes)
+			return fail(c, -EINVAL, "elem_sizes entry %zu (value %lld) has no size", i,
+				    (long long)z->v[i].value);
+		if (i && z->v[i - 1].value >= z->v[i].value)
+			return fail(c, -EINVAL, "elem_sizes is not sorted: entry %zu (value %lld) comes after %lld",
+				    i, (long long)z->v[i].value, (long long)z->v[i - 1].value);
+	}
+	return 0;
+}
+
 /* The bytes a field of this kind must have; 0: any (a string's size is its buffer's). */
 static const char *size_rule(const struct ct_arg *g)
 {
@@ -273,7 +299,7 @@ static int check_arg(struct check *c, const struct ct_api *a, size_t k, size_t w
 	}
 	if (g->kind == CT_ARG_SIZES3 && (g->count_from < 0 || (size_t)g->count_from >= k))
 		return fail(c, -EINVAL, "count_from %d does not name an earlier argument", g->count_from);
-	return 0;
+	return check_elem_sizes(c, g);
 }
 
 static int check_read(struct check *c, const struct ct_read *rd, size_t r, size_t where_len)

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 #include "record.h"
 #include "sinks/sink.h"
 #include "util/strbuf.h"
@@ -69,6 +71,8 @@ struct result_piece {
 struct jsonl_sink {
 	struct ct_sink_common c;
 	struct ct_sb b;
+	char host[256];
+	int64_t skew_ns; /* test hook: CUDATRACER_TEST_CLOCK_SKEW_NS */
 	struct api_text *cache;
 	struct ct_sb_ts_cache ts;
 	struct thread_piece threads[JSONL_SLOTS];
@@ -242,6 +246,130 @@ static char *put_result(struct jsonl_sink *s, char *w, const struct ct_event *ev
 	return w;
 }
 
+/* A job's keys (only those set) and the host's, on the lines of a process
+ * that runs as a rank of a job. */
+static char *put_env(const struct jsonl_sink *s, char *w, const struct ct_proc_env *e)
+{
+	if (e->rank >= 0) {
+		w = ct_w_lit(w, ",\"rank\":");
+		w = ct_w_u64(w, (uint64_t)e->rank);
+	}
+	if (e->local_rank >= 0) {
+		w = ct_w_lit(w, ",\"local_rank\":");
+		w = ct_w_u64(w, (uint64_t)e->local_rank);
+	}
+	if (e->world_size >= 0) {
+		w = ct_w_lit(w, ",\"world_size\":");
+		w = ct_w_u64(w, (uint64_t)e->world_size);
+	}
+	if (e->job_id[0]) {
+		w = ct_w_lit(w, ",\"job_id\":");
+		w = ct_w_json_str(w, e->job_id);
+	}
+	w = ct_w_lit(w, ",\"host\":");
+	return ct_w_json_str(w, s->host);
+}
+
+/* What is known of the call's communicator; the key only when something is. */
+static char *put_comm(char *w, const struct ct_comm_info *c)
+{
+	char sep = '{';
+
+	if (c->rank < 0 && c->nranks < 0 && !c->id && !c->seq)
+		return w;
+	w = ct_w_lit(w, ",\"communicator\":");
+	if (c->rank >= 0) {
+		*w++ = sep, sep = ',';
+		w = ct_w_lit(w, "\"rank\":");
+		w = ct_w_u64(w, (uint64_t)c->rank);
+	}
+	if (c->nranks >= 0) {
+		*w++ = sep, sep = ',';
+		w = ct_w_lit(w, "\"nranks\":");
+		w = ct_w_u64(w, (uint64_t)c->nranks);
+	}
+	if (c->id) {
+		*w++ = sep, sep = ',';
+		w = ct_w_lit(w, "\"id\":\"");
+		w = ct_w_hex(w, c->id);
+		*w++ = '"';
+	}
+	if (c->seq) {
+		*w++ = sep, sep = ',';
+		w = ct_w_lit(w, "\"seq\":");
+		w = ct_w_u64(w, c->seq);
+	}
+	*w++ = '}';
+	return w;
+}
+
+static int64_t env_i64(const char *name)
+{
+	const char *v = getenv(name);
+	char *end;
+	long long n;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	return errno || *end ? 0 : (int64_t)n;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The first line: where and when the trace was taken, so that `cudatracer
+ * merge` can put several hosts' traces on one timeline (docs/events.md).
+ * CUDATRACER_TEST_HOST and CUDATRACER_TEST_CLOCK_SKEW_NS make a tracer act
+ * as another host whose wall clock is that far off: a test hook.
+ */
+static void put_meta(struct jsonl_sink *s)
+{
+	const char *fake = getenv("CUDATRACER_TEST_HOST");
+	char boot[64] = "";
+	uint64_t mono, wall;
+	FILE *f;
+
+	if (fake && *fake)
+		snprintf(s->host, sizeof(s->host), "%s", fake);
+	else if (gethostname(s->host, sizeof(s->host) - 1))
+		snprintf(s->host, sizeof(s->host), "unknown");
+	s->skew_ns = env_i64("CUDATRACER_TEST_CLOCK_SKEW_NS");
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (f) {
+		if (!fgets(boot, sizeof(boot), f))
+			boot[0] = 0;
+		boot[strcspn(boot, "\n")] = 0;
+		fclose(f);
+	}
+	mono = clock_ns(CLOCK_MONOTONIC);
+	wall = clock_ns(CLOCK_REALTIME) + (uint64_t)s->skew_ns;
+	ct_sb_lit(&s->b, "{\"kind\":\"meta\",\"format\":\"cudatracer-jsonl\",\"version\":1,\"host\":");
+	ct_sb_json_str(&s->b, s->host);
+	ct_sb_lit(&s->b, ",\"boot_id\":");
+	ct_sb_json_str(&s->b, boot);
+	ct_sb_lit(&s->b, ",\"tracer_pid\":");
+	ct_sb_u64(&s->b, (uint64_t)getpid());
+	ct_sb_lit(&s->b, ",\"wall_ns\":");
+	ct_sb_u64(&s->b, wall);
+	ct_sb_lit(&s->b, ",\"mono_ns\":");
+	ct_sb_u64(&s->b, mono);
+	ct_sb_lit(&s->b, ",\"wall_offset_ns\":");
+	ct_sb_i64(&s->b, (int64_t)(wall - mono));
+	if (s->skew_ns) {
+		ct_sb_lit(&s->b, ",\"test_clock_skew_ns\":");
+		ct_sb_i64(&s->b, s->skew_ns);
+	}
+	ct_sb_lit(&s->b, "}\n");
+}
+
 static int jsonl_open(void *ctx)
 {
 	struct jsonl_sink *s = ctx;
@@ -249,7 +377,10 @@ static int jsonl_open(void *ctx)
 	s->cache = calloc(JSONL_CACHE, sizeof(*s->cache));
 	if (!s->cache)
 		return -ENOMEM;
-	return ct_sb_room(&s->b, JSONL_FLUSH + 16 * 1024) ? 0 : -ENOMEM;
+	if (!ct_sb_room(&s->b, JSONL_FLUSH + 16 * 1024))
+		return -ENOMEM;
+	put_meta(s);
+	return 0;
 }
 
 static int jsonl_write(struct jsonl_sink *s)
@@ -271,6 +402,10 @@ static size_t line_max(const struct api_text *t, const struct ct_event *ev)
 			n += 6 * strlen(ev->fields[i].str) + 2;
 	if (ev->parent_api)
 		n += 6 * (strlen(ev->parent_plugin) + strlen(ev->parent_api)) + 4;
+	if (ev->env)
+		n += 128 + 6 * (sizeof(ev->env->job_id) + sizeof(((struct jsonl_sink *)0)->host));
+	if (ev->comm_info)
+		n += 128;
 	return n;
 }
 
@@ -289,9 +424,17 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 		return -ENOMEM;
 	w = b->p + b->len;
 	w = ct_w_lit(w, "{\"ts_ns\":");
-	w = ct_w_ts(w, ev->ts_ns, &s->ts);
+	w = ct_w_ts(w, ev->ts_ns + (uint64_t)s->skew_ns, &s->ts);
 	w = put_cached(w, &t->head);
 	w = put_thread(s, w, ev);
+	if (ev->env)
+		w = put_env(s, w, ev->env);
+	if (ev->comm_info)
+		w = put_comm(w, ev->comm_info);
+	if (ev->api->flags & (CT_API_COLLECTIVE | CT_API_P2P)) {
+		w = ct_w_lit(w, ",\"bytes\":");
+		w = ct_w_u64(w, ct_event_bytes(ev));
+	}
 	if (ev->parent_api) {
 		w = ct_w_lit(w, ",\"parent\":{\"plugin\":");
 		w = ct_w_json_str(w, ev->parent_plugin);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sinks/apistats.h"
+#include "sinks/collstats.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "sinks/texttable.h"
@@ -27,6 +28,7 @@ struct summary_ctx {
 	bool rewrite;
 	uint64_t next_tick;
 	struct ct_apistats st;
+	struct ct_collstats coll;
 };
 
 static const struct ct_key summary_keys[] = {
@@ -120,12 +122,75 @@ static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 	return err;
 }
 
+/* A communication library's calls by API and datatype (collstats.h). */
+static int print_table_coll(FILE *out, const struct ct_coll_proc *cp)
+{
+	static const char *const head[] = { "Calls", "Errors", "Bytes", "Total(ns)", "Avg(ns)",
+					    "AlgBW(GB/s)", "BusBW(GB/s)", "Ranks", "Runtime", "API",
+					    "Datatype" };
+	struct ct_table t = { 11, "rrrrrrrrlll" };
+	int err = ct_table_row(&t, head);
+
+	for (size_t i = 0; cp && i < cp->n && !err; i++) {
+		const struct ct_coll_stat *c = &cp->v[i];
+		uint64_t ok = c->calls - c->errors;
+		char v[8][32];
+		const char *row[11] = { v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], c->plugin, c->api, c->dtype };
+
+		u64s(v[0], c->calls);
+		u64s(v[1], c->errors);
+		u64s(v[2], c->bytes);
+		u64s(v[3], c->ns);
+		u64s(v[4], ok ? c->ns / ok : 0);
+		snprintf(v[5], 32, "%.3f", ct_coll_algbw(c) / 1e9);
+		if (ct_coll_busbw(c) < 0)
+			strcpy(v[6], "-");
+		else
+			snprintf(v[6], 32, "%.3f", ct_coll_busbw(c) / 1e9);
+		if (c->nranks < 0)
+			strcpy(v[7], "-");
+		else
+			snprintf(v[7], 32, "%d", c->nranks);
+		err = ct_table_row(&t, row);
+	}
+	if (!err && t.rows > 1) {
+		fputs("\nCollectives (bandwidth over the calls' own time, as the host saw it):\n", out);
+		ct_table_print(out, &t, 0);
+	}
+	ct_table_free(&t);
+	return err;
+}
+
 static void json_u64(FILE *out, const char *key, uint64_t v, bool comma)
 {
 	fprintf(out, "%s\"%s\":%" PRIu64, comma ? "," : "", key, v);
 }
 
-static int print_json_proc(FILE *out, const struct ct_proc_stat *p)
+static void print_json_coll(FILE *out, const struct ct_coll_proc *cp)
+{
+	fputs(",\"collectives\":[", out);
+	for (size_t i = 0; cp && i < cp->n; i++) {
+		const struct ct_coll_stat *c = &cp->v[i];
+
+		fputs(i ? ",{\"plugin\":" : "{\"plugin\":", out);
+		ct_json_str(out, c->plugin);
+		fputs(",\"api\":", out);
+		ct_json_str(out, c->api);
+		fputs(",\"datatype\":", out);
+		ct_json_str(out, c->dtype);
+		json_u64(out, "calls", c->calls, true);
+		json_u64(out, "errors", c->errors, true);
+		json_u64(out, "bytes", c->bytes, true);
+		json_u64(out, "total_ns", c->ns, true);
+		fprintf(out, ",\"algbw_gbps\":%.6f", ct_coll_algbw(c) / 1e9);
+		if (c->nranks >= 0)
+			fprintf(out, ",\"busbw_gbps\":%.6f,\"nranks\":%d", ct_coll_busbw(c) / 1e9, c->nranks);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static int print_json_proc(FILE *out, const struct ct_proc_stat *p, const struct ct_coll_proc *cp)
 {
 	struct ct_api_stat **v;
 	size_t n;
@@ -173,7 +238,9 @@ static int print_json_proc(FILE *out, const struct ct_proc_stat *p)
 		}
 		fputc('}', out);
 	}
-	fputs("]}", out);
+	fputc(']', out);
+	print_json_coll(out, cp);
+	fputc('}', out);
 	free(v);
 	return 0;
 }
@@ -248,6 +315,8 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 		for (size_t i = 0; i < n && !err; i++) {
 			fputc('\n', out);
 			err = print_table_proc(out, procs[i]);
+			if (!err)
+				err = print_table_coll(out, ct_collstats_proc(&s->coll, procs[i]->pid));
 		}
 		if (rs && rs->lost)
 			fprintf(out, "\nwarning: %" PRIu64 " records lost: the figures above undercount\n",
@@ -263,7 +332,7 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 		for (size_t i = 0; i < n && !err; i++) {
 			if (i)
 				fputc(',', out);
-			err = print_json_proc(out, procs[i]);
+			err = print_json_proc(out, procs[i], ct_collstats_proc(&s->coll, procs[i]->pid));
 		}
 		fputs("]}\n", out);
 		break;
@@ -292,8 +361,9 @@ static int summary_open(void *ctx)
 static int summary_event(void *ctx, const struct ct_event *ev)
 {
 	struct summary_ctx *s = ctx;
+	int err = ct_apistats_add(&s->st, ev);
 
-	return ct_apistats_add(&s->st, ev);
+	return err ? err : ct_collstats_add(&s->coll, ev);
 }
 
 static int summary_totals(void *ctx, const struct ct_totals *t)
@@ -329,6 +399,7 @@ static void summary_destroy(void *ctx)
 	struct summary_ctx *s = ctx;
 
 	ct_apistats_free(&s->st);
+	ct_collstats_free(&s->coll);
 }
 
 const struct ct_sink_ops ct_sink_summary = {

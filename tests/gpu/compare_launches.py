@@ -4,7 +4,7 @@ import collections
 import json
 import sys
 
-ev = [json.loads(l) for l in open(sys.argv[1])]
+ev = [e for e in map(json.loads, open(sys.argv[1])) if e.get("kind") != "meta"]  # the first line is the meta line
 prof = json.load(open(sys.argv[2]))
 marks = [e for e in ev if e["api"] == "cudaMemGetInfo"]
 print("events %d, cudaMemGetInfo markers %d" % (len(ev), len(marks)))
@@ -26,5 +26,5 @@ names = collections.Counter(e["args"].get("func") or e["args"].get("f") or e["ar
 print("kernel names (tracer): %s" % dict(names.most_common(12)))
 print("torch.profiler: %d GPU kernels; launch API events %s" % (prof["gpu_kernels"], prof["profiler_launch_api_events"]))
 print("profiler kernel names: %s" % dict(collections.Counter(prof["gpu_kernel_names"]).most_common(8)))
-s = [json.loads(l) for l in open(sys.argv[3])]
+s = [e for e in map(json.loads, open(sys.argv[3])) if e.get("kind") != "meta"]
 print("sample with cudart,cuda: %d events, %s" % (len(s), dict(collections.Counter((e["plugin"], e["api"]) for e in s).most_common(30))))

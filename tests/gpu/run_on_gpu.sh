@@ -24,7 +24,7 @@ python3 - "$OUT" <<'PY'
 import collections, json, sys
 out = sys.argv[1]
 for name in ("sample_shared", "sample_static", "torch"):
-    ev = [json.loads(l) for l in open("%s/%s.jsonl" % (out, name))]
+    ev = [e for e in map(json.loads, open("%s/%s.jsonl" % (out, name))) if e.get("kind") != "meta"]
     by = collections.Counter(e["api"] for e in ev)
     res = collections.Counter(e.get("result_name") for e in ev)
     copied = sum(e["args"].get("count", 0) for e in ev if e["api"].startswith("cudaMemcpy"))

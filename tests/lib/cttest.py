@@ -72,18 +72,25 @@ def wait_tracing(proc, err_lines=None):
             return lines
 
 
-def read_jsonl(path):
-    events = []
+def read_jsonl(path, meta=False):
+    """The events of a jsonl trace; with meta=True, (meta line, events): the
+    first line says where and when the trace was taken (docs/events.md)."""
+    events, head = [], None
     with open(path) as f:
         for n, line in enumerate(f, 1):
             line = line.rstrip("\n")
             if not line:
                 continue
             try:
-                events.append(json.loads(line))
+                obj = json.loads(line)
             except ValueError as e:
                 raise AssertionError("%s:%d is not valid JSON (%s): %r" % (path, n, e, line[:200]))
-    return events
+            if obj.get("kind") == "meta":
+                assert n == 1 and head is None, "%s:%d: a meta line that is not the first" % (path, n)
+                head = obj
+            else:
+                events.append(obj)
+    return (head, events) if meta else events
 
 
 def run(args, config=None, command=None, timeout=120, env=None, extra_sinks="", jsonl_sink=True):

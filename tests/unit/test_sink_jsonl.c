@@ -6,12 +6,24 @@
  * does not match: a comm that changes in place, slots shared by two keys,
  * codes outside any table, negative codes, strings that need escaping.
  */
+#include <time.h>
 #include "test_sink_fixture.h"
 
 #define HEAD(ts, api) "{\"ts_ns\":17000000000000" ts ",\"plugin\":\"fake\",\"api\":\"" api "\""
 #define SYNC(ts, thread, result) HEAD(ts, "xDeviceSynchronize") thread ",\"dur_ns\":7" result ",\"args\":{}}\n"
 #define T(pid, tid, comm, depth) ",\"pid\":" #pid ",\"tid\":" #tid ",\"comm\":\"" comm "\",\"depth\":" #depth
 #define R(code, name, error) ",\"result\":" #code ",\"result_name\":" name ",\"error\":" #error
+
+/* The output after its first line, which must be the trace's meta line
+ * (test_meta checks what it holds). */
+static const char *events_of(const char *out)
+{
+	const char *nl = strchr(out, '\n');
+
+	assert_true(!strncmp(out, "{\"kind\":\"meta\",", 15));
+	assert_non_null(nl);
+	return nl + 1;
+}
 
 /* The sink's whole output for these events must be `want`. */
 static void expect_lines(const struct ct_event *ev, size_t n, const char *want)
@@ -23,7 +35,7 @@ static void expect_lines(const struct ct_event *ev, size_t n, const char *want)
 	for (size_t i = 0; i < n; i++)
 		fx_sink_event(&s, &ev[i]);
 	out = fx_sink_close(&s, NULL);
-	assert_text_equal(out, want);
+	assert_text_equal(events_of(out), want);
 	free(out);
 }
 
@@ -122,7 +134,7 @@ static void test_comm_in_record(void **state)
 		fx_sink_event(&s, &ev);
 	}
 	out = fx_sink_close(&s, NULL);
-	assert_text_equal(out, want);
+	assert_text_equal(events_of(out), want);
 	free(out);
 }
 
@@ -211,6 +223,54 @@ static void test_long_kernel_name(void **state)
 	free(name);
 }
 
+/* The meta line: the fake host and clock skew of the test hooks, and the
+ * clocks' offset as the skew moves it; a rank's keys and its communicator. */
+static void test_meta_and_ranks(void **state)
+{
+	static const char want[] =
+		HEAD("01500", "xDeviceSynchronize") T(5, 5, "app", 0)
+		",\"rank\":3,\"world_size\":8,\"job_id\":\"j\\\"1\",\"host\":\"node-b\""
+		",\"communicator\":{\"rank\":1,\"nranks\":4,\"id\":\"0xabc\",\"seq\":2}"
+		",\"dur_ns\":7" R(0, "\"xSuccess\"", false) ",\"args\":{}}\n"
+		HEAD("02500", "xDeviceSynchronize") T(5, 5, "app", 0)
+		",\"local_rank\":0,\"host\":\"node-b\""
+		",\"dur_ns\":7" R(0, "\"xSuccess\"", false) ",\"args\":{}}\n";
+	struct ct_proc_env env = { .rank = 3, .local_rank = -1, .world_size = 8, .job_id = "j\"1" };
+	struct ct_proc_env env2 = { .rank = -1, .local_rank = 0, .world_size = -1 };
+	struct ct_comm_info comm = { .rank = 1, .nranks = 4, .id = 0xabc, .seq = 2 };
+	struct ct_comm_info unknown = { .rank = -1, .nranks = -1 };
+	struct ct_event ev[2];
+	struct timespec mono;
+	long long wall, mono0, off, skew;
+	struct fx_sink s;
+	char *out;
+
+	setenv("CUDATRACER_TEST_HOST", "node-b", 1);
+	setenv("CUDATRACER_TEST_CLOCK_SKEW_NS", "500", 1);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	fx_sink_open(&s, "jsonl", NULL);
+	unsetenv("CUDATRACER_TEST_HOST");
+	unsetenv("CUDATRACER_TEST_CLOCK_SKEW_NS");
+	syncs(ev, 2, NULL);
+	ev[0].env = &env;
+	ev[0].comm_info = &comm;
+	ev[1].env = &env2;
+	ev[1].comm_info = &unknown; /* nothing known: no key */
+	fx_sink_event(&s, &ev[0]);
+	fx_sink_event(&s, &ev[1]);
+	out = fx_sink_close(&s, NULL);
+	assert_text_equal(events_of(out), want);
+	assert_non_null(strstr(out, "\"host\":\"node-b\",\"boot_id\":\""));
+	assert_non_null(strstr(out, ",\"test_clock_skew_ns\":500}\n"));
+	assert_int_equal(sscanf(strstr(out, "\"wall_ns\""), "\"wall_ns\":%lld,\"mono_ns\":%lld,\"wall_offset_ns\":%lld",
+				&wall, &mono0, &off), 3);
+	assert_int_equal(wall - mono0, off);
+	assert_true(mono0 >= mono.tv_sec * 1000000000ll + mono.tv_nsec && mono0 - mono.tv_sec * 1000000000ll < 10000000000ll);
+	skew = off - (time(NULL) * 1000000000ll - mono0);
+	assert_true(skew > -2000000000ll && skew < 2000000000ll);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_comm_in_record),
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_long_kernel_name),
+		cmocka_unit_test(test_meta_and_ranks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

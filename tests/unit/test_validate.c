@@ -235,6 +235,26 @@ DEFECT(string_area, -EINVAL,
        f.args[2][0].area = CT_AREA_ARGS)
 DEFECT(string_slot, -EINVAL, "plugin toy: row 2 (toyLaunch): arg 0 (name): a string needs the row's str_slot",
        f.apis[2].str_slot = CT_NO_STR)
+/* A datatype's element sizes (the nccl plugin's datatype argument) */
+static const struct ct_elem_size sizes_unsorted_v[] = { { 1, 4 }, { 0, 2 } };
+static const struct ct_elem_size sizes_zero_v[] = { { 0, 2 }, { 1, 0 } };
+static const struct ct_elem_sizes sizes_unsorted = { sizes_unsorted_v, 2 }, sizes_zero = { sizes_zero_v, 2 };
+static const struct ct_elem_sizes sizes_empty = { sizes_zero_v, 0 };
+DEFECT(elem_sizes_missing, -EINVAL,
+       "plugin toy: row 1 (toyMemcpy): arg 3 (kind): a CT_ROLE_ELEM_TYPE argument without elem_sizes",
+       f.args[1][3].role = CT_ROLE_ELEM_TYPE)
+DEFECT(elem_sizes_role, -EINVAL,
+       "plugin toy: row 1 (toyMemcpy): arg 3 (kind): elem_sizes belong to an enum argument of role CT_ROLE_ELEM_TYPE",
+       f.args[1][3].elem_sizes = &sizes_zero)
+DEFECT(elem_sizes_unsorted, -EINVAL,
+       "plugin toy: row 1 (toyMemcpy): arg 3 (kind): elem_sizes is not sorted: entry 1 (value 0) comes after 1",
+       f.args[1][3].role = CT_ROLE_ELEM_TYPE; f.args[1][3].elem_sizes = &sizes_unsorted)
+DEFECT(elem_sizes_zero, -EINVAL,
+       "plugin toy: row 1 (toyMemcpy): arg 3 (kind): elem_sizes entry 1 (value 1) has no size",
+       f.args[1][3].role = CT_ROLE_ELEM_TYPE; f.args[1][3].elem_sizes = &sizes_zero)
+DEFECT(elem_sizes_empty, -EINVAL,
+       "plugin toy: row 1 (toyMemcpy): arg 3 (kind): elem_sizes has 0 entries (1 to 65536, readable)",
+       f.args[1][3].role = CT_ROLE_ELEM_TYPE; f.args[1][3].elem_sizes = &sizes_empty)
 DEFECT(enum_names, -EINVAL, "plugin toy: row 1 (toyMemcpy): arg 3 (kind): an enum without names",
        f.args[1][3].names = NULL)
 DEFECT(enum_count, -EINVAL,
@@ -361,6 +381,9 @@ int main(void)
 		cmocka_unit_test(test_duplicate), cmocka_unit_test(test_duplicate_variant),
 		cmocka_unit_test(test_read_slot), cmocka_unit_test(test_read_phase),
 		cmocka_unit_test(test_read_words), cmocka_unit_test(test_read_past),
+		cmocka_unit_test(test_elem_sizes_missing), cmocka_unit_test(test_elem_sizes_role),
+		cmocka_unit_test(test_elem_sizes_unsorted), cmocka_unit_test(test_elem_sizes_zero),
+		cmocka_unit_test(test_elem_sizes_empty),
 		cmocka_unit_test(test_arg_name), cmocka_unit_test(test_arg_twice),
 		cmocka_unit_test(test_kind), cmocka_unit_test(test_area), cmocka_unit_test(test_role),
 		cmocka_unit_test(test_size), cmocka_unit_test(test_dim3_size),

@@ -22,6 +22,23 @@ struct ct_field {
 	bool valid;                /* false: the read failed (e.g. unmapped pointer) */
 };
 
+/* A communicator as the calls that created or queried it told (decode/comms.c). */
+struct ct_comm_info {
+	int32_t rank, nranks; /* -1: not known */
+	uint64_t id;          /* the first word of the id its members created it with; 0: none */
+	uint64_t seq;         /* this call's place among the COLLECTIVE calls on it, from 1; 0: none */
+};
+
+/*
+ * A process's place in a distributed job, from its environment
+ * (decode/procenv.c): RANK or SLURM_PROCID or OMPI_COMM_WORLD_RANK,
+ * LOCAL_RANK, WORLD_SIZE, SLURM_JOB_ID. -1 or "": not set.
+ */
+struct ct_proc_env {
+	int32_t rank, local_rank, world_size;
+	char job_id[64];
+};
+
 struct ct_event {
 	const struct ct_record *rec;
 	const struct ct_plugin *plugin;
@@ -45,12 +62,18 @@ struct ct_event {
 	uint64_t ret_handle;  /* CT_RES_HANDLE */
 	uint8_t n_fields;
 	struct ct_field fields[CT_MAX_ARGS];
+	/* The communicator a call with a COMM or COMM_NEW argument used or
+	 * created, once known; NULL otherwise. */
+	const struct ct_comm_info *comm_info;
+	/* The process's job environment; NULL when it has none of the variables. */
+	const struct ct_proc_env *env;
 };
 
 /* Field lookup by role; NULL if the API has no such argument. */
 const struct ct_field *ct_event_role(const struct ct_event *ev, enum ct_role role);
 
-/* Bytes moved by a copy/set or allocated: BYTES (times HEIGHT for 2D). 0 if none. */
+/* Bytes moved by a copy/set or allocated: BYTES (times HEIGHT for 2D); or
+ * ELEMENTS times the size of the ELEM_TYPE argument's type. 0 if none. */
 uint64_t ct_event_bytes(const struct ct_event *ev);
 
 #endif

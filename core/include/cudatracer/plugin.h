@@ -100,7 +100,30 @@ enum ct_role {
 	CT_ROLE_HANDLE_NEW, /* handle created by this call; named from the call's string */
 	CT_ROLE_HANDLE_NAMED, /* handle whose name was seen at creation */
 	CT_ROLE_HEIGHT,     /* rows of a 2D copy: bytes = BYTES * HEIGHT */
+	/* Counts of typed elements (a collective's count and datatype):
+	 * bytes = ELEMENTS * the size the ELEM_TYPE argument's `elem_sizes` gives. */
+	CT_ROLE_ELEMENTS,
+	CT_ROLE_ELEM_TYPE,
+	/* Communicators (NCCL, RCCL, MPI): a call's rank and size are remembered
+	 * per communicator from the calls that create or query it, and shown on
+	 * every later call that uses it (docs/plugins.md). */
+	CT_ROLE_COMM,       /* the communicator the call uses */
+	CT_ROLE_COMM_NEW,   /* a communicator the call created (read at exit) */
+	CT_ROLE_COMM_ID,    /* what every member passes alike to create it (a unique id's first word) */
+	CT_ROLE_RANK,       /* the caller's rank in the call's communicator */
+	CT_ROLE_NRANKS,     /* the communicator's size */
 	CT_ROLE_MAX
+};
+
+/* Bytes of one element by an enum's value (a datatype's); sorted by value. */
+struct ct_elem_size {
+	int64_t value;
+	uint32_t bytes;
+};
+
+struct ct_elem_sizes {
+	const struct ct_elem_size *v;
+	size_t n;
 };
 
 struct ct_arg {
@@ -112,6 +135,7 @@ struct ct_arg {
 	uint8_t role;   /* enum ct_role */
 	int8_t count_from; /* CT_ARG_SIZES3: index of the arg that holds the count, else -1 */
 	const struct ct_enum *names; /* CT_ARG_ENUM */
+	const struct ct_elem_sizes *elem_sizes; /* CT_ROLE_ELEM_TYPE: bytes of one element by value */
 };
 
 /* A copy of user memory the engine makes for one API. */
@@ -136,7 +160,18 @@ struct ct_read {
 #define CT_API_DEVICE_MEM (1u << 8) /* with ALLOC/FREE: device memory */
 #define CT_API_HOST_MEM   (1u << 9) /* with ALLOC/FREE: pinned host memory */
 #define CT_API_MANAGED_MEM (1u << 10)
-#define CT_API_FLAGS_ALL  ((1u << 11) - 1)
+/* A communication library's calls, for the summary's collectives table and
+ * `cudatracer merge`: COLLECTIVE calls are made by every member of the
+ * communicator in the same order; P2P calls move data to or from one peer.
+ * Bus bandwidth as nccl-tests counts it (algbw = bytes / time):
+ * BUS_ALLREDUCE busbw = algbw * 2(n-1)/n; BUS_SHARE (the bytes are this
+ * rank's share of an n-rank buffer: all-gather, reduce-scatter, all-to-all)
+ * busbw = algbw * (n-1); neither: busbw = algbw. */
+#define CT_API_COLLECTIVE    (1u << 11)
+#define CT_API_P2P           (1u << 12)
+#define CT_API_BUS_ALLREDUCE (1u << 13)
+#define CT_API_BUS_SHARE     (1u << 14)
+#define CT_API_FLAGS_ALL  ((1u << 15) - 1)
 #define CT_API_DEV_ALLOC (CT_API_ALLOC | CT_API_DEVICE_MEM)
 #define CT_API_DEV_FREE (CT_API_FREE | CT_API_DEVICE_MEM)
 /* Calls that move bytes: copies and sets. */
@@ -215,6 +250,10 @@ typedef const struct ct_plugin *(*ct_plugin_entry_fn)(void);
 /* Up to three size_t in a row (24 bytes), as many as the earlier argument `count_from` says. */
 #define CT_ARG_SIZES3(n, where, cf) \
 	{ .name = (n), .kind = CT_ARG_SIZES3, where, .size = 24, .role = CT_ROLE_NONE, .count_from = (cf) }
+/* An enum argument whose value is a datatype: named from `table`, sized from `sizes`. */
+#define CT_ARG_ELEM_TYPE(n, where, sz, table, sizes) \
+	{ .name = (n), .kind = CT_ARG_ENUM, where, .size = (sz), .role = CT_ROLE_ELEM_TYPE, \
+	  .count_from = -1, .names = (table), .elem_sizes = (sizes) }
 #define CT_ARGS(...) .args = (const struct ct_arg[]){ __VA_ARGS__ }, \
 	.n_args = CT_COUNT_OF_(const struct ct_arg, __VA_ARGS__)
 

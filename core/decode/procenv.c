@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * /proc/PID/environ, read once per process. The file is the target's: it is
+ * opened non-blocking and checked on the descriptor held (a regular file),
+ * and read up to CT_ENVIRON_MAX bytes, whatever the process put there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "decode/procenv.h"
+#include "util/u64map.h"
+
+/* Which variables fill which field, first set first: torchrun's, Slurm's, Open MPI's. */
+enum env_field { F_RANK, F_LOCAL_RANK, F_WORLD_SIZE, F_JOB_ID };
+
+static const struct {
+	const char *var;
+	enum env_field field;
+} vars[] = {
+	{ "RANK", F_RANK },
+	{ "SLURM_PROCID", F_RANK },
+	{ "OMPI_COMM_WORLD_RANK", F_RANK },
+	{ "LOCAL_RANK", F_LOCAL_RANK },
+	{ "SLURM_LOCALID", F_LOCAL_RANK },
+	{ "OMPI_COMM_WORLD_LOCAL_RANK", F_LOCAL_RANK },
+	{ "WORLD_SIZE", F_WORLD_SIZE },
+	{ "SLURM_NTASKS", F_WORLD_SIZE },
+	{ "OMPI_COMM_WORLD_SIZE", F_WORLD_SIZE },
+	{ "SLURM_JOB_ID", F_JOB_ID },
+	{ "TORCHELASTIC_RUN_ID", F_JOB_ID },
+};
+#define N_VARS (sizeof(vars) / sizeof(vars[0]))
+
+static bool parse_nonneg(const char *s, size_t n, int32_t *out)
+{
+	char buf[16], *end;
+	long v;
+
+	if (!n || n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || *end || end == buf || v < 0 || v > INT32_MAX)
+		return false;
+	*out = (int32_t)v;
+	return true;
+}
+
+bool ct_procenv_parse(const char *env, size_t n, struct ct_proc_env *out)
+{
+	unsigned best[4] = { N_VARS, N_VARS, N_VARS, N_VARS }; /* the row that set each field */
+	const char *p = env, *end = env + n;
+
+	*out = (struct ct_proc_env){ .rank = -1, .local_rank = -1, .world_size = -1 };
+	while (p < end) {
+		const char *nul = memchr(p, 0, (size_t)(end - p)), *eq;
+		size_t len = (nul ? nul : end) - p;
+
+		eq = memchr(p, '=', len);
+		for (unsigned i = 0; eq && i < N_VARS; i++) {
+			const char *val = eq + 1;
+			size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
+			int32_t *num;
+
+			if (i >= best[vars[i].field] || strlen(vars[i].var) != klen || memcmp(p, vars[i].var, klen))
+				continue;
+			if (vars[i].field == F_JOB_ID) {
+				if (!vlen || vlen >= sizeof(out->job_id))
+					continue;
+				memcpy(out->job_id, val, vlen);
+				out->job_id[vlen] = 0;
+			} else {
+				num = vars[i].field == F_RANK ? &out->rank :
+				      vars[i].field == F_LOCAL_RANK ? &out->local_rank : &out->world_size;
+				if (!parse_nonneg(val, vlen, num))
+					continue;
+			}
+			best[vars[i].field] = i;
+		}
+		p += len + 1;
+	}
+	return best[0] < N_VARS || best[1] < N_VARS || best[2] < N_VARS || best[3] < N_VARS;
+}
+
+/* A process whose environment says nothing is remembered too, as this. */
+static const struct ct_proc_env none;
+static struct ct_u64map procs; /* pid -> struct ct_proc_env * (or &none) */
+static uint32_t last_pid;
+static const struct ct_proc_env *last;
+
+static const struct ct_proc_env *read_environ(uint32_t pid)
+{
+	char path[64], *buf = NULL;
+	struct ct_proc_env *e = NULL;
+	size_t len = 0, cap = 0;
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return &none; /* gone: its last records say nothing of a job */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		goto out;
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *nb;
+
+			if (cap == CT_ENVIRON_MAX)
+				break;
+			cap = cap ? cap * 4 : 16384;
+			if (cap > CT_ENVIRON_MAX)
+				cap = CT_ENVIRON_MAX;
+			nb = realloc(buf, cap);
+			if (!nb)
+				goto out;
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	e = malloc(sizeof(*e));
+	if (e && !ct_procenv_parse(buf, len, e)) {
+		free(e);
+		e = NULL;
+	}
+out:
+	free(buf);
+	close(fd);
+	return e ? e : &none;
+}
+
+const struct ct_proc_env *ct_procenv_get(uint32_t pid)
+{
+	const struct ct_proc_env *e;
+
+	if (last && pid == last_pid)
+		return last == &none ? NULL : last;
+	e = ct_u64map_get(&procs, pid);
+	if (!e) {
+		e = read_environ(pid);
+		if (ct_u64map_put(&procs, pid, (void *)e)) {
+			if (e != &none)
+				free((void *)e);
+			return NULL;
+		}
+	}
+	last_pid = pid;
+	last = e;
+	return e == &none ? NULL : e;
+}
+
+void ct_procenv_forget(uint32_t pid)
+{
+	void *e = ct_u64map_del(&procs, pid);
+
+	if (e && e != &none)
+		free(e);
+	if (pid == last_pid)
+		last = NULL;
+}
+
+void ct_procenv_reset(void)
+{
+	uint64_t key;
+	void *val;
+
+	for (size_t it = 0; ct_u64map_next(&procs, &it, &key, &val);)
+		if (val != &none)
+			free(val);
+	ct_u64map_free(&procs);
+	last = NULL;
+}

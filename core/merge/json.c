@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+/* The JSON reader: recursive descent over one line, bounds-checked. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "merge/json.h"
+
+#define MAX_DEPTH 32
+
+static void ws(struct ct_jp *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\r' || *j->p == '\n'))
+		j->p++;
+}
+
+static bool eat(struct ct_jp *j, char c)
+{
+	ws(j);
+	if (j->p < j->end && *j->p == c) {
+		j->p++;
+		return true;
+	}
+	return false;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int ct_jp_string(struct ct_jp *j, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	if (!eat(j, '"'))
+		return -EINVAL;
+	while (j->p < j->end && *j->p != '"') {
+		char c = *j->p++;
+
+		if ((unsigned char)c < 0x20)
+			return -EINVAL;
+		if (c == '\\') {
+			if (j->p >= j->end)
+				return -EINVAL;
+			c = *j->p++;
+			switch (c) {
+			case '"': case '\\': case '/': break;
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			case 'n': c = '\n'; break;
+			case 'r': c = '\r'; break;
+			case 't': c = '\t'; break;
+			case 'u': {
+				int v = 0;
+
+				if (j->end - j->p < 4)
+					return -EINVAL;
+				for (int i = 0; i < 4; i++) {
+					int h = hexval(j->p[i]);
+
+					if (h < 0)
+						return -EINVAL;
+					v = v * 16 + h;
+				}
+				j->p += 4;
+				c = v < 0x80 ? (char)v : '?';
+				break;
+			}
+			default:
+				return -EINVAL;
+			}
+		}
+		if (out && n + 1 < cap)
+			out[n++] = c;
+	}
+	if (j->p >= j->end)
+		return -EINVAL;
+	j->p++;
+	if (out && cap)
+		out[n] = 0;
+	return 0;
+}
+
+/* The span of a number token, checked against JSON's grammar loosely. */
+static int number(struct ct_jp *j, const char **s, size_t *n, bool *integral)
+{
+	const char *b;
+
+	ws(j);
+	b = j->p;
+	*integral = true;
+	if (j->p < j->end && *j->p == '-')
+		j->p++;
+	if (j->p >= j->end || *j->p < '0' || *j->p > '9')
+		return -EINVAL;
+	while (j->p < j->end && strchr("0123456789.eE+-", *j->p)) {
+		if (*j->p == '.' || *j->p == 'e' || *j->p == 'E')
+			*integral = false;
+		j->p++;
+	}
+	*s = b;
+	*n = (size_t)(j->p - b);
+	return *n < 32 ? 0 : -EINVAL;
+}
+
+int ct_jp_i64(struct ct_jp *j, int64_t *v)
+{
+	char buf[32], *e;
+	const char *s;
+	size_t n;
+	bool integral;
+
+	if (number(j, &s, &n, &integral) || !integral)
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	errno = 0;
+	*v = strtoll(buf, &e, 10);
+	return errno || *e ? -EINVAL : 0;
+}
+
+int ct_jp_u64(struct ct_jp *j, uint64_t *v)
+{
+	char buf[32], *e;
+	const char *s;
+	size_t n;
+	bool integral;
+
+	if (number(j, &s, &n, &integral) || !integral || *s == '-')
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	errno = 0;
+	*v = strtoull(buf, &e, 10);
+	return errno || *e ? -EINVAL : 0;
+}
+
+static bool word(struct ct_jp *j, const char *w)
+{
+	size_t n = strlen(w);
+
+	ws(j);
+	if ((size_t)(j->end - j->p) >= n && !memcmp(j->p, w, n)) {
+		j->p += n;
+		return true;
+	}
+	return false;
+}
+
+int ct_jp_bool(struct ct_jp *j, bool *v)
+{
+	if (word(j, "true"))
+		return *v = true, 0;
+	if (word(j, "false"))
+		return *v = false, 0;
+	return -EINVAL;
+}
+
+static int skip(struct ct_jp *j, int depth)
+{
+	const char *s;
+	size_t n;
+	bool integral;
+
+	if (depth > MAX_DEPTH)
+		return -EINVAL;
+	ws(j);
+	if (j->p >= j->end)
+		return -EINVAL;
+	switch (*j->p) {
+	case '"':
+		return ct_jp_string(j, NULL, 0);
+	case '{':
+	case '[': {
+		char close = *j->p == '{' ? '}' : ']';
+		bool obj = close == '}';
+
+		j->p++;
+		if (eat(j, close))
+			return 0;
+		do {
+			if (obj && (ct_jp_string(j, NULL, 0) || !eat(j, ':')))
+				return -EINVAL;
+			if (skip(j, depth + 1))
+				return -EINVAL;
+		} while (eat(j, ','));
+		return eat(j, close) ? 0 : -EINVAL;
+	}
+	case 't': case 'f': case 'n':
+		return word(j, "true") || word(j, "false") || word(j, "null") ? 0 : -EINVAL;
+	default:
+		return number(j, &s, &n, &integral);
+	}
+}
+
+int ct_jp_skip(struct ct_jp *j)
+{
+	return skip(j, 0);
+}
+
+int ct_jp_object(struct ct_jp *j, ct_jp_key_fn fn, void *ctx)
+{
+	char key[64];
+	int r;
+
+	if (!eat(j, '{'))
+		return -EINVAL;
+	if (eat(j, '}'))
+		return 0;
+	do {
+		if (ct_jp_string(j, key, sizeof(key)) || !eat(j, ':'))
+			return -EINVAL;
+		ws(j);
+		r = fn(ctx, key, j);
+		if (r < 0)
+			return r;
+		if (r > 0 && ct_jp_skip(j))
+			return -EINVAL;
+	} while (eat(j, ','));
+	return eat(j, '}') ? 0 : -EINVAL;
+}
+
+bool ct_jp_at_end(struct ct_jp *j)
+{
+	ws(j);
+	return j->p == j->end;
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reading the inputs of `cudatracer merge`: each a jsonl trace that begins
+ * with its meta line. Refused, with the file and line: a file that cannot be
+ * read, one without a meta line, a line that is not whole JSON (a trace cut
+ * short), two processes that say they are the same rank of one job, the
+ * same process in two inputs, processes of different jobs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "merge/json.h"
+#include "merge/merge.h"
+#include "util/log.h"
+
+/* What one line says, before it is filed. */
+struct line {
+	bool meta, has_ts, has_parent;
+	char kind[16], host[256], boot_id[64], comm[32], job_id[64];
+	int64_t wall_offset;
+	bool has_offset;
+	uint32_t pid;
+	int32_t rank, local_rank, world_size;
+	struct ct_mevent ev;
+	const char *args_from, *args_to;
+};
+
+static int comm_key(void *ctx, const char *key, struct ct_jp *j)
+{
+	struct ct_mevent *e = ctx;
+	char hex[24];
+	int64_t v;
+
+	if (!strcmp(key, "rank"))
+		return ct_jp_i64(j, &v) ? -EINVAL : (e->comm_rank = (int32_t)v, 0);
+	if (!strcmp(key, "nranks"))
+		return ct_jp_i64(j, &v) ? -EINVAL : (e->comm_nranks = (int32_t)v, 0);
+	if (!strcmp(key, "seq"))
+		return ct_jp_u64(j, &e->comm_seq);
+	if (!strcmp(key, "id")) {
+		if (ct_jp_string(j, hex, sizeof(hex)))
+			return -EINVAL;
+		e->comm_id = strtoull(hex, NULL, 16);
+		return 0;
+	}
+	return 1;
+}
+
+static int i32(struct ct_jp *j, int32_t *out)
+{
+	int64_t v;
+
+	if (ct_jp_i64(j, &v))
+		return -EINVAL;
+	*out = (int32_t)v;
+	return 0;
+}
+
+static int line_key(void *ctx, const char *key, struct ct_jp *j)
+{
+	struct line *l = ctx;
+	struct ct_mevent *e = &l->ev;
+	uint64_t u;
+
+	if (!strcmp(key, "kind")) {
+		if (ct_jp_string(j, l->kind, sizeof(l->kind)))
+			return -EINVAL;
+		l->meta = !strcmp(l->kind, "meta");
+		return 0;
+	}
+	if (!strcmp(key, "host"))
+		return ct_jp_string(j, l->host, sizeof(l->host));
+	if (!strcmp(key, "boot_id"))
+		return ct_jp_string(j, l->boot_id, sizeof(l->boot_id));
+	if (!strcmp(key, "wall_offset_ns"))
+		return l->has_offset = true, ct_jp_i64(j, &l->wall_offset);
+	if (!strcmp(key, "ts_ns"))
+		return l->has_ts = true, ct_jp_u64(j, &e->ts_ns);
+	if (!strcmp(key, "dur_ns"))
+		return ct_jp_u64(j, &e->dur_ns);
+	if (!strcmp(key, "pid"))
+		return ct_jp_u64(j, &u) ? -EINVAL : (l->pid = (uint32_t)u, 0);
+	if (!strcmp(key, "tid"))
+		return ct_jp_u64(j, &u) ? -EINVAL : (e->tid = (uint32_t)u, 0);
+	if (!strcmp(key, "depth"))
+		return ct_jp_u64(j, &u) ? -EINVAL : (e->depth = (uint32_t)u, 0);
+	if (!strcmp(key, "api"))
+		return ct_jp_string(j, e->api, sizeof(e->api));
+	if (!strcmp(key, "plugin"))
+		return ct_jp_string(j, e->plugin, sizeof(e->plugin));
+	if (!strcmp(key, "comm"))
+		return ct_jp_string(j, l->comm, sizeof(l->comm));
+	if (!strcmp(key, "result_name") && *j->p == '"')
+		return ct_jp_string(j, e->result_name, sizeof(e->result_name));
+	if (!strcmp(key, "error"))
+		return ct_jp_bool(j, &e->error);
+	if (!strcmp(key, "entry_only"))
+		return ct_jp_bool(j, &e->entry_only);
+	if (!strcmp(key, "bytes"))
+		return ct_jp_u64(j, &e->bytes);
+	if (!strcmp(key, "rank"))
+		return i32(j, &l->rank);
+	if (!strcmp(key, "local_rank"))
+		return i32(j, &l->local_rank);
+	if (!strcmp(key, "world_size"))
+		return i32(j, &l->world_size);
+	if (!strcmp(key, "job_id"))
+		return ct_jp_string(j, l->job_id, sizeof(l->job_id));
+	if (!strcmp(key, "parent"))
+		return l->has_parent = true, 1;
+	if (!strcmp(key, "communicator"))
+		return ct_jp_object(j, comm_key, e);
+	if (!strcmp(key, "args")) {
+		l->args_from = j->p;
+		if (ct_jp_skip(j))
+			return -EINVAL;
+		l->args_to = j->p;
+		return 0;
+	}
+	return 1;
+}
+
+static int parse_line(const char *text, size_t len, struct line *l)
+{
+	struct ct_jp j = { text, text + len };
+
+	memset(l, 0, sizeof(*l));
+	l->rank = l->local_rank = l->world_size = -1;
+	l->ev.comm_rank = l->ev.comm_nranks = -1;
+	if (ct_jp_object(&j, line_key, l) || !ct_jp_at_end(&j))
+		return -EINVAL;
+	return 0;
+}
+
+static int grow(void **v, size_t n, size_t size)
+{
+	void *nv;
+
+	if (n && (n < 16 || (n & (n - 1))))
+		return 0; /* room left: capacities are powers of two from 16 */
+	nv = realloc(*v, (n < 16 ? 16 : n * 2) * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	return 0;
+}
+
+/* The process of (trace, pid); a new one from this line if first seen. */
+static int proc_of(struct ct_merge *m, int trace, const struct line *l)
+{
+	struct ct_mproc *p;
+
+	for (size_t i = m->n_procs; i-- > 0;)
+		if (m->procs[i].trace == trace && m->procs[i].pid == l->pid)
+			return (int)i;
+	if (grow((void **)&m->procs, m->n_procs, sizeof(*m->procs)))
+		return -ENOMEM;
+	p = &m->procs[m->n_procs];
+	*p = (struct ct_mproc){ .trace = trace, .pid = l->pid, .rank = l->rank,
+				.local_rank = l->local_rank, .world_size = l->world_size };
+	snprintf(p->comm, sizeof(p->comm), "%s", l->comm);
+	snprintf(p->job_id, sizeof(p->job_id), "%s", l->job_id);
+	return (int)m->n_procs++;
+}
+
+static int load_one(struct ct_merge *m, int ti)
+{
+	struct ct_mtrace *t = &m->traces[ti];
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long lineno = 0;
+	struct line l;
+	int err = 0;
+	FILE *f = fopen(t->path, "re");
+
+	if (!f) {
+		err = -errno;
+		ct_err("merge: cannot read %s: %s", t->path, strerror(errno));
+		return err;
+	}
+	t->first_ns = UINT64_MAX;
+	while ((len = getline(&buf, &cap, f)) > 0) {
+		struct ct_mevent *e;
+		int pi;
+
+		lineno++;
+		if (buf[len - 1] != '\n' || parse_line(buf, (size_t)len - 1, &l)) {
+			ct_err("merge: %s:%ld: %s", t->path, lineno, buf[len - 1] != '\n' ?
+			       "the last line is cut short: the trace is truncated (was the tracer killed?)" :
+			       "not a whole JSON object: the trace is damaged");
+			err = -EINVAL;
+			break;
+		}
+		if (lineno == 1 && !l.meta) {
+			ct_err("merge: %s: its first line is not a meta line: not a jsonl trace of "
+			       "this cudatracer (docs/events.md)", t->path);
+			err = -EINVAL;
+			break;
+		}
+		if (l.meta) {
+			if (lineno != 1 || !l.has_offset) {
+				ct_err("merge: %s:%ld: a meta line %s", t->path, lineno,
+				       lineno != 1 ? "after the first line" : "without wall_offset_ns");
+				err = -EINVAL;
+				break;
+			}
+			snprintf(t->host, sizeof(t->host), "%s", l.host);
+			snprintf(t->boot_id, sizeof(t->boot_id), "%s", l.boot_id);
+			t->wall_offset_ns = l.wall_offset;
+			continue;
+		}
+		if (!l.has_ts)
+			continue; /* a kind of line this merge does not know */
+		pi = proc_of(m, ti, &l);
+		if (pi < 0 || grow((void **)&m->events, m->n_events, sizeof(*m->events))) {
+			err = -ENOMEM;
+			break;
+		}
+		e = &m->events[m->n_events];
+		*e = l.ev;
+		e->proc = pi;
+		e->nested = e->depth && !l.has_parent;
+		e->collective = e->comm_id && e->comm_seq && !e->nested;
+		e->args = NULL;
+		if (l.args_from) {
+			e->args = strndup(l.args_from, (size_t)(l.args_to - l.args_from));
+			if (!e->args) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		m->n_events++;
+		if (e->ts_ns < t->first_ns)
+			t->first_ns = e->ts_ns;
+		if (e->ts_ns + e->dur_ns > t->last_ns)
+			t->last_ns = e->ts_ns + e->dur_ns;
+	}
+	if (!err && ferror(f)) {
+		err = -EIO;
+		ct_err("merge: reading %s failed: %s", t->path, strerror(errno));
+	}
+	if (!err && lineno == 0) {
+		ct_err("merge: %s is empty: not a jsonl trace", t->path);
+		err = -EINVAL;
+	}
+	if (!err && t->first_ns == UINT64_MAX) {
+		ct_err("merge: %s holds no calls", t->path);
+		err = -EINVAL;
+	}
+	free(buf);
+	fclose(f);
+	return err;
+}
+
+/* One job, each rank once, each process once. */
+static int check_procs(const struct ct_merge *m)
+{
+	const struct ct_mproc *job = NULL;
+
+	for (size_t i = 0; i < m->n_procs; i++) {
+		const struct ct_mproc *p = &m->procs[i];
+		const struct ct_mtrace *tp = &m->traces[p->trace];
+
+		if (p->job_id[0] && job && strcmp(job->job_id, p->job_id)) {
+			ct_err("merge: the inputs are from different jobs: job %s (%s) and job %s (%s)",
+			       job->job_id, m->traces[job->trace].path, p->job_id, tp->path);
+			return -EINVAL;
+		}
+		if (p->job_id[0] && !job)
+			job = p;
+		for (size_t k = 0; k < i; k++) {
+			const struct ct_mproc *q = &m->procs[k];
+			const struct ct_mtrace *tq = &m->traces[q->trace];
+
+			if (p->rank >= 0 && p->rank == q->rank) {
+				ct_err("merge: rank %d is in two inputs: pid %u in %s and pid %u in %s",
+				       p->rank, q->pid, tq->path, p->pid, tp->path);
+				return -EINVAL;
+			}
+			if (p->pid == q->pid && p->trace != q->trace && !strcmp(tp->host, tq->host) &&
+			    !strcmp(tp->boot_id, tq->boot_id) && p->rank == q->rank) {
+				ct_err("merge: process %u of host %s is in two inputs: %s and %s",
+				       p->pid, tp->host, tq->path, tp->path);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+int ct_merge_load(struct ct_merge *m, char *const *paths, size_t n)
+{
+	int err = 0;
+
+	m->traces = calloc(n, sizeof(*m->traces));
+	if (!m->traces)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		m->traces[i].path = strdup(paths[i]);
+		if (!m->traces[i].path)
+			return -ENOMEM;
+		m->n_traces++;
+		err = load_one(m, (int)i);
+		if (err)
+			return err;
+	}
+	return check_procs(m);
+}
+
+void ct_merge_free(struct ct_merge *m)
+{
+	for (size_t i = 0; i < m->n_events; i++)
+		free(m->events[i].args);
+	free(m->events);
+	for (size_t i = 0; i < m->n_traces; i++)
+		free(m->traces[i].path);
+	free(m->traces);
+	free(m->procs);
+	free(m->domains);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-process totals of a communication library's calls (API flags
+ * CT_API_COLLECTIVE or CT_API_P2P), by API and datatype: calls, errors,
+ * bytes, time, and the bus bandwidth nccl-tests would report where the
+ * communicator's size is known. For the summary sink; runtime-agnostic
+ * (flags, roles and the decoder's communicator info, never API names).
+ */
+#ifndef CT_COLLSTATS_H
+#define CT_COLLSTATS_H
+
+#include <stdint.h>
+#include <cudatracer/event.h>
+#include "util/u64map.h"
+
+struct ct_coll_stat {
+	const char *plugin, *api; /* the plugin's own strings: it outlives the sink */
+	char dtype[48];           /* the datatype's name, or its number */
+	uint32_t flags;
+	uint64_t calls, errors;
+	uint64_t bytes, ns;       /* successful calls */
+	/* Successful calls whose communicator's size was known: their time and
+	 * the bytes the bus moved for them (nccl-tests' factors). */
+	uint64_t bus_ns;
+	double bus_bytes;
+	int32_t nranks;           /* the last known size; -1 none */
+};
+
+struct ct_collstats {
+	struct ct_u64map procs; /* pid -> struct ct_coll_proc */
+};
+
+struct ct_coll_proc {
+	struct ct_coll_stat *v;
+	size_t n;
+};
+
+/* Count the event if its API is a collective or point-to-point call. */
+int ct_collstats_add(struct ct_collstats *s, const struct ct_event *ev);
+/* The process's rows, in the order first seen; NULL if none. */
+const struct ct_coll_proc *ct_collstats_proc(const struct ct_collstats *s, uint32_t pid);
+/* Bytes per second, 0 when no time: algbw over all successful calls, busbw
+ * over those of a known size (-1: none). */
+double ct_coll_algbw(const struct ct_coll_stat *c);
+double ct_coll_busbw(const struct ct_coll_stat *c);
+void ct_collstats_free(struct ct_collstats *s);
+
+#endif

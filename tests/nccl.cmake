@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: MIT
+# The nccl plugin against the toolkit's real libnccl.so.2 (no GPU: calls fail
+# fast, with ncclUnhandledCudaError or ncclInvalidArgument, and every probe
+# fires), and `cudatracer merge` on traces of a stand-in libnccl whose calls
+# succeed.
+set(P "${CMAKE_CURRENT_SOURCE_DIR}/programs")
+set(PB "${CMAKE_BINARY_DIR}/tests/programs")
+set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
+set(nccl_lib "${NCCL_HOME}/lib64/libnccl.so.2")
+if(TARGET ct-nccl AND EXISTS "${nccl_lib}")
+	add_executable(nccl_calls "${P}/nccl_calls.c")
+	target_include_directories(nccl_calls PRIVATE "${NCCL_HOME}/include" "${CUDA_HOME}/include")
+	target_link_libraries(nccl_calls PRIVATE "${nccl_lib}")
+	set_target_properties(nccl_calls PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}"
+		BUILD_RPATH "${NCCL_HOME}/lib64")
+	ct_integration_test(nccl_calls "${I}/test_nccl.py" LABELS root)
+else()
+	message(WARNING "no ${nccl_lib} or no nccl plugin: the nccl tests will skip")
+endif()
+
+# The stand-in libnccl (calls succeed; ranks meet in a folder) and a rank that
+# uses it, in a pip-like layout: fakenccl/lib/libnccl.so.2.
+if(TARGET ct-nccl)
+	add_library(fake_nccl SHARED "${P}/fake_nccl.c")
+	target_include_directories(fake_nccl PRIVATE "${NCCL_HOME}/include" "${CUDA_HOME}/include")
+	set_target_properties(fake_nccl PROPERTIES OUTPUT_NAME nccl SOVERSION 2
+		LIBRARY_OUTPUT_DIRECTORY "${PB}/fakenccl/lib")
+	add_executable(nccl_ranks "${P}/nccl_ranks.c")
+	target_include_directories(nccl_ranks PRIVATE "${NCCL_HOME}/include" "${CUDA_HOME}/include")
+	target_link_libraries(nccl_ranks PRIVATE fake_nccl)
+	set_target_properties(nccl_ranks PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/fakenccl"
+		BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
+	ct_integration_test(nccl_merge "${I}/test_nccl_merge.py" LABELS root)
+endif()
+
+# Alignment and stragglers on synthetic traces; the procenv parser.
+ct_unit_test(test_merge "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_merge.c")
+target_compile_definitions(test_merge PRIVATE CT_TEST_TMP="${CMAKE_BINARY_DIR}/tests/tmp")
