@@ -177,7 +177,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* What every sink may rely on, whatever the record said. */
 static void check_event(const struct ct_plugin *p, const struct ct_record *r, const struct ct_event *ev)
 {
-	if (ev->api != &p->apis[r->api] || ev->n_fields > CT_MAX_ARGS || (size_t)ev->n_fields != ev->api->n_args)
+	if (ev->api != &p->apis[CT_CALL_API(r->call)] || ev->n_fields > CT_MAX_ARGS || (size_t)ev->n_fields != ev->api->n_args)
 		abort();
 	for (int i = 0; i < ev->n_fields; i++) {
 		const struct ct_field *f = &ev->fields[i];
@@ -214,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		memcpy(recs[n], data + off, len);
 		if (!(data[1] & 1))
-			recs[n]->api %= p->n_apis;
+			recs[n]->call = CT_CALL_ID(CT_CALL_PLUGIN(recs[n]->call), CT_CALL_API(recs[n]->call) % p->n_apis);
 		n++;
 	}
 	ct_config_init(&conf);
@@ -225,7 +225,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		memset(&ev, 0xa5, sizeof(ev)); /* no field is read before the decoder sets it */
 		if (ct_decode(p, recs[i], WALL_OFFSET, &ev)) {
-			if (recs[i]->api < p->n_apis)
+			if (CT_CALL_API(recs[i]->call) < p->n_apis)
 				abort(); /* refused a record with a valid API index */
 			continue;
 		}
