@@ -227,9 +227,8 @@ static void ring_size_settle(struct ct_config *c)
 
 int main(int argc, char **argv)
 {
-	/* Every option is at most one of each: no limit to drop one at. */
-	struct override *ov = calloc(argc, sizeof(*ov));
-	char **sinks = calloc(argc, sizeof(*sinks));
+	struct override *ov = NULL;
+	char **sinks = NULL;
 	const char *config_file = NULL;
 	int n_ov = 0, info = 0, ret = 2;
 	struct ct_target t = { 0 };
@@ -239,11 +238,16 @@ int main(int argc, char **argv)
 	long pid;
 	int opt;
 
+	if (std_fds_open())
+		return 2;
 	/* Subcommands that read recordings: no tracing, no privileges. */
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return ct_merge_main(argc - 1, argv + 1);
 	ct_config_init(&conf);
-	if (std_fds_open() || !ov || !sinks)
+	/* Every option is at most one of each: no limit to drop one at. */
+	ov = calloc(argc, sizeof(*ov));
+	sinks = calloc(argc, sizeof(*sinks));
+	if (!ov || !sinks)
 		goto out;
 #define OV(flag, sec, k, v) (ov[n_ov++] = (struct override){ sec, k, v, flag, NULL })
 	while ((opt = getopt_long(argc, argv, "+p:P:o:c:C:vqVh", long_opts, NULL)) != -1) {

@@ -13,8 +13,5 @@ ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
 cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang -DCT_SANITIZE=ON -DCT_FUZZ=ON \
 	-DCT_FUZZ_SECONDS="${CT_FUZZ_SECONDS:-60}" >/dev/null
 cmake --build build-asan -j"$(nproc)"
-# Under ASan the tracer runs several times slower than the programs it traces:
-# a test that lost a race with a process's exit (a kernel name read after the
-# process is gone) is run again, up to twice, and a real failure still fails.
 LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0" \
-	ctest --test-dir build-asan --output-on-failure -j"$(nproc)" --repeat until-pass:3 "$@"
+	ctest --test-dir build-asan --output-on-failure -j"$(nproc)" "$@"

@@ -10,10 +10,18 @@
 #include <sys/prctl.h>
 #include <cuda_runtime_api.h>
 
-void evil_stub(void) __asm__("\"kern\033[2J\303\251\"");
-void evil_stub(void)
-{
-}
+/* Defined in assembly: a C asm label is the symbol name as gcc's assembler
+ * reads it (quotes stripped) but taken literally by clang, quotes included.
+ * The local label evil_stub (no type: the symbolizer names functions only)
+ * is what C refers to. */
+__asm__(".text\n"
+	".globl \"kern\033[2J\303\251\"\n"
+	".type \"kern\033[2J\303\251\", @function\n"
+	"\"kern\033[2J\303\251\":\n"
+	"evil_stub:\n"
+	"\tret\n"
+	".size \"kern\033[2J\303\251\", 1\n");
+void evil_stub(void);
 
 int main(int argc, char **argv)
 {

@@ -132,13 +132,13 @@ static void test_format_field_escapes_strings(void **state)
 	static const struct ct_arg parg = { .name = "func", .kind = CT_ARG_PTR };
 	struct ct_field f = { .arg = &sarg, .str = "a\x1b]0;pwned\x07", .valid = true };
 	struct ct_sb b = { 0 };
-	char small[4];
+	char small[4] = "xxx";
 
 	assert_true(ct_format_field_sb(&b, &f));
 	assert_int_equal(b.len, strlen("\"a\\x1b]0;pwned\\x07\""));
 	assert_memory_equal(b.p, "\"a\\x1b]0;pwned\\x07\"", b.len);
 	assert_int_equal(ct_format_field(small, sizeof(small), &f), (int)b.len);
-	assert_int_equal(small[sizeof(small) - 1], 0);
+	assert_non_null(memchr(small, 0, sizeof(small))); /* cut, and still a C string */
 	f.arg = &parg;
 	f.str = "kern\xe9l\x1b";
 	b.len = 0;
