@@ -29,6 +29,9 @@ endforeach()
 # Issue 13: a user's .so whose constructor leaves a marker (test_privilege_race.py).
 add_library(marker_plugin MODULE "${P}/marker_plugin.c")
 set_target_properties(marker_plugin PROPERTIES OUTPUT_NAME ct-marker PREFIX "lib" LIBRARY_OUTPUT_DIRECTORY "${PB}")
+# Keeps a process alive a while at exit (test_fault_target_files.py).
+add_library(hold_exit MODULE "${P}/hold_exit.c")
+set_target_properties(hold_exit PROPERTIES OUTPUT_NAME ct-hold-exit PREFIX "lib" LIBRARY_OUTPUT_DIRECTORY "${PB}")
 foreach(t files env verifier outputs race)
 	ct_integration_test(privilege_${t} "${I}/test_privilege_${t}.py" LABELS "root;reliability")
 endforeach()

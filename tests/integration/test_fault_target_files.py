@@ -84,7 +84,10 @@ def main():
     subprocess.run(["objcopy", "--only-keep-debug", src, dbg], check=True)
     done = os.path.join(TMP, "done-debug")
     plant = "%s && mkdir dbg && cp %s dbg/kname.debug && ln -s %s/dbg/kname.debug %s" % (mkdir, dbg, DEBUG, rel)
-    tr = traced_job(exe, plant, done)
+    # The names are looked up while the process lives: its root, with the
+    # debug file in it, ends with it.
+    hold = os.path.join(t.BUILD, "tests", "programs", "libct-hold-exit.so")
+    tr = traced_job("CT_HOLD_EXIT_MS=3000 LD_PRELOAD=%s %s" % (hold, exe), plant, done)
     check_run(tr, done, "a debug file in the job's root")
     names = sorted(set(e["args"].get("func") for e in tr.calls("cudaLaunchKernel")))
     t.check(names == sorted(KERNELS), "kernels named from the job's debug file: %r, want %r" % (names, KERNELS), tr)
