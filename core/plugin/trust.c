@@ -186,14 +186,9 @@ int ct_trusted_open(const char *path, bool check, char *why, size_t n)
 	if (path[0] != '/') {
 		if (!getcwd(cwd, sizeof(cwd)))
 			return fail(&w, -errno);
-		at = open_root(&w);
+		at = walk_from(&w, AT_FDCWD, cwd);
 		if (at < 0)
 			return at;
-		pfd = walk_from(&w, at, cwd);
-		close(at);
-		if (pfd < 0)
-			return pfd;
-		at = pfd;
 	}
 	pfd = walk_from(&w, at, path);
 	if (at != AT_FDCWD)
