@@ -23,10 +23,16 @@ target_link_libraries(fault_forks PRIVATE dl)
 set_target_properties(fault_forks PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
 
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
-foreach(t kill exec dlclose output sigkill threads nested input group_kill startup_stop hangup pid_state truncated_plugin stdio)
+foreach(t kill exec dlclose output sigkill threads nested input group_kill startup_stop hangup pid_state truncated_plugin stdio config_lines target_files)
 	ct_integration_test(fault_${t} "${I}/test_fault_${t}.py" LABELS "root;reliability")
 endforeach()
-foreach(t files env verifier outputs)
+# Issue 13: a user's .so whose constructor leaves a marker (test_privilege_race.py).
+add_library(marker_plugin MODULE "${P}/marker_plugin.c")
+set_target_properties(marker_plugin PROPERTIES OUTPUT_NAME ct-marker PREFIX "lib" LIBRARY_OUTPUT_DIRECTORY "${PB}")
+# Keeps a process alive a while at exit (test_fault_target_files.py).
+add_library(hold_exit MODULE "${P}/hold_exit.c")
+set_target_properties(hold_exit PROPERTIES OUTPUT_NAME ct-hold-exit PREFIX "lib" LIBRARY_OUTPUT_DIRECTORY "${PB}")
+foreach(t files env verifier outputs race)
 	ct_integration_test(privilege_${t} "${I}/test_privilege_${t}.py" LABELS "root;reliability")
 endforeach()
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "config/config.h"
 #include "util/log.h"
-#include "plugin/loader.h"
+#include "plugin/trust.h"
 
 #define CT_STRINGIFY_(x) #x
 #define CT_STRINGIFY(x) CT_STRINGIFY_(x)
@@ -254,47 +254,69 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 	return 1;
 }
 
-/* inih reads lines through this, so that messages can name the line. */
+/* inih reads lines through this, so that messages can name the line, and
+ * so that a line longer than inih's buffer is an error: inih would take its
+ * tail as a line of its own (a comment's tail as a key). */
+struct line_reader {
+	FILE *f;
+	struct parse_state *ps;
+	int long_line; /* the first line too long, or 0 */
+	int limit;     /* bytes a line may have, its line break not counted */
+};
+
 static char *counting_reader(char *str, int num, void *stream)
 {
-	struct { FILE *f; struct parse_state *ps; } *rd = stream;
+	struct line_reader *rd = stream;
 	char *r = fgets(str, num, rd->f);
+	size_t len;
 
-	if (r)
-		rd->ps->line++;
+	if (!r)
+		return NULL;
+	rd->ps->line++;
+	len = strlen(str);
+	if (str[len ? len - 1 : 0] != '\n' && !feof(rd->f)) {
+		rd->long_line = rd->ps->line;
+		rd->limit = num - 2;
+		return NULL; /* ends the parse here, as if the file ended */
+	}
 	return r;
 }
 
 int ct_config_load(struct ct_config *c, const char *path)
 {
 	struct parse_state ps = { .c = c, .file = path };
-	struct { FILE *f; struct parse_state *ps; } rd = { NULL, &ps };
+	struct line_reader rd = { .ps = &ps };
 	char why[PATH_MAX + 128];
-	int line, err;
+	int line, fd;
 
-	rd.f = fopen(path, "r");
-	if (!rd.f) {
-		err = -errno;
-		ct_err("cannot read config file %s: %s", path, strerror(errno));
-		return err;
-	}
 	/* A config names plugins and plugin folders: as root, it is code.
-	 * (Under setcap the plugins themselves are checked, not the config.) */
-	err = geteuid() == 0 ? ct_path_is_trusted(path, why, sizeof(why)) : 0;
-	if (err) {
+	 * (Under setcap the plugins themselves are checked, not the config.)
+	 * What is parsed is the file that was checked: the same descriptor. */
+	fd = ct_trusted_open(path, geteuid() == 0, why, sizeof(why));
+	if (fd == -EPERM) {
 		ct_err("refusing config file %s while running privileged: %s", path, why);
-		fclose(rd.f);
-		return err;
+		return fd;
+	}
+	if (fd < 0) {
+		ct_err("cannot read config file %s: %s", path, fd == -EINVAL ? why : strerror(-fd));
+		return fd;
+	}
+	rd.f = fdopen(fd, "r");
+	if (!rd.f) {
+		ct_err("cannot read config file %s: %s", path, strerror(errno));
+		close(fd);
+		return -ENOMEM;
 	}
 	line = ini_parse_stream(counting_reader, &rd, on_ini, &ps);
 	fclose(rd.f);
-	if (line > 0) {
-		/* Handlers print their own errors; the rest are syntax errors,
-		 * such as a broken [section line before the key it made fail. */
-		if (!ps.failed || line < ps.fail_line)
-			ct_err("%s:%d: syntax error (expected [section] or key = value)", path, line);
+	/* Handlers print their own errors; the rest are syntax errors,
+	 * such as a broken [section line before the key it made fail. */
+	if (line > 0 && (!ps.failed || line < ps.fail_line))
+		ct_err("%s:%d: syntax error (expected [section] or key = value)", path, line);
+	if (rd.long_line)
+		ct_err("%s:%d: line longer than %d bytes", path, rd.long_line, rd.limit);
+	if (line > 0 || rd.long_line)
 		return -EINVAL;
-	}
 	if (line < 0) {
 		ct_err("cannot parse config file %s", path);
 		return -EIO;

@@ -3,10 +3,11 @@
  * Checking a plugin file before dlopen. ld.so maps each PT_LOAD segment of
  * the file and touches it: a segment that ends past the end of the file (a
  * copy cut short, a disk that filled up) is a SIGBUS inside dlopen, which
- * kills the tracer with no word of which file. So the file is opened once,
- * its ELF header, program headers and section header table are checked
- * against the size of what was opened, and that same descriptor is loaded
- * (dlopen of /proc/self/fd/N): the file checked is the file loaded.
+ * kills the tracer with no word of which file. So the descriptor the loader
+ * opened once (and checked, plugin/trust.c) has its ELF header, program
+ * headers and section header table checked against the size of what was
+ * opened, and that same descriptor is loaded (dlopen of /proc/self/fd/N):
+ * the file checked is the file loaded.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -157,45 +158,32 @@ static void name_dlerror(const char *fd_name, const char *path, char *why, size_
 		snprintf(why, n, "%s", msg);
 }
 
-void *ct_elf_dlopen(const char *path, int flags, char *why, size_t n)
+void *ct_elf_dlopen(int fd, const char *path, int flags, char *why, size_t n)
 {
-	char real[PATH_MAX], fd_name[64];
+	char fd_name[64];
 	struct stat st;
 	void *dl = NULL;
-	int fd, dl_fd;
+	int dl_fd;
 
-	/* Installed plugins may be symbolic links: follow those, then open
-	 * the file itself without following anything more. */
-	if (!realpath(path, real)) {
-		snprintf(why, n, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	fd = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, n, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
 	if (fstat(fd, &st)) {
 		snprintf(why, n, "%s: %s", path, strerror(errno));
-		goto out;
+		return NULL;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(why, n, "%s is not a regular file", path);
-		goto out;
+		return NULL;
 	}
 	if (check_headers(fd, path, (uint64_t)st.st_size, why, n))
-		goto out;
+		return NULL;
 	dl_fd = fresh_fd_name(fd, fd_name, sizeof(fd_name));
 	if (dl_fd < 0) {
 		snprintf(why, n, "%s: %s", path, strerror(-dl_fd));
-		goto out;
+		return NULL;
 	}
 	dl = dlopen(fd_name, flags);
 	if (!dl)
 		name_dlerror(fd_name, path, why, n);
 	if (dl_fd != fd)
 		close(dl_fd);
-out:
-	close(fd);
 	return dl;
 }

@@ -5,11 +5,12 @@
 #include <stddef.h>
 
 /*
- * dlopen(path, flags), but of a file checked first: opened once (the last
- * component not followed), its ELF headers checked against its size, then
- * loaded through that same descriptor. NULL with `why` filled (naming `path`)
- * when the file is refused or dlopen fails.
+ * dlopen(flags) of the file open as `fd` (named `path` in messages): its ELF
+ * headers checked against its size, then loaded through that same
+ * descriptor (/proc/self/fd/N), never by a path looked up again. `fd` stays
+ * the caller's. NULL with `why` filled (naming `path`) when the file is
+ * refused or dlopen fails.
  */
-void *ct_elf_dlopen(const char *path, int flags, char *why, size_t n);
+void *ct_elf_dlopen(int fd, const char *path, int flags, char *why, size_t n);
 
 #endif

@@ -3,7 +3,8 @@
  * The plugin loader: find libct-NAME.so on the plugin path, dlopen it, have
  * the validator check its descriptor (head first, then every row), and hand
  * the rest of the core a copy with each row's variants made APIs of their own. Running as root, refuse
- * files and folders that someone else could have written (as sudo does).
+ * files and folders that someone else could have written (as sudo does:
+ * plugin/trust.c).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -12,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "util/log.h"
 #include "plugin/elfcheck.h"
 #include "plugin/loader.h"
+#include "plugin/trust.h"
 #include "plugin/validate.h"
 #include "plugin/variants.h"
 
@@ -96,78 +97,25 @@ void ct_plugin_dirs_free(char **dirs)
 	free(dirs);
 }
 
-static int check_one(const char *path, const struct stat *st, char *why, size_t n)
-{
-	/* A root-owned sticky folder (/tmp) is safe: others cannot replace our entries. */
-	bool sticky_dir = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && st->st_uid == 0;
-
-	/* A setuid or setcap run must not trust its caller's own files either. */
-	if (st->st_uid != 0 && (st->st_uid != geteuid() || getauxval(AT_SECURE))) {
-		snprintf(why, n, "%s is owned by uid %u, not root", path, st->st_uid);
-		return -EPERM;
-	}
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !sticky_dir) {
-		snprintf(why, n, "%s is writable by %s (chmod go-w %s)", path,
-			 (st->st_mode & S_IWOTH) ? "every user" : "its group", path);
-		return -EPERM;
-	}
-	return 0;
-}
-
-int ct_path_is_trusted(const char *path, char *why, size_t n)
-{
-	char real[PATH_MAX];
-	struct stat st;
-
-	if (geteuid() != 0 && !getauxval(AT_SECURE))
-		return 0;
-	if (!realpath(path, real)) {
-		snprintf(why, n, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	/* The file, then every folder up to the root. */
-	for (;;) {
-		char *slash;
-		int err;
-
-		if (stat(real, &st)) {
-			snprintf(why, n, "%s: %s", real, strerror(errno));
-			return -errno;
-		}
-		err = check_one(real, &st, why, n);
-		if (err)
-			return err;
-		slash = strrchr(real, '/');
-		if (!slash || slash == real) {
-			if (strcmp(real, "/")) {
-				strcpy(real, "/");
-				continue;
-			}
-			return 0;
-		}
-		*slash = 0;
-	}
-}
-
 static int open_plugin(const char *path, struct ct_loaded_plugin *out)
 {
 	char why[PATH_MAX + 128];
 	ct_plugin_entry_fn entry;
 	const struct ct_plugin *p;
 	void *dl;
-	int err;
+	int fd, err;
 
-	if (access(path, R_OK)) {
-		err = -errno;
-		ct_err("cannot load plugin %s: %s", path, strerror(errno));
-		return err;
+	/* Opened once, checked on that descriptor, loaded from it. */
+	fd = ct_trusted_open(path, ct_trust_privileged(), why, sizeof(why));
+	if (fd < 0) {
+		if (fd == -EPERM)
+			ct_err("refusing plugin %s while running privileged: %s", path, why);
+		else
+			ct_err("cannot load plugin %s: %s", path, fd == -EINVAL ? why : strerror(-fd));
+		return fd;
 	}
-	err = ct_path_is_trusted(path, why, sizeof(why));
-	if (err) {
-		ct_err("refusing plugin %s while running privileged: %s", path, why);
-		return err;
-	}
-	dl = ct_elf_dlopen(path, RTLD_NOW | RTLD_LOCAL, why, sizeof(why));
+	dl = ct_elf_dlopen(fd, path, RTLD_NOW | RTLD_LOCAL, why, sizeof(why));
+	close(fd);
 	if (!dl) {
 		ct_err("cannot load plugin %s: %s", path, why);
 		return -ENOEXEC;

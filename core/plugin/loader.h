@@ -21,9 +21,6 @@ void ct_plugin_dirs_free(char **dirs);
 int ct_plugin_load(const char *name_or_path, char *const *dirs, struct ct_loaded_plugin *out);
 void ct_plugin_unload(struct ct_loaded_plugin *lp);
 
-/* Root, or a setuid/setcap run, must not load code that another user could have changed. */
-int ct_path_is_trusted(const char *path, char *why, size_t why_len);
-
 /* --list-plugins */
 int ct_plugin_list(char *const *dirs, FILE *out);
 

@@ -15,7 +15,7 @@
 #include "util/log.h"
 #include "util/strbuf.h"
 
-#define CT_OUT_MAX_LINKS 8 /* as the kernel's 40, but for the last component alone */
+#define CT_OUT_MAX_LINKS 40 /* the kernel's limit for one lookup */
 
 /* Who may own what we write to: the user we run as; under sudo also the
  * user who ran sudo, for files (never for symbolic links: through their
@@ -69,9 +69,94 @@ static const char *file_kind(mode_t m)
 	       S_ISDIR(m) ? "a folder" : S_ISSOCK(m) ? "a socket" : "not a regular file";
 }
 
+/* Root follows a symbolic link only of its own or of the user it runs as:
+ * through their own link, another user (the one who ran sudo included)
+ * could point it at any file or folder. */
+static bool link_refused(const char *what, const char *shown, const struct out_user *u, const struct stat *st,
+			 const char *whose, int whose_len)
+{
+	if (st->st_uid == u->uid || st->st_uid == 0)
+		return false;
+	ct_err("%s: refusing to write to %s: %s%.*s is a symbolic link owned by uid %u, not by uid %u running "
+	       "cudatracer or root (give the path it points to)", what, shown, whose_len ? "its folder " : "it",
+	       whose_len, whose, (unsigned)st->st_uid, (unsigned)u->uid);
+	return true;
+}
+
+/*
+ * The folder `dir` (absolute, or relative to `at`), one name at a time: the
+ * kernel would follow a link anywhere on the way, so a user's folder
+ * swapped for a link to /etc would have root write in /etc. Each name is
+ * opened with O_PATH | O_NOFOLLOW in the folder before it; a link is
+ * followed under the rule of a link in the last place (link_refused), read
+ * through its own descriptor. Says why when it fails.
+ */
+static int walk_dir(const char *what, const char *shown, const struct out_user *u, int at, const char *dir,
+		    int *links, int *dfdp)
+{
+	char *copy = strdup(dir), *save = NULL, *name;
+	int cur = -1, next = -1, err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	cur = openat(at, dir[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0) {
+		err = -errno;
+		goto cant_open;
+	}
+	for (name = strtok_r(copy, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+		char target[PATH_MAX];
+		struct stat st;
+		ssize_t n;
+
+		if (!strcmp(name, "."))
+			continue;
+		next = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 || fstat(next, &st)) {
+			err = -errno;
+			goto cant_open;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			if (link_refused(what, shown, u, &st, dir, (int)(name - copy + strlen(name)))) {
+				err = -EPERM;
+				goto out;
+			}
+			n = readlinkat(next, "", target, sizeof(target));
+			err = n < 0 ? -errno : (size_t)n >= sizeof(target) ? -ENAMETOOLONG :
+			      ++*links > CT_OUT_MAX_LINKS ? -ELOOP : 0;
+			if (err)
+				goto cant_open;
+			target[n] = 0;
+			close(next);
+			next = -1;
+			err = walk_dir(what, shown, u, cur, target, links, &next);
+			if (err)
+				goto out;
+		} else if (!S_ISDIR(st.st_mode)) {
+			err = -ENOTDIR;
+			goto cant_open;
+		}
+		close(cur);
+		cur = next;
+		next = -1;
+	}
+	*dfdp = cur;
+	cur = -1;
+	goto out;
+cant_open:
+	ct_err("%s: cannot open %s for writing: %s", what, shown, strerror(-err));
+out:
+	if (next >= 0)
+		close(next);
+	if (cur >= 0)
+		close(cur);
+	free(copy);
+	return err;
+}
+
 /* One step of ct_out_open: path relative to the folder `at`. */
 static int open_at(const char *what, const char *shown, const struct out_user *u, int at, const char *path,
-		   int links, int *fdp)
+		   int *links, int *fdp)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
@@ -88,8 +173,10 @@ static int open_at(const char *what, const char *shown, const struct out_user *u
 		goto cant_open;
 	}
 	/* The folder is held open: what we check and what we open are in it. */
-	dfd = openat(at, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fstat(dfd, &ds)) {
+	err = walk_dir(what, shown, u, at, dir, links, &dfd);
+	if (err)
+		goto out;
+	if (fstat(dfd, &ds)) {
 		err = -errno;
 		goto cant_open;
 	}
@@ -110,14 +197,11 @@ static int open_at(const char *what, const char *shown, const struct out_user *u
 			break;
 		}
 		if (S_ISLNK(st.st_mode)) {
-			if (st.st_uid != u->uid && st.st_uid != 0) {
-				ct_err("%s: refusing to write to %s: it is a symbolic link owned by uid %u, not by uid %u "
-				       "running cudatracer or root (give the path it points to)",
-				       what, shown, (unsigned)st.st_uid, (unsigned)u->uid);
+			if (link_refused(what, shown, u, &st, "", 0)) {
 				err = -EPERM;
 				goto out;
 			}
-			if (links >= CT_OUT_MAX_LINKS) {
+			if (++*links > CT_OUT_MAX_LINKS) {
 				err = -ELOOP;
 				goto cant_open;
 			}
@@ -135,7 +219,7 @@ static int open_at(const char *what, const char *shown, const struct out_user *u
 			target[n] = 0;
 			if (again.st_ino != st.st_ino || again.st_dev != st.st_dev)
 				continue;
-			err = open_at(what, shown, u, dfd, target, links + 1, fdp);
+			err = open_at(what, shown, u, dfd, target, links, fdp);
 			goto out;
 		}
 		/* Before any open, which for a device may do something (a tape
@@ -211,14 +295,14 @@ out:
 int ct_out_open(const char *what, const char *path, FILE **out)
 {
 	struct out_user u;
-	int fd = -1, err;
+	int fd = -1, links = 0, err;
 
 	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout")) {
 		*out = stdout;
 		return 0;
 	}
 	out_user(&u);
-	err = open_at(what, path, &u, AT_FDCWD, path, 0, &fd);
+	err = open_at(what, path, &u, AT_FDCWD, path, &links, &fd);
 	if (err)
 		return err;
 	*out = fdopen(fd, "w");

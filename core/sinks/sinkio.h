@@ -29,7 +29,9 @@ const char *ct_text_comm(char buf[CT_COMM_TEXT], const char *comm);
  * users can write to; says why in one line naming `what` and the path when
  * it refuses. "-" and "/dev/stdout" are standard output; /dev/null (and
  * /dev/zero, /dev/full) are allowed. Refused: a symbolic link owned by neither the running user nor
- * root; a FIFO, device, socket or folder; a file owned by another user
+ * root, as the file or as any folder on the way to it (the folders are
+ * walked one name at a time, never followed by the kernel); a FIFO, device,
+ * socket or folder; a file owned by another user
  * (under sudo, the invoking user's is allowed); a file with more than one
  * hard link. New files are 0600; under sudo, a new file in the invoking
  * user's own folder is given to them. An existing file is emptied only

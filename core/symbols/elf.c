@@ -9,10 +9,12 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "symbols/elf.h"
 
@@ -39,24 +41,55 @@ struct ct_elf {
 	char build_id[2 * 64 + 1];
 };
 
+/*
+ * What the O_PATH descriptor `pfd` names, opened to read if it is a regular
+ * file of a size we read: it is looked at before it is opened, since an
+ * open of a FIFO or a device can do something (let a writer go on, rewind a
+ * tape), and the path is not looked up again (its own file, through /proc).
+ */
+static int reopen_regular(int pfd)
+{
+	char name[64];
+	struct stat st;
+	int fd;
+
+	if (fstat(pfd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -ENOEXEC; /* a FIFO or device: reading it could block or never end */
+	if ((uint64_t)st.st_size > CT_ELF_MAX_SIZE)
+		return -EFBIG;
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", pfd);
+	fd = open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	return fd < 0 ? -errno : fd;
+}
+
 int ct_elf_open_fd(const char *path)
 {
-	struct stat st;
-	int fd, err;
+	int pfd = open(path, O_PATH | O_CLOEXEC), fd;
 
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
+	if (pfd < 0)
 		return -errno;
-	if (fstat(fd, &st))
-		err = -errno;
-	else if (!S_ISREG(st.st_mode))
-		err = -ENOEXEC; /* a FIFO or device: reading it could block or never end */
-	else if ((uint64_t)st.st_size > CT_ELF_MAX_SIZE)
-		err = -EFBIG;
-	else
-		return fd;
-	close(fd);
-	return err;
+	fd = reopen_regular(pfd);
+	close(pfd);
+	return fd;
+}
+
+int ct_elf_open_fd_in_root(const char *root, const char *path)
+{
+	/* Links in a container are written for its root: resolved from our own
+	 * root, an absolute one (or a ".." past the top) leaves the container. */
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), pfd, fd;
+
+	if (rfd < 0)
+		return -errno;
+	pfd = (int)syscall(SYS_openat2, rfd, path, &how, sizeof(how));
+	fd = pfd < 0 ? -errno : reopen_regular(pfd);
+	if (pfd >= 0)
+		close(pfd);
+	close(rfd);
+	return fd;
 }
 
 static uint64_t vaddr_to_off(const struct ct_elf *e, uint64_t va)

@@ -31,10 +31,10 @@
  *    never the resolver (&foo is the implementation's address), and the
  *    implementation has a function symbol of its own that names it.
  *
- * Files are opened with O_NONBLOCK and must be regular and at most
- * CT_ELF_MAX_SIZE: the symbolizer opens files on a traced process's behalf
- * (/proc/PID/root, map_files), and a FIFO placed there must not hang the
- * tracer. libelf reads them with read(), not mmap: a file truncated while
+ * Files must be regular and at most CT_ELF_MAX_SIZE, which is seen before
+ * they are opened (then with O_NONBLOCK): the symbolizer opens files on a
+ * traced process's behalf (/proc/PID/root, map_files), and a FIFO or device
+ * placed there must not hang the tracer, nor be opened at all. libelf reads them with read(), not mmap: a file truncated while
  * it is read then fails a read instead of raising SIGBUS in the tracer.
  */
 #ifndef CT_ELFSYM_H
@@ -68,11 +68,16 @@ struct ct_elf_fn {
 struct ct_elf;
 
 /*
- * Open `path` for reading its symbols: O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_NOCTTY,
- * then the descriptor must be a regular file of at most CT_ELF_MAX_SIZE.
+ * Open `path` for reading its symbols: what it names must be a regular file
+ * of at most CT_ELF_MAX_SIZE, seen (O_PATH) before anything is opened, then
+ * opened O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_NOCTTY through that descriptor.
  * Returns the descriptor, or -errno: -ENOEXEC not a regular file, -EFBIG too large.
  */
 int ct_elf_open_fd(const char *path);
+/* The same for `path` in the folder `root` taken as / (a process's
+ * /proc/PID/root): its links resolved as the process sees them (openat2
+ * RESOLVE_IN_ROOT), never out of it. */
+int ct_elf_open_fd_in_root(const char *root, const char *path);
 
 /*
  * Parse the ELF file open at `fd`, which the result then owns (it is closed

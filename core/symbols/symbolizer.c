@@ -72,8 +72,8 @@ static void file_free(struct sym_file *f);
 /*
  * Read the functions of the file open as `path` into f. `same` (the
  * mapping) when the path may since name another file: it must still be the
- * mapped one, checked on the descriptor read, not on the path. `root`
- * prefixes the debug-file lookup. Returns 0 when the file was read (even
+ * mapped one, checked on the descriptor read, not on the path. `root` is
+ * the process's root, where its debug files are looked up. Returns 0 when the file was read (even
  * if it has no symbols), or a negative errno when it could not be.
  */
 static int load_file(struct sym_file *f, const char *path, const char *root,
@@ -101,9 +101,8 @@ static int load_file(struct sym_file *f, const char *path, const char *root,
 	id = ct_elf_build_id(e);
 	if (!ct_elf_has_symtab(e) && id[0]) {
 		/* Stripped: distributions keep the symbols in a debug file by build-id. */
-		snprintf(dbg_path, sizeof(dbg_path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
-			 id, id + 2);
-		fd = ct_elf_open_fd(dbg_path);
+		snprintf(dbg_path, sizeof(dbg_path), "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+		fd = ct_elf_open_fd_in_root(root, dbg_path);
 		if (fd >= 0 && ct_elf_open(fd, e, &dbg) == 0) {
 			if (ct_elf_funcs_add(&f->funcs, dbg) == 0)
 				ct_dbg("symbolizer: symbols of %s from %s", path, dbg_path);

@@ -5,6 +5,9 @@ is written or emptied through it:
 - a symbolic link owned by another user (in a sticky world-writable folder
   like /tmp, or in that user's own folder) is not followed, whatever the
   kernel's protected_symlinks; a link owned by root is;
+- the same for a link in place of a folder on the way (a user's folder
+  swapped for a link to /etc): the folders are walked one name at a time,
+  and the kernel never follows a link the tool did not check;
 - a file owned by another user, a file with a second hard link, a FIFO or a
   device are refused; /dev/null and - are allowed;
 - a new file is 0600 whatever the umask; under sudo, a new file in a folder
@@ -98,6 +101,49 @@ def planted_links():
     t.check(mode_owner(real) == (0o600, 0, 0), "through root's link: %r" % (mode_owner(real),))
 
 
+def planted_folder_links():
+    """A link of the user's in place of a folder on the path, to root's folder."""
+    v = victim()
+    vdir, vname = os.path.split(v)
+    why = "its folder %s is a symbolic link owned by uid %d, not by uid 0 running cudatracer or root " \
+          "(give the path it points to)"
+    for d in (folder(mode=0o1777), folder(owner=NOBODY)):
+        link = os.path.join(d, "out")
+        os.symlink(vdir, link)
+        os.lchown(link, NOBODY, NOBODY)
+        for name in (vname, "new.jsonl"):
+            path = os.path.join(link, name)
+            refused(trace(["-o", "jsonl:" + path]), why % (link, NOBODY), path)
+            refused(trace(["-C", "tracer.mode=aggregate", "-C", "tracer.aggregate_path=" + path]),
+                    why % (link, NOBODY), path)
+        intact(v, "a file through a planted folder link")
+        t.check(sorted(os.listdir(vdir)) == [vname], "a file was made through a planted folder link: %r"
+                % os.listdir(vdir))
+        # Deeper on the path, and relative to the current folder.
+        os.mkdir(os.path.join(vdir, "sub"))
+        path = os.path.join(link, "sub", "trace.jsonl")
+        refused(trace(["-o", "jsonl:" + path]), why % (link, NOBODY), path)
+        p = subprocess.run([t.TRACER, "--plugin", "cudart", "-o", "jsonl:out/sub/x", "--", "/bin/true"],
+                           capture_output=True, text=True, timeout=60, cwd=d)
+        refused(p, why % ("out", NOBODY), "out/sub/x")
+        os.rmdir(os.path.join(vdir, "sub"))
+    # Under sudo, the invoking user's own link to a folder is not followed either.
+    home = folder(owner=NOBODY)
+    link = os.path.join(home, "out")
+    os.symlink(vdir, link)
+    os.lchown(link, NOBODY, NOBODY)
+    path = os.path.join(link, vname)
+    refused(trace(["-o", "jsonl:" + path], env={"SUDO_UID": str(NOBODY), "SUDO_GID": str(NOBODY)}),
+            why % (link, NOBODY), path)
+    intact(v, "a file through the invoking user's folder link")
+    # Root's own link to a folder is followed, to a link of root's in it.
+    d = folder()
+    os.symlink(folder(), os.path.join(d, "out"))
+    os.symlink("real.jsonl", os.path.join(d, "out", "link.jsonl"))
+    ok(trace(["-o", "jsonl:" + os.path.join(d, "out", "link.jsonl")]), "root's folder link")
+    t.check(mode_owner(os.path.join(d, "out", "real.jsonl")) == (0o600, 0, 0), "through root's folder link")
+
+
 def planted_files():
     # Another user's file: not written into, not emptied, still theirs.
     d = folder(owner=NOBODY)
@@ -184,6 +230,7 @@ def under_sudo():
 def main():
     t.need_root()
     planted_links()
+    planted_folder_links()
     planted_files()
     new_files()
     under_sudo()
