@@ -76,7 +76,7 @@ def main():
 
     # Sinks whose folder does not exist, from the command line and from a config.
     expect(["-o", "jsonl:/nonexistent/dir/x.jsonl"],
-           [E + "sink 'cli0': cannot open /nonexistent/dir/x.jsonl for writing: No such file or directory"], rc=1)
+           [E + "sink 'jsonl': cannot open /nonexistent/dir/x.jsonl for writing: No such file or directory"], rc=1)
     c = conf("[sink.out]\ntype = text\npath = /nonexistent/dir/out.txt\n")
     expect(["-c", c], [E + "sink 'out': cannot open /nonexistent/dir/out.txt for writing: No such file or directory"], rc=1)
 
