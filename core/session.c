@@ -272,6 +272,9 @@ static int on_watch(void *ctx, void *data, size_t len)
 			ct_procenv_get(e->pid);
 		}
 		ct_sym_refresh(e->pid);
+		/* System-wide: this file is done with (probed, or has no runtime). */
+		if (e->kind == CT_WATCH_EXEC && !s->target->pid && !s->target->argv)
+			ct_watcher_exe_checked(&s->watcher, e->exe_dev, e->exe_ino);
 		if (e->stopped)
 			kill(e->pid, SIGCONT);
 		break;
@@ -505,8 +508,10 @@ static int setup(struct session *s)
 	}
 	/* --lib names the one file to probe: uprobes on it reach every process
 	 * that maps it, later ones too, so nothing needs watching for. */
+	/* A command's processes are stopped at each exec; system-wide, the first
+	 * process of each executable, for a runtime linked into it (nvcc's default). */
 	err = ct_watcher_open(&s->watcher, s->patterns, c->tracer.lib && !filter ? 0 : s->n_patterns,
-			      filter, s->target->argv != NULL);
+			      filter, s->target->argv != NULL || (!filter && !c->tracer.lib && c->tracer.scan_execs));
 	if (err)
 		goto out;
 	if (ct_guard_start(&s->guard, ct_watcher_events_fd(&s->watcher)))

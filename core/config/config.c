@@ -87,6 +87,10 @@ static const struct ct_key tracer_keys[] = {
 	TK("scan_libraries", CT_KEY_BOOL, "false", scan_libraries,
 	   "With a command or -p: check every library the process loads for a runtime linked into it "
 	   "(a static libcudart inside a .so); each load pauses the process while its symbols are read"),
+	TK("scan_execs", CT_KEY_BOOL, "true", scan_execs,
+	   "System-wide (no command, -p or lib): check each executable that starts for a runtime linked "
+	   "into it (nvcc's default) and probe it before it runs. Its first process waits while its symbols "
+	   "are read (once per file); later ones cost a hash lookup in the kernel"),
 	TK("aggregate_path", CT_KEY_STR, "-", aggregate_path,
 	   "mode = aggregate without -o: file for the summary; - is standard output"),
 	{ 0 },

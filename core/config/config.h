@@ -24,6 +24,7 @@ struct ct_tracer_conf {
 	struct ct_list entry_only; /* API globs recorded at entry only */
 	char *aggregate_path; /* aggregate mode: where the table goes */
 	bool scan_libraries; /* check every library a traced process loads for a linked-in runtime */
+	bool scan_execs;     /* system-wide: check each new executable for a linked-in runtime */
 };
 
 struct ct_filter_conf {
