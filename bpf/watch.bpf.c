@@ -7,6 +7,19 @@
  * returns to user space) and user space is told; user space attaches the
  * probes to that file, then sends SIGCONT. No call is lost to the race
  * between a dlopen and the attach.
+ *
+ * System-wide (no pid filter), with ct_stop_on_exec, every exec is checked
+ * for a runtime linked into the new executable (nvcc links libcudart
+ * statically by default, and such a program maps no library to be seen by):
+ * the first process of each executable file (by device and inode, in
+ * exe_seen) is stopped and reported; user space reads its symbols, probes it
+ * if it defines a plugin's, marks it checked and continues it. Every later
+ * exec of a checked file costs one hash lookup here and nothing in user
+ * space: uprobes are set on the file, so they reach each new process of it.
+ * A job of an interactive shell (a process group of its own on a terminal)
+ * is reported but not stopped: the shell waits with WUNTRACED, would say
+ * "Stopped" and take the terminal back. It is probed as soon as user space
+ * has read the file, so calls of its first milliseconds can be missed.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -33,6 +46,14 @@ const volatile __u32 ct_n_patterns = 0;
 const volatile __u32 ct_self_tgid = 0; /* the tracer reads these libraries too: never stop it */
 
 #include "pids.bpf.h" /* created here, shared with the capture engine */
+
+/* System-wide: executables checked for a runtime, or being checked. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CT_EXE_SEEN_MAX);
+	__type(key, struct ct_exe_key);
+	__type(value, __u8);
+} exe_seen SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -115,19 +136,46 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(ct_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct ct_exe_key key = { 0 };
 	struct ct_watch_event *e;
+	bool job = false; /* a job of a shell with job control: never stopped */
 
-	if (!ct_stop_on_exec || !ct_filter_pids || !bpf_map_lookup_elem(&pids, &tgid))
+	if (!ct_stop_on_exec)
 		return 0;
+	if (ct_filter_pids) {
+		if (!bpf_map_lookup_elem(&pids, &tgid))
+			return 0;
+	} else {
+		/* The file the process now runs (/proc/PID/exe): a script's interpreter. */
+		struct inode *ino = BPF_CORE_READ(p, mm, exe_file, f_inode);
+		__u8 *seen, pending = CT_EXE_PENDING;
+
+		if (tgid == ct_self_tgid || !ino)
+			return 0;
+		key.dev = BPF_CORE_READ(ino, i_sb, s_dev);
+		key.ino = BPF_CORE_READ(ino, i_ino);
+		seen = bpf_map_lookup_elem(&exe_seen, &key);
+		if (seen && *seen == CT_EXE_CHECKED)
+			return 0;
+		/* Pending: another process of it is being checked; this one waits
+		 * too, and is continued once that check is done. */
+		if (!seen)
+			bpf_map_update_elem(&exe_seen, &key, &pending, BPF_NOEXIST);
+		job = BPF_CORE_READ(p, signal, tty) &&
+		      BPF_CORE_READ(p, signal, pids[PIDTYPE_PGID]) !=
+		      BPF_CORE_READ(p, real_parent, signal, pids[PIDTYPE_PGID]);
+	}
 	e = bpf_ringbuf_reserve(&watch_events, sizeof(*e), 0);
 	if (!e)
 		return 0;
 	__builtin_memset(e, 0, sizeof(*e));
+	e->exe_dev = key.dev;
+	e->exe_ino = key.ino;
 	e->kind = CT_WATCH_EXEC;
 	e->pid = tgid;
 	e->tid = BPF_CORE_READ(p, pid);
 	bpf_probe_read_kernel_str(e->path, sizeof(e->path), BPF_CORE_READ(bprm, filename));
-	e->stopped = bpf_send_signal(SIGSTOP_NR) == 0;
+	e->stopped = !job && bpf_send_signal(SIGSTOP_NR) == 0;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

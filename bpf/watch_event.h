@@ -23,6 +23,17 @@ struct ct_watch_event {
 	ct_u32 exit_code;  /* CT_WATCH_EXIT */
 	ct_u32 stopped;    /* 1: the task was sent SIGSTOP and waits for SIGCONT */
 	char path[CT_WATCH_PATH];
+	/* CT_WATCH_EXEC, system-wide: the new executable's key in the watcher's
+	 * exe_seen map (the kernel's dev_t, not stat's), to mark it checked */
+	ct_u64 exe_dev, exe_ino;
 };
+
+/* exe_seen's key and values (system-wide exec checks, see watch.bpf.c). */
+struct ct_exe_key {
+	ct_u64 dev, ino;
+};
+#define CT_EXE_PENDING 1 /* its first process is stopped and being checked */
+#define CT_EXE_CHECKED 2 /* probed if it has a runtime: later processes run on */
+#define CT_EXE_SEEN_MAX 8192
 
 #endif

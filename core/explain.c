@@ -2,10 +2,12 @@
 /* --explain: what would be probed, and why calls may be missing. */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "symbols/elf.h"
+#include "symbols/ldso.h"
 #include "explain.h"
 #include "capture/target.h"
 
@@ -67,6 +69,87 @@ static int explain_file(const char *open_path, const char *display, void *ctx)
 	return 0;
 }
 
+/* A library that does not carry a runtime's name but defines its symbols. */
+static void explain_linked_in(struct explain *x, const char *path)
+{
+	for (int i = 0; i < x->n; i++) {
+		const struct ct_plugin *p = x->plugins[i].p;
+		int found;
+
+		if (ct_target_name_matches(path, p->libraries, p->n_libraries))
+			continue;
+		found = count_symbols(p, path);
+		if (found > 0)
+			fprintf(x->out, "  %s: %s links the runtime in, defining %d of %zu %s APIs: traced only with "
+				"-C tracer.scan_libraries=true\n", p->name, path, found, p->n_apis, p->name);
+	}
+}
+
+/* "DT_RUNPATH of app" */
+static const char *via_text(const struct ct_ld_set *ld, const struct ct_ld_lib *l, char *buf, size_t n)
+{
+	const char *of = l->via_of >= 0 ? ld->v[l->via_of].path : NULL;
+	const char *base = of && strrchr(of, '/') ? strrchr(of, '/') + 1 : of;
+
+	if ((l->via == CT_LD_RPATH || l->via == CT_LD_RUNPATH) && base)
+		snprintf(buf, n, "%s of %s", ct_ld_via_names[l->via], base);
+	else
+		snprintf(buf, n, "%s", ct_ld_via_names[l->via]);
+	return buf;
+}
+
+/*
+ * A command not yet run: the libraries ld.so will load for it, found the
+ * way ld.so finds them (symbols/ldso.c), then what each plugin will probe.
+ */
+static int explain_program(struct explain *x, const char *program)
+{
+	struct ct_ld_set ld;
+	const char *llp = getenv("LD_LIBRARY_PATH");
+	int err, missing = 0;
+
+	x->exe = program;
+	fprintf(x->out, "program %s:\n", program);
+	err = ct_ld_resolve(program, &ld);
+	if (err) {
+		fprintf(x->out, "  cannot read its libraries: %s\n", strerror(-err));
+		explain_file(program, program, x);
+		return 0;
+	}
+	if (!ld.dynamic) {
+		fprintf(x->out, "  linked statically: it loads no library at start\n");
+	} else {
+		fprintf(x->out, "  loads at start (as ld.so finds them%s%s%s):\n", llp && *llp ? "; LD_LIBRARY_PATH=" : "",
+			llp && *llp ? llp : "", ld.secure ? "; set-ID: LD_LIBRARY_PATH ignored" : "");
+		for (size_t i = 1; i < ld.n; i++) {
+			char via[PATH_MAX + 64];
+
+			if (ld.v[i].path)
+				fprintf(x->out, "    %s => %s (%s)\n", ld.v[i].name, ld.v[i].path,
+					via_text(&ld, &ld.v[i], via, sizeof(via)));
+			else
+				fprintf(x->out, "    %s => not found: ld.so will not start the program\n", ld.v[i].name),
+					missing++;
+		}
+	}
+	/* The executable, then each library a plugin's runtime is named like. */
+	explain_file(program, program, x);
+	for (size_t i = 1; i < ld.n; i++)
+		if (ld.v[i].path)
+			explain_file(ld.v[i].path, ld.v[i].path, x);
+	for (size_t i = 1; i < ld.n; i++)
+		if (ld.v[i].path)
+			explain_linked_in(x, ld.v[i].path);
+	if (!x->runtimes)
+		fprintf(x->out, "  no runtime of the loaded plugins is linked in or loaded at start%s\n",
+			missing ? " (or it is among the libraries not found)" : "");
+	fprintf(x->out, "  a runtime the program opens later with dlopen (PyTorch, JAX and CuPy do) cannot be known "
+		"before it runs: it is probed when the program opens it, before its first call "
+		"(cudatracer -v -- %s names each file it probes)\n", program);
+	ct_ld_free(&ld);
+	return 0;
+}
+
 int ct_explain(FILE *out, struct ct_loaded_plugin *plugins, int n, pid_t pid, const char *program)
 {
 	struct explain x = { out, plugins, n, NULL, 0, 0 };
@@ -108,12 +191,7 @@ int ct_explain(FILE *out, struct ct_loaded_plugin *plugins, int n, pid_t pid, co
 			fprintf(out, "program %s: %s\n", program, strerror(errno));
 			return err;
 		}
-		x.exe = program;
-		fprintf(out, "program %s:\n", program);
-		explain_file(program, program, &x);
-		fprintf(out, "  libraries it loads (a runtime from a pip wheel or conda included) are found when it "
-			"runs: cudatracer -v -- %s names each file it probes\n", program);
-		return 0;
+		return explain_program(&x, program);
 	}
 	if (!x.runtimes)
 		fprintf(out, "  no runtime of the loaded plugins is mapped: the process has not loaded one yet "

@@ -35,15 +35,20 @@ static const char usage[] =
 	"      --include GLOBS    only these APIs (comma-separated globs)\n"
 	"      --exclude GLOBS    not these APIs\n"
 	"      --errors-only      only calls that returned an error\n"
-	"      --min-duration D   only calls at least this long (50us, 2ms)\n"
+	"      --min-duration D   only calls at least this long (50us, 0.2ms, 1.5s)\n"
 	"\n"
 	"Output:\n"
-	"  -o, --output TYPE[:PATH]  add a sink (text, jsonl, ...); PATH - is stdout\n"
-	"                         with no sink configured, text goes to stdout\n"
+	"  -o, --output [NAME=]TYPE[:PATH]\n"
+	"                         add a sink: text, jsonl, summary, csv, chrome, memory, html;\n"
+	"                         PATH - is stdout. Named TYPE (TYPE2 for a second one) or NAME,\n"
+	"                         for -C sink.NAME.KEY=VAL. With no sink configured, text goes to\n"
+	"                         stdout. Tracing a command, a file format with no PATH goes to a\n"
+	"                         new file cudatracer-COMMAND-PID.EXT (the command has stdout)\n"
 	"\n"
 	"Configuration:\n"
 	"  -c, --config FILE      read an INI config (see conf/cudatracer.ini)\n"
-	"  -C, --set SEC.KEY=VAL  set one config key, e.g. -C tracer.ringbuf_size=256M\n"
+	"  -C, --set SEC.KEY=VAL  set one config key, e.g. -C tracer.ringbuf_size=256M,\n"
+	"                         -C sink.summary.format=json, -C sink.summary.interval=10s\n"
 	"      --ringbuf-size N   ring buffer size per plugin (16M)\n"
 	"      --attach MODE      auto | multi | single (one link per symbol)\n"
 	"      --config-help      every config key with its default (=markdown: as docs/config.md)\n"
@@ -169,6 +174,33 @@ static int parse_pid(const char *s, long *out)
 	return 0;
 }
 
+/*
+ * -o [NAME=]TYPE[:PATH]. The name, if any, ends at an = before the first
+ * colon: a path may hold both (-o jsonl:/tmp/a=b:c.jsonl).
+ */
+static int add_cli_sink(struct ct_config *c, const char *arg)
+{
+	const char *colon = strchr(arg, ':'), *eq = strchr(arg, '=');
+	char origin[PATH_MAX + 80], *name = NULL, *type;
+	int err;
+
+	if (eq && colon && eq > colon)
+		eq = NULL;
+	snprintf(origin, sizeof(origin), "-o %s", arg);
+	if (eq)
+		name = strndup(arg, (size_t)(eq - arg));
+	type = strndup(eq ? eq + 1 : arg, colon ? (size_t)(colon - (eq ? eq + 1 : arg)) : strlen(arg));
+	if ((eq && !name) || !type)
+		err = -ENOMEM;
+	else if (!*type)
+		ct_err("%s: expected [NAME=]TYPE[:PATH]", origin), err = -EINVAL;
+	else
+		err = ct_config_add_sink_named(c, name, type, colon ? colon + 1 : NULL, origin);
+	free(name);
+	free(type);
+	return err;
+}
+
 /* Where a setting came from, as the user wrote it. */
 static void override_origin(const struct override *o, char *buf, size_t n)
 {
@@ -269,10 +301,13 @@ int main(int argc, char **argv)
 		case 'o': sinks[n_sinks++] = optarg; break;
 		case 'c': config_file = optarg; break;
 		case 'C': {
-			char *dot = strchr(optarg, '.'), *eq = strchr(optarg, '=');
+			char *eq = strchr(optarg, '='), *dot = strchr(optarg, '.');
 
-			if (!dot || !eq || eq < dot) {
-				ct_err("-C %s: expected SECTION.KEY=VALUE", optarg);
+			/* sink.NAME.key: the section is sink.NAME (a name has no dot). */
+			if (dot && eq && dot < eq && !strncmp(optarg, "sink.", 5))
+				dot = strchr(optarg + 5, '.');
+			if (!dot || !eq || eq < dot || dot == optarg || dot + 1 == eq) {
+				ct_err("-C %s: expected SECTION.KEY=VALUE (or sink.NAME.KEY=VALUE)", optarg);
 				goto out;
 			}
 			ov[n_ov].flag = "-C";
@@ -314,6 +349,10 @@ int main(int argc, char **argv)
 	}
 	if (config_file && ct_config_load(&conf, config_file))
 		goto out;
+	/* Sinks first, so that -C sink.NAME.key=value can address an -o sink. */
+	for (int i = 0; i < n_sinks; i++)
+		if (add_cli_sink(&conf, sinks[i]))
+			goto out;
 	for (int i = 0; i < n_ov; i++) {
 		char origin[512];
 
@@ -323,14 +362,6 @@ int main(int argc, char **argv)
 	}
 	/* -p is filter.pid: from the file, -C or -p, whichever came last. */
 	t.pid = (pid_t)conf.filter.pid;
-	for (int i = 0; i < n_sinks; i++) {
-		char *colon = strchr(sinks[i], ':');
-
-		if (colon)
-			*colon = 0;
-		if (ct_config_add_sink(&conf, sinks[i], colon ? colon + 1 : NULL))
-			goto out;
-	}
 	/* Aggregate mode has no calls to show one by one: its counts go to a summary. */
 	if (!conf.n_sinks && ct_config_add_sink(&conf, ct_session_aggregate(&conf) ? "summary" : "text",
 						ct_session_aggregate(&conf) ? conf.tracer.aggregate_path : "-"))

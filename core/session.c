@@ -66,6 +66,7 @@ struct session {
 	int child_status;
 	bool child_done;
 	bool target_gone;
+	bool traced; /* the probes were live: the run has totals to tell */
 	int release_fd; /* write end of the pipe that holds the command */
 	struct ct_event ev;
 	struct ct_record full;
@@ -271,6 +272,9 @@ static int on_watch(void *ctx, void *data, size_t len)
 			ct_procenv_get(e->pid);
 		}
 		ct_sym_refresh(e->pid);
+		/* System-wide: this file is done with (probed, or has no runtime). */
+		if (e->kind == CT_WATCH_EXEC && !s->target->pid && !s->target->argv)
+			ct_watcher_exe_checked(&s->watcher, e->exe_dev, e->exe_ino);
 		if (e->stopped)
 			kill(e->pid, SIGCONT);
 		break;
@@ -504,8 +508,10 @@ static int setup(struct session *s)
 	}
 	/* --lib names the one file to probe: uprobes on it reach every process
 	 * that maps it, later ones too, so nothing needs watching for. */
+	/* A command's processes are stopped at each exec; system-wide, the first
+	 * process of each executable, for a runtime linked into it (nvcc's default). */
 	err = ct_watcher_open(&s->watcher, s->patterns, c->tracer.lib && !filter ? 0 : s->n_patterns,
-			      filter, s->target->argv != NULL);
+			      filter, s->target->argv != NULL || (!filter && !c->tracer.lib && c->tracer.scan_execs));
 	if (err)
 		goto out;
 	if (ct_guard_start(&s->guard, ct_watcher_events_fd(&s->watcher)))
@@ -525,9 +531,7 @@ static int setup(struct session *s)
 		if (!err)
 			err = attach_pid(s, s->target->pid);
 	} else if (s->target->argv) {
-		err = spawn_held(s);
-		if (!err)
-			err = ct_watcher_add_pid(&s->watcher, s->child);
+		err = ct_watcher_add_pid(&s->watcher, s->child); /* forked, held, before the sinks opened */
 	}
 	if (err)
 		goto out;
@@ -671,6 +675,51 @@ bool ct_session_aggregate(const struct ct_config *conf)
 	return conf->tracer.mode == CT_MODE_AGGREGATE;
 }
 
+/* "Tracing 57 APIs of cudart in PID 4242 (app). Ctrl-C to end." (not with -q) */
+static void say_tracing(const struct session *s)
+{
+	char what[512], where[PATH_MAX + 64];
+	size_t len = 0;
+
+	for (int i = 0; i < s->n_plugins && len < sizeof(what); i++) {
+		const struct ct_plugin *p = s->plugins[i].p;
+		size_t on = 0;
+
+		for (size_t k = 0; k < p->n_apis; k++)
+			on += s->enabled[i][k];
+		if (!i)
+			len += (size_t)snprintf(what, sizeof(what), "%zu API%s of %s", on, on == 1 ? "" : "s", p->name);
+		else
+			len += (size_t)snprintf(what + len, sizeof(what) - len, "%s%zu of %s",
+						i + 1 < s->n_plugins ? ", " : " and ", on, p->name);
+	}
+	if (s->target->argv)
+		snprintf(where, sizeof(where), "%s (PID %d)", s->target->argv[0], (int)s->child);
+	else if (s->target->pid)
+		snprintf(where, sizeof(where), "PID %d", (int)s->target->pid);
+	else if (s->conf->tracer.lib)
+		snprintf(where, sizeof(where), "every process that maps %s", s->conf->tracer.lib);
+	else
+		snprintf(where, sizeof(where), "every process");
+	ct_note("Tracing %s in %s%s. Ctrl-C to end.", what, where,
+		s->aggregate ? ", counting in the kernel (tracer.mode = aggregate)" : "");
+}
+
+static void say_totals(const struct session *s)
+{
+	char more[256] = "";
+	size_t len = 0;
+
+	if (s->stats.unpaired || s->stats.too_deep)
+		len += (size_t)snprintf(more, sizeof(more), ", %llu returns without their call, %llu calls nested "
+					"too deep to capture", (unsigned long long)s->stats.unpaired,
+					(unsigned long long)s->stats.too_deep);
+	if (s->stats.filtered && len < sizeof(more))
+		snprintf(more + len, sizeof(more) - len, ", %llu filtered out", (unsigned long long)s->stats.filtered);
+	ct_note("%llu events, %llu records lost%s", (unsigned long long)s->stats.events,
+		(unsigned long long)s->stats.lost, more);
+}
+
 int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 {
 	struct session *s = calloc(1, sizeof(*s));
@@ -693,8 +742,14 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 
 	stopped = stopped_before_tracing(s);
 	err = stopped ? -EINTR : s->aggregate ? check_aggregate(conf) : 0;
-	if (!err)
-		err = ct_output_open(&s->out, conf);
+	/* The command first, held: the sinks' default file names carry its pid. */
+	if (!err && t->argv)
+		err = spawn_held(s);
+	if (!err) {
+		struct ct_output_cmd cmd = { t->argv ? t->argv[0] : NULL, s->child };
+
+		err = ct_output_open_cmd(&s->out, conf, t->argv ? &cmd : NULL);
+	}
 	if (!err)
 		err = setup(s);
 	if (!stopped && stopped_before_tracing(s))
@@ -712,19 +767,21 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 		goto out;
 	}
 	boost_reader(s);
+	s->traced = true;
 	if (s->release_fd >= 0) {
 		if (write(s->release_fd, "g", 1) != 1)
 			ct_warn("could not release the command: %s", strerror(errno));
 		close(s->release_fd);
 		s->release_fd = -1;
 	}
-	ct_info("tracing; Ctrl-C to stop");
+	say_tracing(s);
 
 	last_tick = now_ns(CLOCK_MONOTONIC);
 	while (!stop_signal) {
 		err = ct_rings_poll(&s->rings, 100);
 		if (err == 0) /* records below the wake-up threshold are read at least every 100 ms */
 			err = ct_rings_consume(&s->rings, -1);
+		ct_output_flush_live(&s->out);
 		if (err < 0 && err != -EINTR) {
 			ct_err("reading the ring buffer failed: %s", strerror(-err));
 			failed = true;
@@ -766,14 +823,10 @@ out:
 		feed_totals(s);
 	s->stats.end_ns = now_ns(CLOCK_REALTIME);
 	outerr = ct_output_close(&s->out, &s->stats);
-	fprintf(stderr, "cudatracer: %llu events, %llu records lost",
-		(unsigned long long)s->stats.events, (unsigned long long)s->stats.lost);
-	if (s->stats.unpaired || s->stats.too_deep)
-		fprintf(stderr, ", %llu returns without their call, %llu calls nested too deep to capture",
-			(unsigned long long)s->stats.unpaired, (unsigned long long)s->stats.too_deep);
-	if (s->stats.filtered)
-		fprintf(stderr, ", %llu filtered out", (unsigned long long)s->stats.filtered);
-	fputc('\n', stderr);
+	/* After an error that kept tracing from starting, a count of nothing
+	 * would only bury the message that said why. */
+	if (s->traced && !failed)
+		say_totals(s);
 	if (s->stats.lost)
 		ct_warn("%llu records did not fit in the ring buffer: raise [tracer] ringbuf_size",
 			(unsigned long long)s->stats.lost);

@@ -154,6 +154,15 @@ int ct_watcher_events_fd(struct ct_watcher *w)
 	return bpf_map__fd(bpf_object__find_map_by_name(w->obj, "watch_events"));
 }
 
+int ct_watcher_exe_checked(struct ct_watcher *w, uint64_t dev, uint64_t ino)
+{
+	struct ct_exe_key key = { dev, ino };
+	uint8_t done = CT_EXE_CHECKED;
+	int fd = bpf_map__fd(bpf_object__find_map_by_name(w->obj, "exe_seen"));
+
+	return bpf_map_update_elem(fd, &key, &done, BPF_ANY) ? -errno : 0;
+}
+
 int ct_watcher_add_pid(struct ct_watcher *w, pid_t pid)
 {
 	uint32_t key = pid, one = 1;

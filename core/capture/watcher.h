@@ -3,6 +3,7 @@
 #define CT_WATCHER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct bpf_object;
@@ -20,13 +21,18 @@ struct ct_watcher {
  * patterns: library basename prefixes to watch for ("libcudart.so"), n of
  * them. filter_pids: only processes in the pid map (and their children).
  * stop_on_exec: stop traced processes at exec so that a runtime linked into
- * the new executable can be probed before it runs.
+ * the new executable can be probed before it runs; without filter_pids
+ * (system-wide), the first process of each executable file only, until
+ * ct_watcher_exe_checked() says that file was checked.
  */
 int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 		    bool filter_pids, bool stop_on_exec);
 int ct_watcher_pids_fd(struct ct_watcher *w);
 int ct_watcher_events_fd(struct ct_watcher *w);
 int ct_watcher_add_pid(struct ct_watcher *w, pid_t pid);
+/* System-wide: the executable of a CT_WATCH_EXEC event (its exe_dev, exe_ino)
+ * was checked (and probed if it has a runtime): its later processes run on. */
+int ct_watcher_exe_checked(struct ct_watcher *w, uint64_t dev, uint64_t ino);
 /* Stop watching (detach the programs); the event ring stays readable. */
 void ct_watcher_detach(struct ct_watcher *w);
 void ct_watcher_close(struct ct_watcher *w);

@@ -87,6 +87,10 @@ static const struct ct_key tracer_keys[] = {
 	TK("scan_libraries", CT_KEY_BOOL, "false", scan_libraries,
 	   "With a command or -p: check every library the process loads for a runtime linked into it "
 	   "(a static libcudart inside a .so); each load pauses the process while its symbols are read"),
+	TK("scan_execs", CT_KEY_BOOL, "true", scan_execs,
+	   "System-wide (no command, -p or lib): check each executable that starts for a runtime linked "
+	   "into it (nvcc's default) and probe it before it runs. Its first process waits while its symbols "
+	   "are read (once per file); later ones cost a hash lookup in the kernel"),
 	TK("aggregate_path", CT_KEY_STR, "-", aggregate_path,
 	   "mode = aggregate without -o: file for the summary; - is standard output"),
 	{ 0 },
@@ -108,8 +112,10 @@ static const struct ct_key filter_keys[] = {
 static const struct ct_key sink_common_keys[] = {
 	{ "type", CT_KEY_STR, NULL, offsetof(struct ct_sink_common, type),
 	  "Sink type: text, jsonl, ... (see the list below)", NULL, NULL },
-	{ "path", CT_KEY_STR, "-", offsetof(struct ct_sink_common, path),
-	  "Output file; - is standard output", NULL, NULL },
+	{ "path", CT_KEY_STR, NULL, offsetof(struct ct_sink_common, path),
+	  "Output file; - is standard output. Unset: standard output, except for a file format "
+	  "(jsonl, csv, chrome, html) when tracing a command, which shares that output: then a new "
+	  "file cudatracer-COMMAND-PID.EXT in the current folder", NULL, NULL },
 	{ 0 },
 };
 
@@ -140,6 +146,7 @@ void ct_config_free(struct ct_config *c)
 		for (int j = 0; j < s->n_kv; j++) {
 			free(s->kv[j].key);
 			free(s->kv[j].val);
+			free(s->kv[j].from);
 		}
 		free(s->kv);
 		if (s->ctx) {
@@ -163,13 +170,14 @@ struct parse_state {
 	int line; /* inih's running line count is not passed to handlers */
 };
 
+static struct ct_sink_conf *sink_find(struct ct_config *c, const char *name);
+
 static struct ct_sink_conf *sink_section(struct ct_config *c, const char *name, const char *file)
 {
-	struct ct_sink_conf *s;
+	struct ct_sink_conf *s = sink_find(c, name);
 
-	for (int i = 0; i < c->n_sinks; i++)
-		if (!strcmp(c->sinks[i].name, name))
-			return &c->sinks[i];
+	if (s)
+		return s;
 	s = realloc(c->sinks, (c->n_sinks + 1) * sizeof(*s));
 	if (!s)
 		return NULL;
@@ -181,7 +189,16 @@ static struct ct_sink_conf *sink_section(struct ct_config *c, const char *name, 
 	return s;
 }
 
-static int sink_kv(struct ct_sink_conf *s, const char *key, const char *val, int line)
+static struct ct_sink_conf *sink_find(struct ct_config *c, const char *name)
+{
+	for (int i = 0; i < c->n_sinks; i++)
+		if (!strcmp(c->sinks[i].name, name))
+			return &c->sinks[i];
+	return NULL;
+}
+
+/* A key of a sink: at `line` of its file, or set by the option `from`. */
+static int sink_kv(struct ct_sink_conf *s, const char *key, const char *val, int line, const char *from)
 {
 	void *kv = realloc(s->kv, (s->n_kv + 1) * sizeof(*s->kv));
 
@@ -190,9 +207,28 @@ static int sink_kv(struct ct_sink_conf *s, const char *key, const char *val, int
 	s->kv = kv;
 	s->kv[s->n_kv].key = strdup(key);
 	s->kv[s->n_kv].val = strdup(val);
+	s->kv[s->n_kv].from = from ? strdup(from) : NULL;
 	s->kv[s->n_kv].line = line;
+	if (!s->kv[s->n_kv].key || !s->kv[s->n_kv].val || (from && !s->kv[s->n_kv].from)) {
+		free(s->kv[s->n_kv].key);
+		free(s->kv[s->n_kv].val);
+		free(s->kv[s->n_kv].from);
+		return -ENOMEM;
+	}
 	s->n_kv++;
 	return 0;
+}
+
+/* A sink's name is the NAME of -C sink.NAME.key: no dots, nothing a shell quotes. */
+static bool sink_name_ok(const char *name)
+{
+	if (!*name)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') && !(*p >= '0' && *p <= '9') &&
+		    *p != '_' && *p != '-')
+			return false;
+	return true;
 }
 
 int ct_config_set(struct ct_config *c, const char *section, const char *key,
@@ -216,6 +252,18 @@ int ct_config_set(struct ct_config *c, const char *section, const char *key,
 			ct_err("%s: bad value '%s' for %s.%s: %s", origin, val, section, key, why);
 		return err;
 	}
+	if (!strncmp(section, "sink.", 5) && section[5]) {
+		struct ct_sink_conf *s;
+
+		if (!sink_name_ok(section + 5)) {
+			ct_err("%s: '%s' is not a sink name (letters, digits, _ and -)", origin, section + 5);
+			return -EINVAL;
+		}
+		s = sink_section(c, section + 5, origin);
+		if (!s || !s->name || !s->file || sink_kv(s, key, val, 0, origin))
+			return -ENOMEM;
+		return 0;
+	}
 	ct_err("%s: unknown section [%s] (known: [tracer], [filter], [sink.NAME])", origin, section);
 	return -EINVAL;
 }
@@ -238,7 +286,7 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 	if (!strncmp(section, "sink.", 5) && section[5]) {
 		struct ct_sink_conf *s = sink_section(ps->c, section + 5, ps->file);
 
-		if (!s || sink_kv(s, name, value, ps->line)) {
+		if (!s || sink_kv(s, name, value, ps->line, NULL)) {
 			ct_err("%s: out of memory", origin);
 			ps->failed = true;
 			return 0;
@@ -324,52 +372,91 @@ int ct_config_load(struct ct_config *c, const char *path)
 	return 0;
 }
 
-int ct_config_add_sink(struct ct_config *c, const char *type, const char *path)
+int ct_config_add_sink_named(struct ct_config *c, const char *name, const char *type, const char *path,
+			     const char *origin)
 {
-	char name[64], origin[PATH_MAX + 80];
+	char auto_name[80];
 	struct ct_sink_conf *s;
 
-	snprintf(name, sizeof(name), "cli%d", c->n_sinks);
-	snprintf(origin, sizeof(origin), "-o %s%s%s", type, path ? ":" : "", path ? path : "");
+	if (name && !sink_name_ok(name)) {
+		ct_err("%s: '%s' is not a sink name (letters, digits, _ and -)", origin, name);
+		return -EINVAL;
+	}
+	if (name && sink_find(c, name)) {
+		ct_err("%s: there is already a sink named '%s' (from %s): give another name", origin, name,
+		       sink_find(c, name)->file);
+		return -EINVAL;
+	}
+	if (!name) {
+		/* The type's name, then type2, type3 ...: what a user would guess. */
+		snprintf(auto_name, sizeof(auto_name), "%.60s", sink_name_ok(type) ? type : "sink");
+		for (int i = 2; sink_find(c, auto_name); i++)
+			snprintf(auto_name, sizeof(auto_name), "%.60s%d", sink_name_ok(type) ? type : "sink", i);
+		name = auto_name;
+	}
 	s = sink_section(c, name, origin);
-	if (!s || sink_kv(s, "type", type, 0) || (path && sink_kv(s, "path", path, 0)))
+	if (!s || !s->name || !s->file || sink_kv(s, "type", type, 0, NULL) ||
+	    (path && sink_kv(s, "path", path, 0, NULL)))
 		return -ENOMEM;
 	return 0;
 }
 
-/* Where a sink's setting came from: "file:line", or the -o option (line 0). */
-static const char *sink_where(const struct ct_sink_conf *s, int line, char *buf, size_t n)
+int ct_config_add_sink(struct ct_config *c, const char *type, const char *path)
 {
-	if (line)
+	char origin[PATH_MAX + 80];
+
+	snprintf(origin, sizeof(origin), "-o %s%s%s", type, path ? ":" : "", path ? path : "");
+	return ct_config_add_sink_named(c, NULL, type, path, origin);
+}
+
+/* Where a sink's setting came from: "file:line", the -C that set it, or the -o option (line 0). */
+static const char *sink_where(const struct ct_sink_conf *s, int kv, char *buf, size_t n)
+{
+	int line = kv < 0 ? s->line : s->kv[kv].line;
+
+	if (kv >= 0 && s->kv[kv].from)
+		snprintf(buf, n, "%s", s->kv[kv].from);
+	else if (line)
 		snprintf(buf, n, "%s:%d", s->file, line);
 	else
 		snprintf(buf, n, "%s", s->file);
 	return buf;
 }
 
+/* The sink types, comma-separated: for messages. */
+static void sink_types_why(char *why, size_t n)
+{
+	size_t len = 0;
+
+	why[0] = 0;
+	for (int i = 0; ct_sink_types[i] && len < n; i++)
+		len += (size_t)snprintf(why + len, n - len, "%s%s", i ? ", " : "", ct_sink_types[i]->type);
+}
+
 static int finish_sink(struct ct_sink_conf *s)
 {
 	const char *type = NULL;
 	char why[256], at[PATH_MAX + 80];
-	int err;
+	int type_kv = -1, err;
 
 	for (int i = 0; i < s->n_kv; i++)
 		if (!strcmp(s->kv[i].key, "type"))
-			type = s->kv[i].val;
+			type = s->kv[type_kv = i].val;
 	if (!type) {
-		ct_err("%s: [sink.%s] has no 'type' key (one of the sink types in cudatracer --config-help)",
-		       sink_where(s, s->line, at, sizeof(at)), s->name);
+		sink_types_why(why, sizeof(why));
+		ct_err("%s: sink '%s' has no type (set sink.%s.type to one of: %s)",
+		       sink_where(s, -1, at, sizeof(at)), s->name, s->name, why);
 		return -EINVAL;
 	}
 	s->ops = ct_sink_find(type);
 	if (!s->ops) {
-		size_t len = 0;
-
-		for (int i = 0; ct_sink_types[i] && len < sizeof(why); i++)
-			len += (size_t)snprintf(why + len, sizeof(why) - len, "%s%s", i ? ", " : "",
-						ct_sink_types[i]->type);
-		ct_err("%s: [sink.%s]: unknown sink type '%s' (one of: %s)", sink_where(s, s->line, at, sizeof(at)),
-		       s->name, type, why);
+		sink_types_why(why, sizeof(why));
+		/* A -o sink is named by the option itself; a section by its name. */
+		if (s->kv[type_kv].line || s->kv[type_kv].from)
+			ct_err("%s: sink '%s': unknown sink type '%s' (one of: %s)", sink_where(s, type_kv, at, sizeof(at)),
+			       s->name, type, why);
+		else
+			ct_err("%s: unknown sink type '%s' (one of: %s)", sink_where(s, type_kv, at, sizeof(at)), type, why);
 		return -EINVAL;
 	}
 	s->ctx = calloc(1, s->ops->ctx_size);
@@ -385,14 +472,20 @@ static int finish_sink(struct ct_sink_conf *s)
 		if (!k)
 			k = ct_key_find(s->ops->keys, s->kv[i].key);
 		if (!k) {
-			ct_err("%s: unknown key '%s' for a sink of type %s (cudatracer --config-help lists the keys)",
-			       sink_where(s, s->kv[i].line, at, sizeof(at)), s->kv[i].key, type);
+			size_t len = 0;
+
+			for (const struct ct_key *kk = sink_common_keys; kk->name && len < sizeof(why); kk++)
+				len += (size_t)snprintf(why + len, sizeof(why) - len, "%s%s", len ? ", " : "", kk->name);
+			for (const struct ct_key *kk = s->ops->keys; kk && kk->name && len < sizeof(why); kk++)
+				len += (size_t)snprintf(why + len, sizeof(why) - len, ", %s", kk->name);
+			ct_err("%s: unknown key '%s' for a sink of type %s (its keys: %s)",
+			       sink_where(s, i, at, sizeof(at)), s->kv[i].key, type, why);
 			return -EINVAL;
 		}
 		err = ct_key_set(k, s->ctx, s->kv[i].val, why, sizeof(why));
 		if (err) {
-			ct_err("%s: bad value '%s' for %s: %s", sink_where(s, s->kv[i].line, at, sizeof(at)),
-			       s->kv[i].val, s->kv[i].key, why);
+			ct_err("%s: bad value '%s' for sink.%s.%s: %s", sink_where(s, i, at, sizeof(at)),
+			       s->kv[i].val, s->name, s->kv[i].key, why);
 			return err;
 		}
 	}
@@ -431,45 +524,120 @@ static void put_type(FILE *out, const struct ct_key *k)
 		fprintf(out, "%s%s", i ? ", " : ": ", k->choices[i]);
 }
 
-static void help_keys(FILE *out, const struct ct_key *keys, bool md)
+/* Comment text in lines of at most CT_HELP_WIDTH columns: inih reads a
+ * line in pieces of INI_MAX_LINE (200) bytes, and a longer comment's
+ * second piece would be read as a key. */
+#define CT_HELP_WIDTH 78
+
+static void help_comment(FILE *out, const char *lead, const char *text)
+{
+	size_t width = CT_HELP_WIDTH - strlen(lead), len = strlen(text);
+
+	while (len) {
+		size_t cut = len;
+
+		if (cut > width) {
+			cut = width;
+			while (cut && text[cut] != ' ')
+				cut--;
+			if (!cut)
+				cut = width; /* one word longer than a line */
+		}
+		fprintf(out, "%s%.*s\n", lead, (int)cut, text);
+		text += cut;
+		len -= cut;
+		while (*text == ' ') {
+			text++;
+			len--;
+		}
+		lead = strlen(lead) > 2 ? lead : "#   ";
+		width = CT_HELP_WIDTH - strlen(lead);
+	}
+}
+
+/* off: every key line commented out (the example section of a sink type). */
+static void help_keys(FILE *out, const struct ct_key *keys, bool md, bool off)
 {
 	for (const struct ct_key *k = keys; k && k->name; k++) {
-		fprintf(out, md ? "| `%s` | " : "# %s (", k->name);
-		put_type(out, k);
-		if (md)
+		char head[512];
+		size_t len;
+
+		if (md) {
+			fprintf(out, "| `%s` | ", k->name);
+			put_type(out, k);
 			fprintf(out, " | %s | %s |\n", k->def ? k->def : "(unset)", k->help);
-		else
-			fprintf(out, "): %s\n%s%s = %s\n", k->help, k->def ? "" : ";", k->name,
-				k->def ? k->def : "");
+			continue;
+		}
+		len = (size_t)snprintf(head, sizeof(head), "%s (%s", k->name, type_name(k));
+		for (int i = 0; k->type == CT_KEY_CHOICE && k->choices[i] && len < sizeof(head); i++)
+			len += (size_t)snprintf(head + len, sizeof(head) - len, "%s%s", i ? ", " : ": ", k->choices[i]);
+		if (len < sizeof(head))
+			snprintf(head + len, sizeof(head) - len, "): %s", k->help);
+		help_comment(out, "# ", head);
+		/* A key without a default is shown commented out: an empty value
+		 * is not the same as unset for every key. */
+		fprintf(out, "%s%s = %s\n", off || !k->def ? ";" : "", k->name, k->def ? k->def : "");
 	}
 }
 
 void ct_config_help(FILE *out, bool md)
 {
 	const char *head = md ? "| key | type | default | meaning |\n|---|---|---|---|\n" : "";
+	static const char sinks_md[] =
+		"\n## [sink.NAME]\n\nOne section per output; several at once. `-o TYPE[:PATH]` adds a sink named "
+		"after its type (a second one of a type: TYPE2, ...), `-o NAME=TYPE[:PATH]` one with the name given; "
+		"`-C sink.NAME.key=value` sets a key of either kind. Keys of every sink:\n\n%s";
 
 	if (md)
 		fputs("# Configuration reference\n\nGenerated by `cudatracer --config-help=markdown` from the key "
 		      "tables in the code; a test fails when this file is out of date. Command-line options "
-		      "override the file; `-C section.key=value` sets any key.\n", out);
+		      "override the file; `-C section.key=value` sets any key. Durations take a unit (ns, us, ms, s) "
+		      "and decimals (`0.2ms`); sizes a K, M or G suffix.\n", out);
+	else
+		help_comment(out, "# ", "cudatracer config (cudatracer --config-help): every key at its default. "
+			     "Read with -c FILE; -C section.key=value sets one key on the command line.");
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		if (md)
 			fprintf(out, "\n## [%s]\n\n%s.\n\n%s", sections[i].name, sections[i].help, head);
 		else
 			fprintf(out, "\n# %s\n[%s]\n", sections[i].help, sections[i].name);
-		help_keys(out, sections[i].keys, md);
+		help_keys(out, sections[i].keys, md, false);
 	}
-	fprintf(out, md ? "\n## [sink.NAME]\n\nOne section per output; several at once. Keys of every sink:\n\n%s"
-			: "\n# One [sink.NAME] section per output; several at once.\n%s", head);
-	help_keys(out, sink_common_keys, md);
+	if (md) {
+		fprintf(out, sinks_md, head);
+		help_keys(out, sink_common_keys, md, false);
+	} else {
+		fputs("\n", out);
+		help_comment(out, "# ", "Outputs: one [sink.NAME] section each, several at once; with none, "
+			     "calls go to standard output as text. Below, one example section per sink type, "
+			     "commented out: remove the ; to use one. -o TYPE[:PATH] adds a sink named TYPE "
+			     "(TYPE2 for a second one), -o NAME=TYPE[:PATH] one named NAME; "
+			     "-C sink.NAME.key=value sets a key of either. Keys of every sink:");
+		for (const struct ct_key *k = sink_common_keys; k->name; k++) {
+			char line[512];
+
+			snprintf(line, sizeof(line), "%s (%s): %s", k->name, type_name(k), k->help);
+			help_comment(out, "#   ", line);
+		}
+	}
 	for (int i = 0; ct_sink_types[i]; i++) {
 		const struct ct_sink_ops *o = ct_sink_types[i];
 
-		fprintf(out, md ? "\n### type = %s\n\n%s.\n\n" : "\n# type = %s: %s\n", o->type, o->help);
-		if (o->keys && o->keys->name) {
-			fputs(md ? head : "", out);
-			help_keys(out, o->keys, md);
+		if (md) {
+			fprintf(out, "\n### type = %s\n\n%s.\n\n", o->type, o->help);
+			if (o->keys && o->keys->name) {
+				fputs(head, out);
+				help_keys(out, o->keys, md, false);
+			}
+			continue;
 		}
+		char line[512];
+
+		snprintf(line, sizeof(line), "type = %s: %s", o->type, o->help);
+		fputs("\n", out);
+		help_comment(out, "# ", line);
+		fprintf(out, ";[sink.%s]\n;type = %s\n", o->type, o->type);
+		help_keys(out, o->keys, md, true);
 	}
 }

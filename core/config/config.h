@@ -24,6 +24,7 @@ struct ct_tracer_conf {
 	struct ct_list entry_only; /* API globs recorded at entry only */
 	char *aggregate_path; /* aggregate mode: where the table goes */
 	bool scan_libraries; /* check every library a traced process loads for a linked-in runtime */
+	bool scan_execs;     /* system-wide: check each new executable for a linked-in runtime */
 };
 
 struct ct_filter_conf {
@@ -41,7 +42,9 @@ struct ct_sink_conf {
 	char *file;          /* config file it came from, for messages */
 	int line;            /* line of the section header */
 	int n_kv;
-	struct { char *key, *val; int line; } *kv;
+	/* from: where a key set from the command line came from ("-C sink.x.path=y");
+	 * NULL for a key of the file, at `line` */
+	struct { char *key, *val, *from; int line; } *kv;
 	const struct ct_sink_ops *ops;
 	void *ctx;           /* filled by ct_config_finish(): ops->ctx_size bytes */
 };
@@ -59,10 +62,19 @@ void ct_config_init(struct ct_config *c);
 void ct_config_free(struct ct_config *c);
 /* Read an INI file into c. Errors are printed as file:line: message. */
 int ct_config_load(struct ct_config *c, const char *path);
-/* Set one key, as from the command line: "section.key=value" or a known pair. */
+/* Set one key, as from the command line: "section.key=value" or a known pair;
+ * section "sink.NAME" sets a key of that sink (made if there is none yet). */
 int ct_config_set(struct ct_config *c, const char *section, const char *key,
 		  const char *val, const char *origin);
-/* Add a sink of `type` writing to `path` (from the command line). */
+/*
+ * Add a sink of `type` writing to `path` (NULL: none given), from the command
+ * line. `name` NULL: the type's name, or type2, type3 ... when taken, so that
+ * -C sink.NAME.key=value can address it. Returns 0, or -EINVAL (said, naming
+ * `origin`) for a name that is not [A-Za-z0-9_-] or is taken.
+ */
+int ct_config_add_sink_named(struct ct_config *c, const char *name, const char *type, const char *path,
+			     const char *origin);
+/* The same, named by its type, origin "-o TYPE[:PATH]". */
 int ct_config_add_sink(struct ct_config *c, const char *type, const char *path);
 /* Resolve sink types and fill their contexts. */
 int ct_config_finish(struct ct_config *c);

@@ -34,16 +34,64 @@ static int parse_u64(const char *s, uint64_t *out, const char *const *suffixes,
 	return -EINVAL;
 }
 
+static const char *const bool_yes[] = { "true", "yes", "on", "1", NULL };
+static const char *const bool_no[] = { "false", "no", "off", "0", NULL };
+
 static int parse_bool(const char *s, bool *out)
 {
-	static const char *const yes[] = { "1", "true", "yes", "on", NULL };
-	static const char *const no[] = { "0", "false", "no", "off", NULL };
-
-	for (int i = 0; yes[i]; i++) {
-		if (!strcasecmp(s, yes[i]))
+	for (int i = 0; bool_yes[i]; i++) {
+		if (!strcasecmp(s, bool_yes[i]))
 			return *out = true, 0;
-		if (!strcasecmp(s, no[i]))
+		if (!strcasecmp(s, bool_no[i]))
 			return *out = false, 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * A duration in whole ns: digits, an optional fraction, a unit (ns, us, ms,
+ * s; none: us), so "0.2ms", "1.5s" and "50" (us) all work. A value finer
+ * than a nanosecond ("0.5ns") is refused rather than rounded.
+ */
+static int parse_dur(const char *s, uint64_t *out)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s", "", NULL };
+	static const uint64_t mult[] = { 1, 1000, 1000000, 1000000000ull, 1000 };
+	uint64_t whole = 0, frac = 0, scale = 1;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9') {
+		if (*p != '.' || p[1] < '0' || p[1] > '9')
+			return -EINVAL;
+	}
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (scale >= 10000000000ull) { /* finer than a ns in any unit: zeros only */
+				if (*p != '0')
+					return -EINVAL;
+				continue;
+			}
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			scale *= 10;
+		}
+	}
+	for (int i = 0; units[i]; i++) {
+		if (strcasecmp(p, units[i]))
+			continue;
+		if (whole > UINT64_MAX / mult[i])
+			return -ERANGE;
+		/* The fraction must come out in whole ns. */
+		if (frac * mult[i] % scale)
+			return -EINVAL;
+		if (whole * mult[i] > UINT64_MAX - frac * mult[i] / scale)
+			return -ERANGE;
+		*out = whole * mult[i] + frac * mult[i] / scale;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -107,8 +155,6 @@ int ct_key_set(const struct ct_key *k, void *base, const char *val, char *why, s
 	static const char *const size_sfx[] = { "k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib", "b", NULL };
 	static const uint64_t size_mul[] = { 1ull << 10, 1ull << 10, 1ull << 10, 1ull << 20, 1ull << 20,
 					     1ull << 20, 1ull << 30, 1ull << 30, 1ull << 30, 1 };
-	static const char *const dur_sfx[] = { "ns", "us", "ms", "s", NULL };
-	static const uint64_t dur_mul[] = { 1, 1000, 1000000, 1000000000ull };
 	void *dst = (char *)base + k->off;
 	const char *expected = "";
 	int err = 0;
@@ -142,7 +188,7 @@ int ct_key_set(const struct ct_key *k, void *base, const char *val, char *why, s
 	}
 	case CT_KEY_BOOL:
 		err = parse_bool(val, dst);
-		expected = "expected true or false";
+		expected = "expected one of: true, false, yes, no, on, off, 1, 0";
 		break;
 	case CT_KEY_U64:
 		err = parse_u64(val, dst, NULL, NULL, 1);
@@ -150,11 +196,13 @@ int ct_key_set(const struct ct_key *k, void *base, const char *val, char *why, s
 		break;
 	case CT_KEY_SIZE:
 		err = parse_u64(val, dst, size_sfx, size_mul, 1);
-		expected = "expected a size in bytes, such as 4096, 64K or 256M";
+		expected = "expected a size in bytes: a whole number, optionally with K, M or G (also KB, KiB, MB, "
+			   "MiB, GB, GiB; powers of 1024) or B, such as 4096, 64K or 256M";
 		break;
 	case CT_KEY_DUR:
-		err = parse_u64(val, dst, dur_sfx, dur_mul, 1000);
-		expected = "expected a duration, such as 50us, 2ms or 1s (a bare number is us)";
+		err = parse_dur(val, dst);
+		expected = "expected a duration: a number with unit ns, us, ms or s, such as 0.2ms, 50us or 1.5s "
+			   "(a bare number is us; at most ns precision)";
 		break;
 	default:
 		expected = "key of unknown type";

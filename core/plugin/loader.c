@@ -97,7 +97,8 @@ void ct_plugin_dirs_free(char **dirs)
 	free(dirs);
 }
 
-static int open_plugin(const char *path, struct ct_loaded_plugin *out)
+/* Load one file; on failure `msg` says why in one line that names it. */
+static int open_plugin(const char *path, struct ct_loaded_plugin *out, char *msg, size_t n)
 {
 	char why[PATH_MAX + 128];
 	ct_plugin_entry_fn entry;
@@ -109,37 +110,38 @@ static int open_plugin(const char *path, struct ct_loaded_plugin *out)
 	fd = ct_trusted_open(path, ct_trust_privileged(), why, sizeof(why));
 	if (fd < 0) {
 		if (fd == -EPERM)
-			ct_err("refusing plugin %s while running privileged: %s", path, why);
+			snprintf(msg, n, "refusing plugin %s while running privileged: %s", path, why);
 		else
-			ct_err("cannot load plugin %s: %s", path, fd == -EINVAL ? why : strerror(-fd));
+			snprintf(msg, n, "cannot load plugin %s: %s", path, fd == -EINVAL ? why : strerror(-fd));
 		return fd;
 	}
 	dl = ct_elf_dlopen(fd, path, RTLD_NOW | RTLD_LOCAL, why, sizeof(why));
 	close(fd);
 	if (!dl) {
-		ct_err("cannot load plugin %s: %s", path, why);
+		snprintf(msg, n, "cannot load plugin %s: %s", path, why);
 		return -ENOEXEC;
 	}
 	entry = (ct_plugin_entry_fn)dlsym(dl, CT_PLUGIN_ENTRY_SYMBOL);
 	if (!entry) {
-		ct_err("%s is not a cudatracer plugin: it does not export %s()", path, CT_PLUGIN_ENTRY_SYMBOL);
+		snprintf(msg, n, "%s is not a cudatracer plugin: it does not export %s()", path, CT_PLUGIN_ENTRY_SYMBOL);
 		dlclose(dl);
 		return -ENOEXEC;
 	}
 	p = entry();
 	if (!p) {
-		ct_err("plugin %s: %s() returned no descriptor", path, CT_PLUGIN_ENTRY_SYMBOL);
+		snprintf(msg, n, "plugin %s: %s() returned no descriptor", path, CT_PLUGIN_ENTRY_SYMBOL);
 		dlclose(dl);
 		return -ENOEXEC;
 	}
 	err = ct_plugin_validate(p, why, sizeof(why));
 	if (err) {
-		ct_err("cannot load plugin %s: %s", path, why);
+		snprintf(msg, n, "cannot load plugin %s: %s", path, why);
 		dlclose(dl);
 		return err;
 	}
 	out->p = ct_plugin_expand(p);
 	if (!out->p) {
+		snprintf(msg, n, "plugin %s: out of memory", path);
 		dlclose(dl);
 		return -ENOMEM;
 	}
@@ -149,21 +151,27 @@ static int open_plugin(const char *path, struct ct_loaded_plugin *out)
 	return 0;
 }
 
+#define CT_PLUGIN_MSG (2 * PATH_MAX + 256)
+
 int ct_plugin_load(const char *name, char *const *dirs, struct ct_loaded_plugin *out)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], msg[CT_PLUGIN_MSG];
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (strchr(name, '/')) {
-		err = open_plugin(name, out);
+		err = open_plugin(name, out, msg, sizeof(msg));
+		if (err)
+			ct_err("%s", msg);
 	} else {
 		err = -ENOENT;
 		for (int i = 0; dirs && dirs[i]; i++) {
 			snprintf(path, sizeof(path), "%s/libct-%s.so", dirs[i], name);
 			if (access(path, F_OK))
 				continue;
-			err = open_plugin(path, out);
+			err = open_plugin(path, out, msg, sizeof(msg));
+			if (err)
+				ct_err("%s", msg);
 			break;
 		}
 		if (err == -ENOENT) {
@@ -188,14 +196,17 @@ void ct_plugin_unload(struct ct_loaded_plugin *lp)
 struct listed {
 	int dir;
 	char *name, *version, *description, *path;
+	char *failed; /* why it did not load; the other fields NULL but path */
 	size_t apis;
 };
 
+/* By name, then in folder order: the first of a name is what --plugin NAME gets. */
 static int listed_cmp(const void *pa, const void *pb)
 {
 	const struct listed *a = pa, *b = pb;
+	int c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
 
-	return a->dir != b->dir ? a->dir - b->dir : strcmp(a->name ? a->name : "", b->name ? b->name : "");
+	return c ? c : a->dir != b->dir ? a->dir - b->dir : strcmp(a->path, b->path);
 }
 
 static void listed_width(int *w, const char *s)
@@ -206,11 +217,55 @@ static void listed_width(int *w, const char *s)
 		*w = len;
 }
 
-/* Every plugin that loads, folder by folder (the first of a name is what --plugin NAME gets). */
+static void listed_free(struct listed *l)
+{
+	free(l->name);
+	free(l->version);
+	free(l->description);
+	free(l->path);
+	free(l->failed);
+}
+
+/* One libct-*.so of a folder, loaded to read its descriptor, or why it did not load. */
+static int list_one(struct listed **v, int *n, int dir, const char *path)
+{
+	struct ct_loaded_plugin lp = { 0 };
+	char msg[CT_PLUGIN_MSG];
+	struct listed *nv = realloc(*v, (*n + 1) * sizeof(**v)), *l;
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	l = &nv[*n];
+	memset(l, 0, sizeof(*l));
+	l->dir = dir;
+	l->path = strdup(path);
+	if (open_plugin(path, &lp, msg, sizeof(msg))) {
+		l->failed = strdup(msg);
+	} else {
+		l->name = strdup(lp.p->name);
+		l->version = strdup(lp.p->version ? lp.p->version : "-");
+		l->description = strdup(lp.p->description ? lp.p->description : "-");
+		l->apis = lp.p->n_apis;
+		ct_plugin_unload(&lp);
+	}
+	if (!l->path || (!l->failed && (!l->name || !l->version || !l->description))) {
+		listed_free(l);
+		return -ENOMEM;
+	}
+	(*n)++;
+	return 0;
+}
+
+/*
+ * Every libct-*.so on the plugin path: those that load in a table sorted by
+ * name (a later one of a name marked as not used), then each that did not,
+ * with the reason, then the folders searched.
+ */
 int ct_plugin_list(char *const *dirs, FILE *out)
 {
 	struct listed *v = NULL;
-	int n = 0, wn = 4, wv = 7, wd = 11;
+	int n = 0, ok = 0, wn = 4, wv = 7, wd = 11;
 
 	for (int i = 0; dirs && dirs[i]; i++) {
 		DIR *d = opendir(dirs[i]);
@@ -219,46 +274,48 @@ int ct_plugin_list(char *const *dirs, FILE *out)
 		while (d && (de = readdir(d))) {
 			size_t len = strlen(de->d_name);
 			char path[PATH_MAX];
-			struct ct_loaded_plugin lp;
-			struct listed *nv;
 
 			if (strncmp(de->d_name, "libct-", 6) || len < 10 || strcmp(de->d_name + len - 3, ".so"))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
-			if (ct_plugin_load(path, NULL, &lp))
-				continue;
-			nv = realloc(v, (n + 1) * sizeof(*v));
-			if (nv) {
-				v = nv;
-				v[n++] = (struct listed){ i, strdup(lp.p->name), strdup(lp.p->version ? lp.p->version : "-"),
-							  strdup(lp.p->description ? lp.p->description : "-"),
-							  strdup(path), lp.p->n_apis };
-			}
-			ct_plugin_unload(&lp);
+			list_one(&v, &n, i, path);
 		}
 		if (d)
 			closedir(d);
 	}
 	qsort(v, n, sizeof(*v), listed_cmp);
 	for (int i = 0; i < n; i++) {
-		listed_width(&wn, v[i].name ? v[i].name : "");
-		listed_width(&wv, v[i].version ? v[i].version : "");
-		listed_width(&wd, v[i].description ? v[i].description : "");
+		if (v[i].failed)
+			continue;
+		ok++;
+		listed_width(&wn, v[i].name);
+		listed_width(&wv, v[i].version);
+		listed_width(&wd, v[i].description);
 	}
-	if (n)
+	if (ok)
 		fprintf(out, "%-*s  %-*s  %5s  %-*s  %s\n", wn, "NAME", wv, "VERSION", "APIS", wd, "DESCRIPTION",
 			"PATH");
 	else
 		fprintf(out, "no plugins found\n");
 	for (int i = 0; i < n; i++) {
-		fprintf(out, "%-*s  %-*s  %5zu  %-*s  %s\n", wn, v[i].name ? v[i].name : "", wv,
-			v[i].version ? v[i].version : "", v[i].apis, wd,
-			v[i].description ? v[i].description : "", v[i].path ? v[i].path : "");
-		free(v[i].name);
-		free(v[i].version);
-		free(v[i].description);
-		free(v[i].path);
+		bool shadowed = i && !v[i].failed && v[i - 1].name && !strcmp(v[i - 1].name, v[i].name);
+
+		if (!v[i].failed)
+			fprintf(out, "%-*s  %-*s  %5zu  %-*s  %s%s\n", wn, v[i].name, wv, v[i].version, v[i].apis, wd,
+				v[i].description, v[i].path, shadowed ? " (not used: --plugin loads the one above)" : "");
 	}
+	if (ok < n) {
+		fprintf(out, "\nnot loaded (%d):\n", n - ok);
+		for (int i = 0; i < n; i++)
+			if (v[i].failed)
+				fprintf(out, "  %s\n", v[i].failed);
+	}
+	fputs("\nplugin path:", out);
+	for (int i = 0; dirs && dirs[i]; i++)
+		fprintf(out, "%s%s", i ? ":" : " ", dirs[i]);
+	fputs(" ([tracer] plugin_path, then CUDATRACER_PLUGIN_PATH, then the built-in folders)\n", out);
+	for (int i = 0; i < n; i++)
+		listed_free(&v[i]);
 	free(v);
-	return n;
+	return ok;
 }

@@ -453,6 +453,7 @@ static void chrome_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_chrome = {
 	.type = "chrome",
+	.file_ext = "json",
 	.help = "Chrome Trace Event JSON for Perfetto and chrome://tracing, streamed",
 	.keys = chrome_keys,
 	.ctx_size = sizeof(struct chrome_ctx),

@@ -2,12 +2,15 @@
 /*
  * csv sink: a header row, then one row per call, quoted as RFC 4180 says
  * (fields with a comma or quote in double quotes, quotes doubled, CRLF line
- * ends); control bytes, line breaks among them, escaped as \x0a. The decoded arguments share one column as
- * "name=value ..." because each API has its own. Rows are built in one
+ * ends); control bytes, line breaks among them, escaped as \x0a. The decoded arguments share one column,
+ * a JSON object ({"devPtr":"0x7f..","size":4096}), because each API has its
+ * own: one column a name would be empty for most rows, and a JSON parser
+ * takes the object apart without guessing where a value ends. Rows are built in one
  * buffer and handed to stdio in large writes.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "util/strbuf.h"
@@ -20,7 +23,7 @@ struct csv_ctx {
 	struct ct_sink_common c;
 	bool header;
 	struct ct_sb b;
-	struct ct_sb args; /* the row's "name=value ..." text, reused */
+	struct ct_sb args; /* the row's arguments as a JSON object, reused */
 };
 
 static const struct ct_key csv_keys[] = {
@@ -33,6 +36,33 @@ static const struct ct_key csv_keys[] = {
 static void csv_field(struct ct_sb *b, const char *s)
 {
 	CT_SB_APPLY(b, ct_w_csv_field(b->p + b->len, s));
+}
+
+/* {"devPtr":"0x7f..","size":4096}: the decoded arguments as one JSON object,
+ * the values as the jsonl sink writes them; NUL-terminated. */
+static int args_json(struct ct_sb *b, const struct ct_event *ev)
+{
+	b->len = 0;
+	if (!ct_sb_room(b, 2))
+		return -ENOMEM;
+	ct_sb_ch(b, '{');
+	for (unsigned i = 0; i < ev->n_fields; i++) {
+		const struct ct_field *f = &ev->fields[i];
+		const char *name = f->arg && f->arg->name ? f->arg->name : "?";
+
+		if (!ct_sb_room(b, 6 * strlen(name) + 4 + ct_json_field_max(f)))
+			return -ENOMEM;
+		if (i)
+			ct_sb_ch(b, ',');
+		ct_sb_json_str(b, name);
+		ct_sb_ch(b, ':');
+		ct_json_field_sb(b, f);
+	}
+	if (!ct_sb_room(b, 2))
+		return -ENOMEM;
+	ct_sb_ch(b, '}');
+	b->p[b->len] = 0;
+	return 0;
 }
 
 static int csv_write(struct csv_ctx *s)
@@ -62,10 +92,8 @@ static int csv_event(void *ctx, const struct ct_event *ev)
 	struct ct_sb *b = &s->b;
 	uint32_t flags = ev->api ? ev->api->flags : 0;
 
-	s->args.len = 0;
-	if (!ct_fmt_args(&s->args, ev) || !ct_sb_room(&s->args, 1))
+	if (args_json(&s->args, ev))
 		return -ENOMEM;
-	s->args.p[s->args.len] = 0;
 	if (!ct_sb_room(b, CSV_ROW_MAX + ct_csv_field_max(s->args.p) + ct_csv_field_max(ev->comm) +
 			       ct_csv_field_max(ev->plugin ? ev->plugin->name : NULL) +
 			       ct_csv_field_max(ev->api ? ev->api->symbol : NULL) +
@@ -130,7 +158,8 @@ static void csv_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_csv = {
 	.type = "csv",
-	.help = "One row per call, RFC 4180",
+	.file_ext = "csv",
+	.help = "One row per call, RFC 4180; the decoded arguments in one column as a JSON object",
 	.keys = csv_keys,
 	.ctx_size = sizeof(struct csv_ctx),
 	.open = csv_open,

@@ -549,6 +549,7 @@ static void html_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_html = {
 	.type = "html",
+	.file_ext = "html",
 	.help = "A self-contained HTML report: summary tables, memory plot, per-thread timeline",
 	.keys = html_keys,
 	.ctx_size = sizeof(struct html_ctx),

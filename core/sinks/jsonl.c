@@ -491,6 +491,7 @@ static void jsonl_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_jsonl = {
 	.type = "jsonl",
+	.file_ext = "jsonl",
 	.help = "One JSON object per call, one per line (schema: docs/events.md)",
 	.keys = NULL,
 	.ctx_size = sizeof(struct jsonl_sink),

@@ -4,9 +4,12 @@
  * that fails (a full disk, a reader that went away) is reported once and
  * stopped, and the others keep going.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "util/log.h"
 #include "sinks/output.h"
 #include "sinks/sinkio.h"
@@ -30,25 +33,108 @@ static void sink_failed(struct ct_output *o, int i, const char *what, int err)
 	       s->name, s->ops->type, path, what, strerror(err));
 }
 
-int ct_output_open(struct ct_output *o, struct ct_config *conf)
+/* The descriptor (1 or 2) of the command's that the file `a` is, or 0. */
+static int command_stream(const struct stat *a)
+{
+	struct stat b;
+
+	if (ct_out_is_dev_null(a))
+		return 0;
+	for (int fd = 1; fd <= 2; fd++)
+		if (!fstat(fd, &b) && a->st_dev == b.st_dev && a->st_ino == b.st_ino)
+			return fd;
+	return 0;
+}
+
+/* The command's name as part of a file name: letters, digits, . _ - only. */
+static void name_part(char *buf, size_t n, const char *argv0)
+{
+	const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+	size_t i = 0;
+
+	for (; base[i] && i + 1 < n; i++)
+		buf[i] = isalnum((unsigned char)base[i]) || strchr("._-", base[i]) ? base[i] : '_';
+	buf[i] = 0;
+	if (!i || buf[0] == '.')
+		snprintf(buf, n, "cmd");
+}
+
+/* A new file cudatracer-COMMAND-PID[-N].EXT, never one that is there. */
+static int open_new_file(struct ct_sink_conf *s, const struct ct_output_cmd *cmd, const char *what)
+{
+	struct ct_sink_common *c = common(s);
+	char comm[40], path[128];
+	int err = -EEXIST;
+
+	name_part(comm, sizeof(comm), cmd->argv0);
+	for (int i = 1; err == -EEXIST && i <= 100; i++) {
+		if (i == 1)
+			snprintf(path, sizeof(path), "cudatracer-%s-%d.%s", comm, cmd->pid, s->ops->file_ext);
+		else
+			snprintf(path, sizeof(path), "cudatracer-%s-%d-%d.%s", comm, cmd->pid, i, s->ops->file_ext);
+		err = ct_out_create(what, path, &c->out);
+	}
+	if (err == -EEXIST)
+		ct_err("%s: cudatracer-%s-%d.%s and the next 99 names are taken: give a path (-o %s:PATH)", what,
+		       comm, cmd->pid, s->ops->file_ext, s->ops->type);
+	if (err)
+		return err;
+	c->path = strdup(path);
+	if (!c->path)
+		return -ENOMEM;
+	ct_note("%s (%s) writes %s", what, s->ops->type, path);
+	return 0;
+}
+
+static int refuse_shared(const struct ct_sink_conf *s, const struct ct_output_cmd *cmd, int fd)
+{
+	const char *path = common((struct ct_sink_conf *)s)->path;
+
+	ct_err("sink '%s' (%s): %s is where %s writes its standard %s too, and its output would be mixed into "
+	       "the %s file: leave the path out (a new file cudatracer-COMMAND-PID.%s is written), or give "
+	       "another", s->name, s->ops->type, path ? path : "-", cmd->argv0, fd == 1 ? "output" : "error",
+	       s->ops->type, s->ops->file_ext);
+	return -EINVAL;
+}
+
+int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct ct_output_cmd *cmd)
 {
 	int err = 0;
 
 	o->conf = conf;
 	o->dead = calloc(conf->n_sinks + 1, sizeof(bool));
 	o->opened = calloc(conf->n_sinks + 1, sizeof(bool));
-	if (!o->dead || !o->opened)
+	o->live = calloc(conf->n_sinks + 1, sizeof(bool));
+	o->named = calloc(conf->n_sinks + 1, sizeof(bool));
+	if (!o->dead || !o->opened || !o->live || !o->named)
 		return -ENOMEM;
 	for (int i = 0; i < conf->n_sinks; i++) {
 		struct ct_sink_conf *s = &conf->sinks[i];
 		struct ct_sink_common *c = common(s);
+		bool file_format = cmd && s->ops->file_ext;
+		struct stat st;
 		char what[96];
+		int fd;
 
 		snprintf(what, sizeof(what), "sink '%s'", s->name);
-		err = ct_out_open(what, c->path, &c->out);
+		/* Looked at before the open, which would empty the file (the
+		 * shell's >> keeps what it held), and after, on what was opened. */
+		if (file_format && c->path && strcmp(c->path, "-") && !stat(c->path, &st) &&
+		    (fd = command_stream(&st)))
+			return refuse_shared(s, cmd, fd);
+		if (file_format && !c->path) {
+			err = open_new_file(s, cmd, what);
+			o->named[i] = !err;
+		} else {
+			err = ct_out_open(what, c->path, &c->out);
+		}
 		if (err)
 			return err;
+		if (file_format && !fstat(fileno(c->out), &st) && (fd = command_stream(&st)))
+			return refuse_shared(s, cmd, fd);
 		setvbuf(c->out, NULL, _IOFBF, CT_SINK_BUF);
+		o->live[i] = !fstat(fileno(c->out), &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+							    isatty(fileno(c->out)));
 		err = s->ops->open ? s->ops->open(s->ctx) : 0;
 		if (err) {
 			ct_err("sink '%s' (%s) could not start: %s", s->name, s->ops->type, strerror(-err));
@@ -57,6 +143,21 @@ int ct_output_open(struct ct_output *o, struct ct_config *conf)
 		o->opened[i] = true;
 	}
 	return 0;
+}
+
+int ct_output_open(struct ct_output *o, struct ct_config *conf)
+{
+	return ct_output_open_cmd(o, conf, NULL);
+}
+
+void ct_output_flush_live(struct ct_output *o)
+{
+	for (int i = 0; i < o->conf->n_sinks; i++) {
+		FILE *out = common(&o->conf->sinks[i])->out;
+
+		if (o->live[i] && !o->dead[i] && out && (fflush(out) || ferror(out)))
+			sink_failed(o, i, "writing", errno ? errno : EIO);
+	}
 }
 
 void ct_output_event(struct ct_output *o, const struct ct_event *ev)
@@ -142,9 +243,13 @@ int ct_output_close(struct ct_output *o, const struct ct_run_stats *st)
 			s->ops->destroy(s->ctx);
 		if (o->dead && o->dead[i])
 			ret = -EIO;
+		else if (o->named && o->named[i])
+			ct_note("sink '%s' (%s) wrote %s", s->name, s->ops->type, c->path);
 	}
 	free(o->dead);
 	free(o->opened);
-	o->dead = o->opened = NULL;
+	free(o->live);
+	free(o->named);
+	o->dead = o->opened = o->live = o->named = NULL;
 	return ret;
 }

@@ -10,9 +10,32 @@ struct ct_output {
 	struct ct_config *conf;
 	bool *dead;   /* a sink that failed (full disk, closed pipe) is stopped alone */
 	bool *opened;
+	bool *live;   /* writes to a pipe or terminal: flushed after each batch */
+	bool *named;  /* a file format given no path, written to a file named here */
+};
+
+/* Tracing a command: it shares our standard output and error. */
+struct ct_output_cmd {
+	const char *argv0; /* its name, for file names */
+	int pid;
 };
 
 int ct_output_open(struct ct_output *o, struct ct_config *conf);
+/*
+ * The same, tracing the command `cmd` (NULL: a pid or every process). The
+ * command writes to the file descriptors 1 and 2 it inherits from us, so a
+ * file-format sink (ops->file_ext) may not write where they point: given no
+ * path, it writes a new file cudatracer-COMMAND-PID.EXT in the current
+ * folder (or -2, -3 ... before the extension when that name is taken), said
+ * on stderr; given a path that is the same file, pipe or terminal as fd 1 or
+ * fd 2 ("-" among them; /dev/null aside), it is refused. Compared by device
+ * and inode once the file is open, so a path that names fd 1's file another
+ * way is caught as well.
+ */
+int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct ct_output_cmd *cmd);
+/* Hand what the last batch of events wrote to a pipe or terminal on now,
+ * not when a 1 MiB buffer fills or at the next tick. */
+void ct_output_flush_live(struct ct_output *o);
 void ct_output_event(struct ct_output *o, const struct ct_event *ev);
 void ct_output_tick(struct ct_output *o, uint64_t now_ns);
 /* Aggregate mode: the kernel's counts of one process's API to every sink. */

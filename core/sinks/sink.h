@@ -48,6 +48,9 @@ struct ct_sink_common {
 struct ct_sink_ops {
 	const char *type;
 	const char *help;
+	/* A file format (jsonl, csv ...), never written into the stream a traced
+	 * command also writes to; its file name's extension. NULL: text for people. */
+	const char *file_ext;
 	const struct ct_key *keys; /* type-specific keys, offsets into the context */
 	size_t ctx_size;           /* >= sizeof(struct ct_sink_common) */
 	int (*open)(void *ctx);    /* after the file is open; may be NULL */

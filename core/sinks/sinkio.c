@@ -57,7 +57,7 @@ static void out_user(struct out_user *u)
 
 /* /dev/null, /dev/zero and /dev/full: writes go nowhere (or fail, for
  * tests of a full disk), and opening them does nothing. */
-static bool is_dev_null(const struct stat *st)
+bool ct_out_is_dev_null(const struct stat *st)
 {
 	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 &&
 	       (minor(st->st_rdev) == 3 || minor(st->st_rdev) == 5 || minor(st->st_rdev) == 7);
@@ -156,7 +156,7 @@ out:
 
 /* One step of ct_out_open: path relative to the folder `at`. */
 static int open_at(const char *what, const char *shown, const struct out_user *u, int at, const char *path,
-		   int *links, int *fdp)
+		   int *links, bool excl, int *fdp)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
@@ -187,6 +187,10 @@ static int open_at(const char *what, const char *shown, const struct out_user *u
 				goto cant_open;
 			}
 			fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+			if (fd < 0 && errno == EEXIST && excl) {
+				err = -EEXIST;
+				goto out;
+			}
 			if (fd < 0 && errno == EEXIST && tries < 3)
 				continue; /* made meanwhile: look at it again */
 			if (fd < 0) {
@@ -195,6 +199,10 @@ static int open_at(const char *what, const char *shown, const struct out_user *u
 			}
 			created = true;
 			break;
+		}
+		if (excl) { /* a name in use, whatever it is: the caller picks another */
+			err = -EEXIST;
+			goto out;
 		}
 		if (S_ISLNK(st.st_mode)) {
 			if (link_refused(what, shown, u, &st, "", 0)) {
@@ -219,12 +227,12 @@ static int open_at(const char *what, const char *shown, const struct out_user *u
 			target[n] = 0;
 			if (again.st_ino != st.st_ino || again.st_dev != st.st_dev)
 				continue;
-			err = open_at(what, shown, u, dfd, target, links, fdp);
+			err = open_at(what, shown, u, dfd, target, links, excl, fdp);
 			goto out;
 		}
 		/* Before any open, which for a device may do something (a tape
 		 * rewinds, a watchdog arms); the descriptor is checked again. */
-		if (!S_ISREG(st.st_mode) && !is_dev_null(&st))
+		if (!S_ISREG(st.st_mode) && !ct_out_is_dev_null(&st))
 			break;
 		fd = openat(dfd, base, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0 && (errno == ELOOP || errno == ENOENT) && tries < 3)
@@ -238,7 +246,7 @@ static int open_at(const char *what, const char *shown, const struct out_user *u
 		err = -errno;
 		goto cant_open;
 	}
-	if (is_dev_null(&st))
+	if (ct_out_is_dev_null(&st))
 		goto opened;
 	if (!S_ISREG(st.st_mode)) {
 		ct_err("%s: refusing to write to %s: it is %s, not a regular file (for standard output give -)",
@@ -292,17 +300,13 @@ out:
 	return err;
 }
 
-int ct_out_open(const char *what, const char *path, FILE **out)
+static int out_open(const char *what, const char *path, bool excl, FILE **out)
 {
 	struct out_user u;
 	int fd = -1, links = 0, err;
 
-	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout")) {
-		*out = stdout;
-		return 0;
-	}
 	out_user(&u);
-	err = open_at(what, path, &u, AT_FDCWD, path, &links, &fd);
+	err = open_at(what, path, &u, AT_FDCWD, path, &links, excl, &fd);
 	if (err)
 		return err;
 	*out = fdopen(fd, "w");
@@ -312,6 +316,20 @@ int ct_out_open(const char *what, const char *path, FILE **out)
 		ct_err("%s: cannot open %s for writing: %s", what, path, strerror(-err));
 	}
 	return err;
+}
+
+int ct_out_open(const char *what, const char *path, FILE **out)
+{
+	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout")) {
+		*out = stdout;
+		return 0;
+	}
+	return out_open(what, path, false, out);
+}
+
+int ct_out_create(const char *what, const char *path, FILE **out)
+{
+	return out_open(what, path, true, out);
 }
 
 char *ct_w_csv_field(char *w, const char *s)
@@ -388,24 +406,6 @@ void ct_fmt_time(char *buf, size_t n, uint64_t ts_ns)
 	snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%06uZ", tm.tm_year + 1900, tm.tm_mon + 1,
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 (unsigned)(ts_ns % 1000000000ull / 1000));
-}
-
-bool ct_fmt_args(struct ct_sb *b, const struct ct_event *ev)
-{
-	for (unsigned i = 0; i < ev->n_fields; i++) {
-		const struct ct_field *f = &ev->fields[i];
-		const char *name = f->arg && f->arg->name ? f->arg->name : "?";
-
-		if (!ct_sb_room(b, strlen(name) + 2))
-			return false;
-		if (i)
-			ct_sb_ch(b, ' ');
-		ct_sb_put(b, name, strlen(name));
-		ct_sb_ch(b, '=');
-		if (!ct_format_field_sb(b, f))
-			return false;
-	}
-	return true;
 }
 
 void ct_html_str(FILE *out, const char *s)

@@ -39,6 +39,13 @@ const char *ct_text_comm(char buf[CT_COMM_TEXT], const char *comm);
  * what is opened, never on a path opened again.
  */
 int ct_out_open(const char *what, const char *path, FILE **out);
+/* The same for a new file only: -EEXIST, unsaid, when the name is taken by
+ * anything (a file, a link, a folder), so the caller can pick another. */
+int ct_out_create(const char *what, const char *path, FILE **out);
+
+struct stat;
+/* /dev/null, /dev/zero or /dev/full: a write goes nowhere (or fails). */
+bool ct_out_is_dev_null(const struct stat *st);
 
 /* True if `out` is a regular file we may truncate and rewrite (not O_APPEND). */
 bool ct_out_rewritable(FILE *out);
@@ -48,10 +55,6 @@ int ct_out_restart(FILE *out);
 /* Wall-clock ns since the epoch as 2024-05-01T12:34:56.123456Z. */
 void ct_fmt_time(char *buf, size_t n, uint64_t ts_ns);
 
-struct ct_sb;
-/* "name=value name=value ..." for every field of an event, appended whole;
- * false when out of memory. */
-bool ct_fmt_args(struct ct_sb *b, const struct ct_event *ev);
 
 /* Text for HTML: & < > " ' as entities; C0 controls and DEL as their
  * control pictures (ESC: &#x241b;, shown as ␛); C1 controls and bytes that

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
+#include <cudatracer/plugin.h>
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "util/strbuf.h"
@@ -12,6 +14,8 @@ struct text_sink {
 	struct ct_sink_common c;
 	bool show_header;
 	bool wrote_header;
+	int result_w; /* the longest result name of the plugins seen so far */
+	const struct ct_plugin *seen[8]; /* ... those plugins, measured once each */
 	struct ct_sb val; /* one field's text, reused */
 };
 
@@ -21,14 +25,31 @@ static const struct ct_key text_keys[] = {
 	{ 0 },
 };
 
-static void fmt_dur(char *buf, size_t n, uint64_t ns)
+/* Columns: each holds one thing in one unit, durations in us with ns digits. */
+#define COMM_W 16
+#define PID_W 7
+#define DUR_W 11
+#define RESULT_MIN_W 11 /* "cudaSuccess", and room for "(entry)" */
+
+/* The result column fits every name the event's runtime can return: measured
+ * from its error table the first time one of its calls is seen. */
+static void measure_results(struct text_sink *s, const struct ct_plugin *p)
 {
-	if (ns < 10000)
-		snprintf(buf, n, "%" PRIu64 "ns", ns);
-	else if (ns < 10000000)
-		snprintf(buf, n, "%.1fus", ns / 1e3);
-	else
-		snprintf(buf, n, "%.1fms", ns / 1e6);
+	size_t i = 0;
+
+	if (!p)
+		return;
+	for (; i < sizeof(s->seen) / sizeof(s->seen[0]) && s->seen[i]; i++)
+		if (s->seen[i] == p)
+			return;
+	if (i < sizeof(s->seen) / sizeof(s->seen[0]))
+		s->seen[i] = p;
+	for (size_t k = 0; p->errors && k < p->errors->n; k++) {
+		int len = p->errors->v[k].name ? (int)strlen(p->errors->v[k].name) : 0;
+
+		if (len > s->result_w)
+			s->result_w = len;
+	}
 }
 
 static int text_event(void *ctx, const struct ct_event *ev)
@@ -37,28 +58,35 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	FILE *out = s->c.out;
 	time_t secs = ev->ts_ns / 1000000000ull;
 	struct tm tm;
-	char when[32], comm[CT_COMM_TEXT], who[CT_COMM_TEXT + 24], res[96], dur[24];
+	char when[32], comm[CT_COMM_TEXT], res[64], dur[32];
 
+	if (s->result_w < RESULT_MIN_W)
+		s->result_w = RESULT_MIN_W;
+	measure_results(s, ev->plugin);
 	if (s->show_header && !s->wrote_header) {
-		fprintf(out, "%-15s %-28s %-26s %s\n", "TIME", "COMM[PID/TID]", "RESULT (DURATION)", "CALL");
+		fprintf(out, "%-15s %-*s %*s %*s %*s  %-*s  %s\n", "TIME", COMM_W, "COMM", PID_W, "PID", PID_W, "TID",
+			DUR_W, "DUR(us)", s->result_w, "RESULT", "CALL");
 		s->wrote_header = true;
 	}
 	localtime_r(&secs, &tm);
 	snprintf(when, sizeof(when), "%02d:%02d:%02d.%06u", tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 (unsigned)(ev->ts_ns % 1000000000ull / 1000));
-	snprintf(who, sizeof(who), "%s[%u/%u]", ct_text_comm(comm, ev->comm), ev->pid, ev->tid);
-	fmt_dur(dur, sizeof(dur), ev->dur_ns);
+	if (ev->entry_only)
+		snprintf(dur, sizeof(dur), "-");
+	else
+		snprintf(dur, sizeof(dur), "%" PRIu64 ".%03u", ev->dur_ns / 1000, (unsigned)(ev->dur_ns % 1000));
 	if (ev->entry_only)
 		snprintf(res, sizeof(res), "(entry)");
 	else if (!ev->has_result)
-		snprintf(res, sizeof(res), "%s", dur);
+		snprintf(res, sizeof(res), "-");
 	else if (ev->result_name)
-		snprintf(res, sizeof(res), "%s %s", ev->result_name, dur);
+		snprintf(res, sizeof(res), "%s", ev->result_name);
 	else
-		snprintf(res, sizeof(res), "%" PRId64 "(unknown) %s", ev->result, dur);
+		snprintf(res, sizeof(res), "%" PRId64 "(unknown)", ev->result);
 	/* Indent by depth, capped: a broken record's depth must not print gigabytes. */
-	fprintf(out, "%-15s %-28s %-26s %*s%s(", when, who, res, (int)(2 * (ev->depth < 32 ? ev->depth : 32)), "",
-		ev->api->symbol);
+	fprintf(out, "%-15s %-*s %*u %*u %*s  %-*s  %*s%s(", when, COMM_W, ct_text_comm(comm, ev->comm), PID_W,
+		ev->pid, PID_W, ev->tid, DUR_W, dur, s->result_w, res,
+		(int)(2 * (ev->depth < 32 ? ev->depth : 32)), "", ev->api->symbol);
 	for (int i = 0; i < ev->n_fields; i++) {
 		s->val.len = 0;
 		if (!ct_format_field_sb(&s->val, &ev->fields[i]))
@@ -83,7 +111,8 @@ static void text_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_text = {
 	.type = "text",
-	.help = "One aligned line per call: time, command, pid/tid, result and duration, API and decoded arguments",
+	.help = "One aligned line per call, under a header: time, command, pid, tid, duration in us, result, "
+		"API and decoded arguments",
 	.keys = text_keys,
 	.ctx_size = sizeof(struct text_sink),
 	.event = text_event,

@@ -234,6 +234,80 @@ bool ct_elf_has_symtab(const struct ct_elf *e)
 	return e->has_symtab;
 }
 
+static int dyn_str(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = strdup(s ? s : "");
+	return *dst ? 0 : -ENOMEM;
+}
+
+int ct_elf_dynamic(struct ct_elf *e, struct ct_elf_dyn *out)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	size_t n;
+	GElf_Shdr sh;
+
+	memset(out, 0, sizeof(*out));
+	if (gelf_getehdr(e->elf, &eh)) {
+		out->machine = eh.e_machine;
+		out->elf_class = eh.e_ident[EI_CLASS];
+	}
+	for (size_t i = 0; !elf_getphdrnum(e->elf, &n) && i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e->elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+			out->interp = true;
+	}
+	while ((scn = elf_nextscn(e->elf, scn))) {
+		Elf_Data *data;
+		GElf_Dyn d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (int i = 0; gelf_getdyn(data, i, &d) && d.d_tag != DT_NULL; i++) {
+			const char *str = d.d_tag == DT_NEEDED || d.d_tag == DT_RPATH || d.d_tag == DT_RUNPATH ?
+					  elf_strptr(e->elf, sh.sh_link, d.d_un.d_val) : NULL;
+			int err = 0;
+
+			if (d.d_tag == DT_NEEDED && str) {
+				char **v = realloc(out->needed, (out->n_needed + 1) * sizeof(*v));
+
+				if (!v || !(v[out->n_needed] = strdup(str))) {
+					if (v)
+						out->needed = v;
+					err = -ENOMEM;
+				} else {
+					out->needed = v;
+					out->n_needed++;
+				}
+			} else if (d.d_tag == DT_RPATH && str) {
+				err = dyn_str(&out->rpath, str);
+			} else if (d.d_tag == DT_RUNPATH && str) {
+				err = dyn_str(&out->runpath, str);
+			} else if (d.d_tag == DT_FLAGS_1) {
+				out->nodeflib = d.d_un.d_val & DF_1_NODEFLIB;
+			}
+			if (err) {
+				ct_elf_dyn_free(out);
+				return err;
+			}
+		}
+		break;
+	}
+	return 0;
+}
+
+void ct_elf_dyn_free(struct ct_elf_dyn *d)
+{
+	for (size_t i = 0; i < d->n_needed; i++)
+		free(d->needed[i]);
+	free(d->needed);
+	free(d->rpath);
+	free(d->runpath);
+	memset(d, 0, sizeof(*d));
+}
+
 const char *ct_elf_build_id(struct ct_elf *e)
 {
 	Elf_Scn *scn = NULL;

@@ -100,6 +100,25 @@ int ct_elf_fd(const struct ct_elf *e);
 /* Whether the file keeps a .symtab (is not stripped). */
 bool ct_elf_has_symtab(const struct ct_elf *e);
 
+/*
+ * What ld.so reads to load a file's dependencies: its DT_NEEDED names in
+ * order, DT_RPATH and DT_RUNPATH as written ($ORIGIN unexpanded; NULL when
+ * absent), DF_1_NODEFLIB, and what it runs on (e_machine, ELFCLASS32/64).
+ * interp: the file has a PT_INTERP (an executable linked dynamically).
+ */
+struct ct_elf_dyn {
+	char **needed;
+	size_t n_needed;
+	char *rpath, *runpath;
+	bool nodeflib, interp;
+	uint16_t machine;
+	uint8_t elf_class;
+};
+
+/* Returns 0 (a static file has no DT_NEEDED: n_needed 0) or -ENOMEM. */
+int ct_elf_dynamic(struct ct_elf *e, struct ct_elf_dyn *out);
+void ct_elf_dyn_free(struct ct_elf_dyn *d);
+
 /* The GNU build-id in lowercase hex, or "" when the file has none. */
 const char *ct_elf_build_id(struct ct_elf *e);
 

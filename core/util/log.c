@@ -27,26 +27,43 @@ static void put_escaped(const char *s)
 	}
 }
 
-void ct_log(int level, const char *fmt, ...)
+static void vlog(const char *prefix, const char *fmt, va_list ap)
 {
-	static const char *const prefix[] = { "error: ", "warning: ", "", "debug: " };
 	char small[512], *msg = small;
-	va_list ap;
+	va_list again;
 	int n;
 
-	if (level > ct_verbosity)
-		return;
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n >= (int)sizeof(small) && (msg = malloc((size_t)n + 1))) {
-		va_start(ap, fmt);
-		vsnprintf(msg, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	fprintf(stderr, "cudatracer: %s", prefix[level & 3]);
+	if (n >= (int)sizeof(small) && (msg = malloc((size_t)n + 1)))
+		vsnprintf(msg, (size_t)n + 1, fmt, again);
+	va_end(again);
+	fprintf(stderr, "cudatracer: %s", prefix);
 	put_escaped(msg ? msg : small);
 	fputc('\n', stderr);
 	if (msg != small)
 		free(msg);
+}
+
+void ct_log(int level, const char *fmt, ...)
+{
+	static const char *const prefix[] = { "error: ", "warning: ", "", "debug: " };
+	va_list ap;
+
+	if (level > ct_verbosity)
+		return;
+	va_start(ap, fmt);
+	vlog(prefix[level & 3], fmt, ap);
+	va_end(ap);
+}
+
+void ct_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ct_verbosity < CT_LOG_WARN)
+		return;
+	va_start(ap, fmt);
+	vlog("", fmt, ap);
+	va_end(ap);
 }

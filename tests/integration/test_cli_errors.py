@@ -47,11 +47,15 @@ def main():
             in p.stderr, p.stderr)
     c = conf("[sink.s]\ntype = summary\nformat = yaml\n")
     p = run(["-c", c, "--list-apis"])
-    t.check(p.returncode == 2 and "%s:3: bad value 'yaml' for format: expected one of: table, json, csv" % c
+    t.check(p.returncode == 2 and "%s:3: bad value 'yaml' for sink.s.format: expected one of: table, json, csv" % c
             in p.stderr, p.stderr)
     p = run(["-o", "yaml", "--list-apis"])
-    t.check(p.returncode == 2 and "-o yaml: [sink.cli0]: unknown sink type 'yaml' (one of: text, jsonl, summary, "
-            "csv, chrome, memory, html)" in p.stderr, p.stderr)
+    # -o names the option as written, not an internal section name or a line 0.
+    p = run(["-o", "yaml", "--list-apis"])
+    t.check(p.returncode == 2 and p.stderr == "cudatracer: error: -o yaml: unknown sink type 'yaml' (one of: text, "
+            "jsonl, summary, csv, chrome, memory, html)\n", p.stderr)
+    p = run(["-o", "out=yaml:/tmp/x", "--list-apis"])
+    t.check(p.returncode == 2 and "-o out=yaml:/tmp/x: unknown sink type 'yaml' (one of: text," in p.stderr, p.stderr)
     p = run(["--config-help=yaml"])
     t.check(p.returncode == 2 and "--config-help=yaml: expected one of: ini, markdown" in p.stderr, p.stderr)
 

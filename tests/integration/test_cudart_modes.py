@@ -52,7 +52,7 @@ def main():
             "fake runtime: %s" % rows, agg)
 
     # What aggregate mode cannot do is refused before anything is traced.
-    for extra, why in ((["-o", "jsonl"], "sink 'cli0' (jsonl) writes every call"),
+    for extra, why in ((["-o", "jsonl"], "sink 'jsonl' (jsonl) writes every call"),
                        (["--errors-only"], "--errors-only (filter.errors_only) filters single calls"),
                        (["--min-duration", "1us"], "--min-duration (filter.min_duration) filters single calls")):
         tr = t.run(AGG + extra, command=[prog, "10"], jsonl_sink=False)

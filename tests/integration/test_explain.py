@@ -1,16 +1,65 @@
 # SPDX-License-Identifier: MIT
 """--explain says what would be probed and why calls may be missing."""
+import os
+import shutil
 import subprocess
 import tempfile
 import cttest as t
 
 
-def explain(args):
-    p = subprocess.run([t.TRACER, "--plugin", "cudart", "--explain"] + args, capture_output=True, text=True, timeout=60)
+def explain(args, env=None):
+    p = subprocess.run([t.TRACER, "--plugin", "cudart", "--explain"] + args, capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, **(env or {})))
     return p.returncode, p.stdout + p.stderr
 
 
+def ldd(prog, env=None):
+    """What glibc's own loader resolves, to hold ours against."""
+    p = subprocess.run(["ldd", prog], capture_output=True, text=True, env=dict(os.environ, **(env or {})))
+    return {l.split(" => ")[0].strip(): l.split(" => ")[1].split(" (")[0] for l in p.stdout.splitlines() if " => " in l}
+
+
+def resolved(out):
+    return {l.split(" => ")[0].strip(): l.split(" => ")[1].split(" (")[0] for l in out.splitlines()
+            if l.startswith("    ") and " => " in l}
+
+
+def libraries():
+    """--explain -- CMD resolves what ld.so will load, as ld.so does."""
+    shared = t.program("cudart_calls_shared")
+    rc, out = explain(["--", shared])
+    t.check(rc == 0 and resolved(out) and all(resolved(out)[k] == v for k, v in ldd(shared).items()
+                                             if not k.startswith("ld-linux")), out)
+    real = os.path.realpath(ldd(shared)["libcudart.so.13"])
+    t.check("  cudart: %s defines 57 of 57 cudart APIs: traced" % real in out.splitlines(), out)
+    t.check("cannot be known before it runs: it is probed when the program opens it" in out, out)
+    # LD_LIBRARY_PATH before the cache: the copy there is the one probed.
+    d = tempfile.mkdtemp(prefix="ctexplain.")
+    shutil.copy(real, os.path.join(d, "libcudart.so.13"))
+    rc, out = explain(["--", shared], env={"LD_LIBRARY_PATH": d})
+    mine = os.path.join(d, "libcudart.so.13")
+    t.check(rc == 0 and "    libcudart.so.13 => %s (LD_LIBRARY_PATH)" % mine in out.splitlines()
+            and ldd(shared, {"LD_LIBRARY_PATH": d})["libcudart.so.13"] == mine
+            and "  cudart: %s defines 57 of 57 cudart APIs: traced" % mine in out.splitlines(), out)
+    # DT_RUNPATH $ORIGIN/lib (a pip-like layout); moved away from its lib, not found.
+    fake = os.path.join(t.PROGRAMS, "fake", "fake_user")
+    rc, out = explain(["--", fake])
+    lib = os.path.join(t.PROGRAMS, "fake", "lib", "libcudart.so.99")
+    t.check(rc == 0 and "    libcudart.so.99 => %s (DT_RUNPATH of fake_user)" % lib in out.splitlines()
+            and "  cudart: %s defines 3 of 57 cudart APIs: traced" % lib in out.splitlines(), out)
+    # Moved with its lib folder: $ORIGIN/lib, the first RUNPATH entry, is the copy beside it.
+    moved = os.path.join(d, "fake_user")
+    shutil.copy(fake, moved)
+    shutil.copytree(os.path.dirname(lib), os.path.join(d, "lib"))
+    rc, out = explain(["--", moved])
+    mine = os.path.join(d, "lib", "libcudart.so.99")
+    t.check(rc == 0 and "    libcudart.so.99 => %s (DT_RUNPATH of fake_user)" % mine in out.splitlines()
+            and ldd(moved)["libcudart.so.99"] == mine, out)
+    shutil.rmtree(d)
+
+
 def main():
+    libraries()
     rc, out = explain(["--", t.program("cudart_calls_static")])
     t.check(rc == 0 and "defines 57 of 57 cudart APIs: traced (the runtime is linked into the executable)" in out, out)
     rc, out = explain(["--", "true"])

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: MIT
 """Control bytes a traced program puts in its comm (prctl PR_SET_NAME) or
 in a kernel's symbol name never reach a terminal or a file raw (issue 13).
-Text, csv and summary show them as \\x1b (bytes that are not UTF-8 too:
+Text, csv's columns and summary show them as \\x1b (bytes that are not UTF-8 too:
 \\xff), html as character references (ESC as its control picture &#x241b;,
 a byte that is not UTF-8 as &#xfffd;); JSON (jsonl, chrome) keeps valid
-UTF-8 as it is ("é" stayed "é", not "Ã©") and escapes the rest: ESC as
+UTF-8 as it is ("é" stayed "é", not "Ã©"), csv's arguments object too, and escapes the rest: ESC as
 \\u001b, the byte 0xff as \\u00ff. Messages on stderr escape them as text does."""
 import csv
 import io
@@ -55,14 +55,15 @@ def main():
     for k in ("text", "stdout"):
         lines = raw[k].decode().splitlines()
         calls = [l for l in lines[1:] if " cuda" in l]
-        t.check(len(calls) == 4 and all((COMM_TEXT + "[") in l for l in calls), "%s lines:\n%s" % (k, "\n".join(lines)))
+        t.check(len(calls) == 4 and all(l.split()[1] == COMM_TEXT for l in calls), "%s lines:\n%s" % (k, "\n".join(lines)))
         t.check("cudaLaunchKernel(func=%s, grid=(1,1,1)" % KERNEL_TEXT in calls[3], "%s launch: %s" % (k, calls[3]))
 
-    # csv: RFC 4180 still; the comm and the func argument escaped.
+    # csv: RFC 4180 still; the comm escaped as text, the arguments one JSON object (ESC as \u001b).
     rows = list(csv.reader(io.StringIO(raw["csv"].decode(), newline=""), strict=True))
     t.check(len(rows) == 5 and all(len(r) == 12 for r in rows), "csv rows: %r" % rows)
     t.check(all(r[3] == COMM_TEXT for r in rows[1:]), "csv comm: %r" % [r[3] for r in rows])
-    t.check(rows[4][11].startswith("func=%s grid=(1,1,1)" % KERNEL_TEXT), "csv args: %r" % rows[4][11])
+    t.check("\\u001b[2J\u00e9" in rows[4][11] and json.loads(rows[4][11])["func"] == KERNEL
+            and json.loads(rows[4][11])["grid"] == ev[3]["args"]["grid"], "csv args: %r" % rows[4][11])
 
     # summary: the process line.
     t.check(("(%s): 4 calls" % COMM_TEXT) in raw["summary"].decode(), "summary:\n" + raw["summary"].decode())

@@ -76,7 +76,7 @@ def main():
 
     # Sinks whose folder does not exist, from the command line and from a config.
     expect(["-o", "jsonl:/nonexistent/dir/x.jsonl"],
-           [E + "sink 'cli0': cannot open /nonexistent/dir/x.jsonl for writing: No such file or directory"], rc=1)
+           [E + "sink 'jsonl': cannot open /nonexistent/dir/x.jsonl for writing: No such file or directory"], rc=1)
     c = conf("[sink.out]\ntype = text\npath = /nonexistent/dir/out.txt\n")
     expect(["-c", c], [E + "sink 'out': cannot open /nonexistent/dir/out.txt for writing: No such file or directory"], rc=1)
 
@@ -92,11 +92,11 @@ def main():
     c = conf("[tracer]\nringbuf_size = lots\n")
     expect(["-c", c], [], rc=2, part="%s:2: bad value 'lots' for tracer.ringbuf_size" % c)
     c = conf("[sink.a]\ntype = yaml\n")
-    expect(["-c", c], [E + "%s:2: [sink.a]: unknown sink type 'yaml' (one of: text, jsonl, summary, csv, chrome, "
+    expect(["-c", c], [E + "%s:2: sink 'a': unknown sink type 'yaml' (one of: text, jsonl, summary, csv, chrome, "
                        "memory, html)" % c], rc=2)
     c = conf("[sink.a]\npath = /tmp/x\n")
-    expect(["-c", c], [E + "%s:2: [sink.a] has no 'type' key (one of the sink types in cudatracer --config-help)" % c],
-           rc=2)
+    expect(["-c", c], [E + "%s:2: sink 'a' has no type (set sink.a.type to one of: text, jsonl, summary, csv, "
+                       "chrome, memory, html)" % c], rc=2)
     c = conf("[tracing]\nplugins = cudart\n")
     expect(["-c", c], [], rc=2, part="%s:2: unknown section [tracing]" % c)
     missing = os.path.join(TMP, "missing.ini")

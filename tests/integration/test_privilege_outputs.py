@@ -55,7 +55,7 @@ def intact(path, what):
     t.check(got == VICTIM, "%s was written through: now %r" % (what, got[:200]))
 
 
-def refused(p, why, path, sink="sink 'cli0'"):
+def refused(p, why, path, sink="sink 'jsonl'"):  # an -o sink is named by its type
     want = E + "%s: refusing to write to %s: %s" % (sink, path, why)
     t.check(p.returncode != 0 and want in p.stderr.splitlines(),
             "want %r, got rc %d:\n%s" % (want, p.returncode, p.stderr))
@@ -82,7 +82,8 @@ def planted_links():
         refused(trace(["-o", "jsonl:" + link]), link_why, link)
         intact(v, "a planted link's target (jsonl sink)")
         # Aggregate mode's table is its summary sink, written to tracer.aggregate_path.
-        refused(trace(["-C", "tracer.mode=aggregate", "-C", "tracer.aggregate_path=" + link]), link_why, link)
+        refused(trace(["-C", "tracer.mode=aggregate", "-C", "tracer.aggregate_path=" + link]), link_why, link,
+                sink="sink 'summary'")
         intact(v, "a planted link's target (aggregate table)")
         # The same from a config file's sink, by its name.
         conf = os.path.join(folder(), "ct.ini")
@@ -172,8 +173,9 @@ def planted_files():
     os.mkfifo(fifo)
     refused(trace(["-o", "jsonl:" + fifo]), "it is a FIFO, not a regular file (for standard output give -)", fifo)
     refused(trace(["-o", "text:/dev/tty"]),
-            "it is a character device, not a regular file (for standard output give -)", "/dev/tty")
-    refused(trace(["-o", "text:" + d]), "it is a folder, not a regular file (for standard output give -)", d)
+            "it is a character device, not a regular file (for standard output give -)", "/dev/tty", sink="sink 'text'")
+    refused(trace(["-o", "text:" + d]), "it is a folder, not a regular file (for standard output give -)", d,
+            sink="sink 'text'")
     ok(trace(["-o", "jsonl:/dev/null", "-o", "text:-"]), "/dev/null and -")
 
 

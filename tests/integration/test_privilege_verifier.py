@@ -24,7 +24,7 @@ FAULT_LIB = os.path.join(t.PROGRAMS, "fault", "lib", "libcudart.so.98")
 
 def trace(args):
     p = subprocess.run([t.TRACER, "-v"] + args + ["--", "true"], capture_output=True, text=True, timeout=120)
-    return p, p.returncode == 0 and "failed" not in p.stderr and "tracing; Ctrl-C to stop" in p.stderr
+    return p, p.returncode == 0 and "failed" not in p.stderr and "Ctrl-C to end." in p.stderr
 
 
 def main():

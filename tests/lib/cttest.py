@@ -68,7 +68,7 @@ def wait_tracing(proc, err_lines=None):
         if line == "":
             raise AssertionError("tracer ended before attaching:\n" + "".join(lines))
         lines.append(line)
-        if "tracing; Ctrl-C to stop" in line:
+        if "Ctrl-C to end." in line:
             return lines
 
 

@@ -200,23 +200,27 @@ static void test_long_kernel_name(void **state)
 	assert_int_equal(fx_python("import json,sys; json.load(sys.stdin)", out), 0);
 	free(out);
 
-	/* The text and csv sinks show it whole too, each control byte as \x01,
-	 * and the rest of the line after it. */
+	/* The text sink shows it whole too, each control byte as \x01, and the
+	 * rest of the line after it; csv's arguments object as JSON does, \u0001. */
 	static const struct {
-		const char *type, *after;
-	} plain[] = { { "text", ", grid=(1,1,1))\n" }, { "csv", " grid=(1,1,1)\"\r\n" } };
+		const char *type, *before, *esc, *after;
+	} plain[] = {
+		{ "text", "func=", "\\x01", ", grid=(1,1,1))\n" },
+		{ "csv", "\"{\"\"func\"\":\"\"", "\\u0001", "\"\",\"\"grid\"\":[1,1,1]}\"\r\n" },
+	};
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		size_t lb = strlen(plain[i].before), le = strlen(plain[i].esc);
 		const char *v;
 
 		fx_sink_open(&s, plain[i].type, NULL);
 		fx_sink_event(&s, &ev[0]);
 		out = fx_sink_close(&s, NULL);
-		v = strstr(out, "func=");
+		v = strstr(out, plain[i].before);
 		assert_non_null(v);
 		assert_null(strchr(out, '\x01'));
 		for (int k = 0; k < N; k++)
-			assert_memory_equal(v + 5 + 4 * k, "\\x01", 4);
-		assert_string_equal(v + 5 + 4 * N, plain[i].after);
+			assert_memory_equal(v + lb + le * k, plain[i].esc, le);
+		assert_string_equal(v + lb + le * N, plain[i].after);
 		free(out);
 	}
 	free(want);
