@@ -116,7 +116,7 @@ def planted_folder_links():
             path = os.path.join(link, name)
             refused(trace(["-o", "jsonl:" + path]), why % (link, NOBODY), path)
             refused(trace(["-C", "tracer.mode=aggregate", "-C", "tracer.aggregate_path=" + path]),
-                    why % (link, NOBODY), path)
+                    why % (link, NOBODY), path, sink="sink 'summary'")
         intact(v, "a file through a planted folder link")
         t.check(sorted(os.listdir(vdir)) == [vname], "a file was made through a planted folder link: %r"
                 % os.listdir(vdir))
