@@ -82,7 +82,8 @@ char **ct_plugin_dirs(const char *conf_path)
 		/* The build tree keeps plugins in build/plugins. */
 		snprintf(buf, sizeof(buf), "%s/plugins", exe);
 		push_dirs(&v, &n, buf);
-		snprintf(buf, sizeof(buf), "%s/../lib/cudatracer/plugins", exe);
+		/* An installed tree, wherever it was put: bin/ to the libdir. */
+		snprintf(buf, sizeof(buf), "%s/%s", exe, CT_PLUGIN_RELDIR);
 		push_dirs(&v, &n, buf);
 	}
 	push_dirs(&v, &n, CT_PLUGIN_DIR);
