@@ -12,84 +12,12 @@
 #include "capture/ring.h"
 #include "config/config.h"
 #include "explain.h"
+#include "options.h"
 #include "merge/merge.h"
 #include "util/log.h"
 #include "plugin/loader.h"
 #include "capture/target.h"
 #include "session.h"
-
-static const char usage[] =
-	"usage: cudatracer [options] [-- COMMAND [ARGS...]]\n"
-	"       cudatracer merge TRACE.jsonl... -o chrome:PATH [-o summary[:PATH]]\n"
-	"\n"
-	"Trace GPU runtime API calls with eBPF uprobes, without changing the program.\n"
-	"\n"
-	"Targets (default: every process that maps the system's runtime library):\n"
-	"  -- COMMAND ARGS        run COMMAND, traced with its children; exit with its status\n"
-	"  -p, --pid PID          trace a running process and its children\n"
-	"      --lib PATH         probe this library or executable, in every process\n"
-	"\n"
-	"What to trace:\n"
-	"  -P, --plugin LIST      runtime plugins: cudart, cuda, hip, opencl, nccl, or a .so path\n"
-	"      --profile NAME     default | full (full adds the very frequent getters)\n"
-	"      --include GLOBS    only these APIs (comma-separated globs)\n"
-	"      --exclude GLOBS    not these APIs\n"
-	"      --errors-only      only calls that returned an error\n"
-	"      --min-duration D   only calls at least this long (50us, 0.2ms, 1.5s)\n"
-	"\n"
-	"Output:\n"
-	"  -o, --output [NAME=]TYPE[:PATH]\n"
-	"                         add a sink: text, jsonl, summary, csv, chrome, memory, html;\n"
-	"                         PATH - is stdout. Named TYPE (TYPE2 for a second one) or NAME,\n"
-	"                         for -C sink.NAME.KEY=VAL. With no sink configured, text goes to\n"
-	"                         stdout. Tracing a command, a file format with no PATH goes to a\n"
-	"                         new file cudatracer-COMMAND-PID.EXT (the command has stdout)\n"
-	"\n"
-	"Configuration:\n"
-	"  -c, --config FILE      read an INI config (see conf/cudatracer.ini)\n"
-	"  -C, --set SEC.KEY=VAL  set one config key, e.g. -C tracer.ringbuf_size=256M,\n"
-	"                         -C sink.summary.format=json, -C sink.summary.interval=10s\n"
-	"      --ringbuf-size N   ring buffer size per plugin (16M)\n"
-	"      --attach MODE      auto | multi | single (one link per symbol)\n"
-	"      --config-help      every config key with its default (=markdown: as docs/config.md)\n"
-	"\n"
-	"Information:\n"
-	"      --list-plugins     list the plugins found on the plugin path\n"
-	"      --list-apis        list the APIs the plugins trace\n"
-	"      --explain          with -p PID or a command: what would be probed, and why calls\n"
-	"                         may be missing (no runtime mapped, stripped files)\n"
-	"  -v, --verbose          say more (twice: debug)\n"
-	"  -q, --quiet            errors only\n"
-	"  -V, --version\n"
-	"  -h, --help\n";
-
-enum { OPT_LIB = 256, OPT_PROFILE, OPT_INCLUDE, OPT_EXCLUDE, OPT_ERRORS_ONLY, OPT_MIN_DUR,
-       OPT_RINGBUF, OPT_ATTACH, OPT_CONFIG_HELP, OPT_LIST_PLUGINS, OPT_LIST_APIS, OPT_EXPLAIN };
-
-static const struct option long_opts[] = {
-	{ "pid", required_argument, NULL, 'p' },
-	{ "lib", required_argument, NULL, OPT_LIB },
-	{ "plugin", required_argument, NULL, 'P' },
-	{ "profile", required_argument, NULL, OPT_PROFILE },
-	{ "include", required_argument, NULL, OPT_INCLUDE },
-	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-	{ "errors-only", no_argument, NULL, OPT_ERRORS_ONLY },
-	{ "min-duration", required_argument, NULL, OPT_MIN_DUR },
-	{ "output", required_argument, NULL, 'o' },
-	{ "config", required_argument, NULL, 'c' },
-	{ "set", required_argument, NULL, 'C' },
-	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
-	{ "attach", required_argument, NULL, OPT_ATTACH },
-	{ "config-help", optional_argument, NULL, OPT_CONFIG_HELP },
-	{ "list-plugins", no_argument, NULL, OPT_LIST_PLUGINS },
-	{ "list-apis", no_argument, NULL, OPT_LIST_APIS },
-	{ "explain", no_argument, NULL, OPT_EXPLAIN },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "version", no_argument, NULL, 'V' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 },
-};
 
 /* Command-line settings, applied over the config file in order. */
 struct override {
@@ -261,7 +189,10 @@ int main(int argc, char **argv)
 {
 	struct override *ov = NULL;
 	char **sinks = NULL;
+	struct option long_opts[CT_OPTIONS_MAX];
+	char short_opts[2 * CT_OPTIONS_MAX];
 	const char *config_file = NULL;
+	bool no_config = false;
 	int n_ov = 0, info = 0, ret = 2;
 	struct ct_target t = { 0 };
 	struct ct_config conf;
@@ -279,10 +210,11 @@ int main(int argc, char **argv)
 	/* Every option is at most one of each: no limit to drop one at. */
 	ov = calloc(argc, sizeof(*ov));
 	sinks = calloc(argc, sizeof(*sinks));
-	if (!ov || !sinks)
+	if (!ov || !sinks ||
+	    ct_options_getopt(long_opts, CT_OPTIONS_MAX, short_opts, sizeof(short_opts)))
 		goto out;
 #define OV(flag, sec, k, v) (ov[n_ov++] = (struct override){ sec, k, v, flag, NULL })
-	while ((opt = getopt_long(argc, argv, "+p:P:o:c:C:vqVh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			if (parse_pid(optarg, &pid))
@@ -300,6 +232,7 @@ int main(int argc, char **argv)
 		case OPT_ATTACH: OV("--attach", "tracer", "attach", optarg); break;
 		case 'o': sinks[n_sinks++] = optarg; break;
 		case 'c': config_file = optarg; break;
+		case OPT_NO_CONFIG: no_config = true; break;
 		case 'C': {
 			char *eq = strchr(optarg, '='), *dot = strchr(optarg, '.');
 
@@ -336,8 +269,8 @@ int main(int argc, char **argv)
 		case 'v': ct_verbosity++; break;
 		case 'q': ct_verbosity = CT_LOG_ERROR; break;
 		case 'V': printf("cudatracer %s (plugin ABI %d)\n", CT_VERSION, CT_ABI_VERSION); ret = 0; goto out;
-		case 'h': fputs(usage, stdout); ret = 0; goto out;
-		default: fputs(usage, stderr); goto out;
+		case 'h': ct_options_usage(stdout); ret = 0; goto out;
+		default: ct_options_usage(stderr); goto out;
 		}
 	}
 	if (optind < argc)
@@ -347,6 +280,10 @@ int main(int argc, char **argv)
 		ret = 0;
 		goto out;
 	}
+	/* The system config applies unless -c names another or --no-config
+	 * skips it; a missing one is no error: every key has a default. */
+	if (!config_file && !no_config && access(CT_SYSTEM_CONFIG, F_OK) == 0)
+		config_file = CT_SYSTEM_CONFIG;
 	if (config_file && ct_config_load(&conf, config_file))
 		goto out;
 	/* Sinks first, so that -C sink.NAME.key=value can address an -o sink. */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Installs what cudatracer needs to build and test on Debian 12 (bookworm), as root.
 # libbpf 1.4 and bpftool come from bookworm-backports: bookworm's own libbpf 1.1
-# lacks uprobe_multi.
+# lacks uprobe_multi. man-db and groff-base render the generated man pages;
+# debootstrap makes the Debian root the package test installs the .deb in.
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -27,6 +28,7 @@ apt-get install -y -q --no-install-recommends \
 	build-essential cmake pkg-config clang llvm libclang-rt-14-dev libcap2-bin \
 	libelf-dev libdw-dev zlib1g-dev libinih-dev libcmocka-dev \
 	libamdhip64-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd \
-	python3 chromium
+	python3 chromium \
+	man-db groff-base debootstrap
 apt-get install -y -q --no-install-recommends -t bookworm-backports \
 	libbpf-dev libbpf1 bpftool

@@ -59,7 +59,7 @@ static int push_dirs(char ***v, int *n, const char *list)
 
 char **ct_plugin_dirs(const char *conf_path)
 {
-	char exe[PATH_MAX], buf[PATH_MAX + 64];
+	char exe[PATH_MAX], buf[PATH_MAX + 64], real[PATH_MAX], built[PATH_MAX];
 	char **v = calloc(1, sizeof(char *));
 	const char *env = getenv("CUDATRACER_PLUGIN_PATH");
 	ssize_t len;
@@ -83,8 +83,11 @@ char **ct_plugin_dirs(const char *conf_path)
 		/* The build tree keeps plugins in build/plugins. */
 		snprintf(buf, sizeof(buf), "%s/plugins", exe);
 		push_dirs(&v, &n, buf);
-		snprintf(buf, sizeof(buf), "%s/../lib/cudatracer/plugins", exe);
-		push_dirs(&v, &n, buf);
+		/* An installed tree, wherever it was put: bin/ to the libdir;
+		 * once only where that is CT_PLUGIN_DIR, pushed below. */
+		snprintf(buf, sizeof(buf), "%s/%s", exe, CT_PLUGIN_RELDIR);
+		if (realpath(buf, real) && (!realpath(CT_PLUGIN_DIR, built) || strcmp(real, built)))
+			push_dirs(&v, &n, real);
 	}
 	push_dirs(&v, &n, CT_PLUGIN_DIR);
 	return v;

@@ -3,8 +3,8 @@
 
 Stages `cmake --install` of this build in a temporary folder (DESTDIR, so
 nothing touches the system), copies plugins/example somewhere else, builds it
-there with its own Makefile against the staged cudatracer.pc, header and
-gen_enum.py (a C compiler and pkg-config, nothing else: no clang, no bpftool,
+there with its own Makefile against the staged cudatracer.pc (found through
+PKG_CONFIG_PATH alone: it is relocatable), header and gen_enum.py (a C compiler and pkg-config, nothing else: no clang, no bpftool,
 no vmlinux.h), builds the toyrt library and toy_app, and
 traces toy_app with the staged cudatracer and `--plugin /path/libct-example.so`.
 The trace must show toy_app's seven calls with their values and error names;
@@ -42,7 +42,13 @@ env = dict(os.environ, DESTDIR=stage)
 sh(["cmake", "--install", cttest.BUILD], env=env)
 pcs = glob.glob(os.path.join(stage, "**", "pkgconfig", "cudatracer.pc"), recursive=True)
 cttest.check(len(pcs) == 1, "staged install has %d cudatracer.pc files" % len(pcs))
-staged = os.path.dirname(os.path.dirname(os.path.dirname(pcs[0])))  # the install prefix
+# The .pc names its folders from where it lies: found through PKG_CONFIG_PATH
+# alone (no PKG_CONFIG_SYSROOT_DIR), it points into the staged tree.
+build_env = dict(os.environ, PKG_CONFIG_PATH=os.path.dirname(pcs[0]), PKG_CONFIG_LIBDIR="")
+build_env.pop("PKG_CONFIG_SYSROOT_DIR", None)
+staged = os.path.realpath(sh(["pkg-config", "--variable=prefix", "cudatracer"], env=build_env).stdout.strip())
+cttest.check(staged.startswith(os.path.realpath(stage) + "/"),
+             "cudatracer.pc's prefix %s is not in the staged tree %s" % (staged, stage))
 for f in ("include/cudatracer/plugin.h", "include/cudatracer/hook.bpf.h", "share/cudatracer/gen_enum.py"):
     cttest.check(os.path.exists(os.path.join(staged, f)),
                  "cmake --install did not install %s, which docs/plugins.md promises" % f)
@@ -53,8 +59,6 @@ cttest.check(len(tracers) == 1, "staged install has %d cudatracer binaries" % le
 
 # The example, alone in a folder of its own, built against the staged files only.
 shutil.copytree(os.path.join(cttest.SOURCE, "plugins", "example"), src)
-build_env = dict(os.environ, PKG_CONFIG_PATH=os.path.dirname(pcs[0]),
-                 PKG_CONFIG_SYSROOT_DIR=stage, PKG_CONFIG_LIBDIR="")
 # PATH without clang and bpftool: the plugin is tables, built by a C compiler alone.
 bare = os.path.join(tmp, "bin")
 os.mkdir(bare)
@@ -114,7 +118,15 @@ cttest.check("BPF hook" not in trace.stderr, "a hook without one:\n" + trace.std
 # With its BPF hook: clang and libbpf's headers are needed now.
 if not shutil.which("clang") or not os.path.exists("/usr/include/bpf/bpf_helpers.h"):
     cttest.skip("clang or libbpf's bpf_helpers.h is not installed: the example's hook cannot be built")
-sh(["make", "-C", src, "clean"], env=dict(build_env, PATH=os.environ["PATH"]))
+# `make clean` needs no pkg-config and no cudatracer.pc.
+no_pc = os.path.join(tmp, "bin-clean")
+os.mkdir(no_pc)
+for tool in ("make", "rm"):
+    os.symlink(shutil.which(tool), os.path.join(no_pc, tool))
+clean_env = dict(build_env, PATH=no_pc)
+clean_env.pop("PKG_CONFIG_PATH")
+sh(["make", "-C", src, "clean"], env=clean_env)
+cttest.check(not os.path.exists(plugin), "make clean left %s" % plugin)
 sh(["make", "-C", src, "HOOK=1"], env=dict(build_env, PATH=os.environ["PATH"]))
 sh(["make", "-C", src, "demo"], env=build_env)
 trace = cttest.run(["--plugin", plugin, "-v"], command=[os.path.join(src, "toy_app")])

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/* The command line's options, and --help printed from them. */
+#include <errno.h>
+#include <string.h>
+#include "options.h"
+
+
+#define GROUP(title) { .heading = title }
+#define FLAG(l, s, v, h) { .name = l, .short_name = s, .has_arg = no_argument, .val = v, .help = h }
+#define ARG(l, s, v, a, h) { .name = l, .short_name = s, .has_arg = required_argument, .val = v, .arg = a, .help = h }
+
+static const char synopsis[] =
+	"usage: cudatracer [options] [-- COMMAND [ARGS...]]\n"
+	"       cudatracer merge TRACE.jsonl... -o chrome:PATH [-o summary[:PATH]]\n"
+	"\n"
+	"Trace GPU runtime API calls with eBPF uprobes, without changing the program.\n";
+
+const struct ct_option ct_options[] = {
+	GROUP("Targets (default: every process that maps the system's runtime library)"),
+	{ .arg = "-- COMMAND ARGS", .help = "run COMMAND, traced with its children; exit with its status" },
+	ARG("pid", 'p', 'p', "PID", "trace a running process and its children"),
+	ARG("lib", 0, OPT_LIB, "PATH", "probe this library or executable, in every process"),
+
+	GROUP("What to trace"),
+	ARG("plugin", 'P', 'P', "LIST", "runtime plugins: cudart, cuda, hip, opencl, nccl, or a .so path"),
+	ARG("profile", 0, OPT_PROFILE, "NAME", "default | full (full adds the very frequent getters)"),
+	ARG("include", 0, OPT_INCLUDE, "GLOBS", "only these APIs (comma-separated globs)"),
+	ARG("exclude", 0, OPT_EXCLUDE, "GLOBS", "not these APIs"),
+	FLAG("errors-only", 0, OPT_ERRORS_ONLY, "only calls that returned an error"),
+	ARG("min-duration", 0, OPT_MIN_DUR, "D", "only calls at least this long (50us, 0.2ms, 1.5s)"),
+
+	GROUP("Output"),
+	ARG("output", 'o', 'o', "[NAME=]TYPE[:PATH]",
+	    "add a sink: text, jsonl, summary, csv, chrome, memory, html;\n"
+	    "PATH - is stdout. Named TYPE (TYPE2 for a second one) or NAME,\n"
+	    "for -C sink.NAME.KEY=VAL. With no sink configured, text goes to\n"
+	    "stdout. Tracing a command, a file format with no PATH goes to a\n"
+	    "new file cudatracer-COMMAND-PID.EXT (the command has stdout)"),
+
+	GROUP("Configuration"),
+	ARG("config", 'c', 'c', "FILE", "read this INI config instead of " CT_SYSTEM_CONFIG),
+	FLAG("no-config", 0, OPT_NO_CONFIG, "do not read " CT_SYSTEM_CONFIG),
+	ARG("set", 'C', 'C', "SEC.KEY=VAL", "set one config key, e.g. -C tracer.ringbuf_size=256M,\n"
+					      "-C sink.summary.format=json, -C sink.summary.interval=10s"),
+	ARG("ringbuf-size", 0, OPT_RINGBUF, "N", "ring buffer size per plugin (16M)"),
+	ARG("attach", 0, OPT_ATTACH, "MODE", "auto | multi | single (one link per symbol)"),
+	{ .name = "config-help", .has_arg = optional_argument, .val = OPT_CONFIG_HELP, .arg = "[=FORMAT]",
+	  .help = "every config key with its default; FORMAT ini (the default)\n"
+		  "or markdown (as docs/config.md)" },
+
+	GROUP("Information"),
+	FLAG("list-plugins", 0, OPT_LIST_PLUGINS, "list the plugins found on the plugin path"),
+	FLAG("list-apis", 0, OPT_LIST_APIS, "list the APIs the plugins trace"),
+	FLAG("explain", 0, OPT_EXPLAIN, "with -p PID or a command: what would be probed, and why calls\n"
+					"may be missing (no runtime mapped, stripped files)"),
+	FLAG("verbose", 'v', 'v', "say more (twice: debug)"),
+	FLAG("quiet", 'q', 'q', "errors only"),
+	FLAG("version", 'V', 'V', "print the version and the plugin ABI it loads"),
+	FLAG("help", 'h', 'h', "print this help"),
+	{ 0 },
+};
+
+int ct_options_getopt(struct option *longs, size_t n, char *shorts, size_t n_shorts)
+{
+	size_t nl = 0, ns = 0;
+
+	if (n_shorts < 2)
+		return -ENOSPC;
+	shorts[ns++] = '+';
+	for (const struct ct_option *o = ct_options; o->heading || o->name || o->arg; o++) {
+		if (!o->name)
+			continue;
+		if (nl + 1 >= n || ns + 4 >= n_shorts)
+			return -ENOSPC;
+		longs[nl++] = (struct option){ o->name, o->has_arg, NULL, o->val };
+		if (o->short_name) {
+			shorts[ns++] = (char)o->short_name;
+			if (o->has_arg != no_argument)
+				shorts[ns++] = ':';
+			if (o->has_arg == optional_argument)
+				shorts[ns++] = ':';
+		}
+	}
+	longs[nl] = (struct option){ 0 };
+	shorts[ns] = 0;
+	return 0;
+}
+
+/* "  -p, --pid PID", help from column 25 (or two blanks past a longer spec). */
+static void usage_row(FILE *out, const struct ct_option *o)
+{
+	enum { HELP_COLUMN = 25 };
+	int len;
+
+	if (!o->name)
+		len = fprintf(out, "  %s", o->arg);
+	else
+		len = fprintf(out, "  %c%c%c --%s%s%s", o->short_name ? '-' : ' ', o->short_name ? o->short_name : ' ',
+			      o->short_name ? ',' : ' ', o->name,
+			      o->arg && o->has_arg != optional_argument ? " " : "", o->arg ? o->arg : "");
+	for (const char *h = o->help; h && *h;) {
+		size_t line = strcspn(h, "\n");
+
+		fprintf(out, "%*s%.*s\n", len < HELP_COLUMN - 1 ? HELP_COLUMN - len : 2, "", (int)line, h);
+		h += line + (h[line] == '\n');
+		len = 0;
+	}
+	if (!o->help)
+		fputc('\n', out);
+}
+
+void ct_options_usage(FILE *out)
+{
+	fputs(synopsis, out);
+	for (const struct ct_option *o = ct_options; o->heading || o->name || o->arg; o++) {
+		if (o->heading)
+			fprintf(out, "\n%s:\n", o->heading);
+		else
+			usage_row(out, o);
+	}
+}
