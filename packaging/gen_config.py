@@ -37,8 +37,11 @@ def convert(text):
         elif s[0] in "#;":
             prefix = re.match(r"[#;]+\s*", s).group(0)
             body = s[len(prefix):]
-            if re.match(r"\w+\s*=", body):  # an unset key, already commented
+            if re.fullmatch(r"\w+ =( \S*)?", body.rstrip()):  # an unset key, already commented
                 out.append(";" + body.rstrip())
+                continue
+            if len(s) <= WIDTH:  # --config-help wraps its own comments
+                out.append(s)
                 continue
             out.extend(textwrap.wrap(body, WIDTH - len(prefix), initial_indent=prefix,
                                      subsequent_indent=prefix, break_on_hyphens=False) or [prefix.rstrip()])

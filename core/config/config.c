@@ -637,7 +637,7 @@ void ct_config_help(FILE *out, bool md)
 		snprintf(line, sizeof(line), "type = %s: %s", o->type, o->help);
 		fputs("\n", out);
 		help_comment(out, "# ", line);
-		fprintf(out, ";[sink.%s]\n;type = %s\n", o->type, o->type);
+		fprintf(out, ";[sink.%s]\n;type = %s\n;path =\n", o->type, o->type);
 		help_keys(out, o->keys, md, true);
 	}
 }

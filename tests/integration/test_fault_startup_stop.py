@@ -4,10 +4,12 @@
 The command is held (core/session.c, spawn_held) until the probes are in
 place. A stop that comes before then must not release it: the command never
 calls exec, the tracer says "stopped by SIGTERM before tracing began: CMD not
-run" and exits 128+15. A stop after the release is a stop mid-run. So at
-each delay the command either ran traced (its three cudaMemset calls are in
-the output) or never ran (the marker file it would create after its calls
-does not exist): never ran untraced. Start-up (BPF load, one plugin) takes
+run" and exits 128+15. A stop after the release is a stop mid-run (the
+tracer has said "Tracing ... Ctrl-C to end."; the command goes on, untraced
+if its runtime was not loaded yet). So at each delay the command either ran
+traced (its three cudaMemset calls are in the output), or was released
+first, or never ran (the marker file it would create after its calls does
+not exist): never ran untraced unreleased. Start-up (BPF load, one plugin) takes
 60 to 160 ms here, so 10, 30 and 60 ms land inside it; at 0 ms the signal
 may come before main() and its default action kills the tracer, which is
 also never-ran (nothing was forked)."""
@@ -38,7 +40,12 @@ def one(prog, delay_ms):
     calls = [e["args"]["count"] for e in events if e["api"] == "cudaMemset"]
     what = "%d ms: rc %d, marker %s, calls %s\n%s" % (delay_ms, p.returncode, ran, calls, err)
     if ran:
-        t.check(calls == [0, 1, 2], "the command ran untraced after a stop during start-up: " + what)
+        if calls != [0, 1, 2]:
+            # Released, then stopped before its runtime was loaded: a stop mid-run
+            # (documented: the command goes on untraced), never one before the
+            # probes were live. The tracer says it began once it has released it.
+            t.check("Ctrl-C to end." in err, "the command ran untraced after a stop during start-up: " + what)
+            return "released, then stopped"
         return "traced"
     t.check(not events, "events from a command that did not run: " + what)
     if p.returncode == -signal.SIGTERM:
