@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "explain.h"
 #include "merge/merge.h"
+#include "report/report.h"
 #include "util/log.h"
 #include "plugin/loader.h"
 #include "capture/target.h"
@@ -20,6 +21,7 @@
 
 static const char usage[] =
 	"usage: cudatracer [options] [-- COMMAND [ARGS...]]\n"
+	"       cudatracer report TRACE.jsonl[.gz] [-o TYPE[:PATH]]...\n"
 	"       cudatracer merge TRACE.jsonl... -o chrome:PATH [-o summary[:PATH]]\n"
 	"\n"
 	"Trace GPU runtime API calls with eBPF uprobes, without changing the program.\n"
@@ -242,6 +244,8 @@ int main(int argc, char **argv)
 	/* Subcommands that read recordings: no tracing, no privileges. */
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return ct_merge_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return ct_report_main(argc - 1, argv + 1);
 	ct_config_init(&conf);
 	if (std_fds_open() || !ov || !sinks)
 		goto out;
