@@ -106,12 +106,17 @@ int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev)
 		a->errors++;
 		p->errors++;
 	}
+	if (ct_event_nested(ev))
+		a->nested++;
 	if (!ev->entry_only) {
 		a->timed++;
 		a->total_ns += ev->dur_ns;
-		p->total_ns += ev->dur_ns;
-		s->total_ns += ev->dur_ns;
 		ct_hist_add(&a->hist, ev->dur_ns);
+		if (!ct_event_nested(ev)) {
+			a->outer_ns += ev->dur_ns;
+			p->total_ns += ev->dur_ns;
+			s->total_ns += ev->dur_ns;
+		}
 	}
 	if (ev->ts_ns < p->first_ns)
 		p->first_ns = ev->ts_ns;
@@ -162,6 +167,7 @@ int ct_apistats_set(struct ct_apistats *s, const struct ct_totals *t)
 	a->calls = t->calls;
 	a->errors = t->errors;
 	a->total_ns = total;
+	a->outer_ns = total; /* the kernel counts no nesting */
 	a->bytes = t->bytes;
 	ct_hist_init(&a->hist);
 	a->timed = 0;
