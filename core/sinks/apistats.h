@@ -36,6 +36,8 @@ struct ct_api_stat {
 	uint64_t bytes;   /* moved, set or allocated by successful calls */
 	struct ct_kind_stat *kinds;
 	size_t n_kinds;
+	struct ct_kind_stat *errs; /* failed calls by the error's name (calls; bytes unused) */
+	size_t n_errs;
 	struct ct_hist hist; /* durations; also holds min and max */
 };
 

@@ -61,10 +61,12 @@ def main():
     # the DOM after Chromium parsed and laid it out
     dom = browse(browser, page, "--dump-dom").stdout
     apis = {r[0]: r for r in cells(dom, "apis")[1:]}
-    cttest.check(apis["cudaMemcpy"][4] == "10" and apis["cudaMemcpy"][11] == "7500",
+    # sizes as people read them, exact in the cell's title
+    cttest.check(apis["cudaMemcpy"][4] == "10" and apis["cudaMemcpy"][11] == "7.32 KiB",
                  "cudaMemcpy row %r" % apis.get("cudaMemcpy"), trace)
-    cttest.check(apis["cudaMalloc"][4] == "2" and apis["cudaMalloc"][11] == "12288",
+    cttest.check(apis["cudaMalloc"][4] == "2" and apis["cudaMalloc"][11] == "12.0 KiB",
                  "cudaMalloc row %r" % apis.get("cudaMalloc"), trace)
+    cttest.check('title="7500 bytes">7.32 KiB<' in dom, "exact bytes in the title", trace)
     summary = {a["api"]: a for a in d["summary"]["processes"][0]["apis"]}
     for name, row in apis.items():
         s = summary[name]
@@ -72,7 +74,7 @@ def main():
                      "html and summary disagree on %s: %r vs %r" % (name, row, s), trace)
     mem = cells(dom, "memory")
     cttest.check(mem[1][:3] == [str(pid), "sinks_user", "cudart"] and mem[1][5:10] ==
-                 ["12288", "1000", "0", "1", "8192"], "memory row %r" % mem[1], trace)
+                 ["12.0 KiB", "1000 B", "0 B", "1", "8.00 KiB"], "memory row %r" % mem[1], trace)
     rects = re.findall(r'<rect class="([a-z ]+)" x=', dom.split('id="timeline"', 1)[1])
     cttest.check(len(rects) == len(d["events"]), "timeline has %d calls, trace %d" %
                  (len(rects), len(d["events"])), trace)
