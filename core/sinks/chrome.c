@@ -103,7 +103,7 @@ struct chrome_ctx {
 
 static const struct ct_key chrome_keys[] = {
 	{ "args", CT_KEY_BOOL, "true", offsetof(struct chrome_ctx, args),
-	  "Put each call's decoded arguments in its event" },
+	  "Put each call's decoded arguments in its event (args.call)" },
 	{ "counters", CT_KEY_BOOL, "true", offsetof(struct chrome_ctx, counters),
 	  "Counter tracks for memory in use and bytes copied" },
 	{ "flows", CT_KEY_BOOL, "true", offsetof(struct chrome_ctx, flows),
