@@ -318,7 +318,7 @@ static void page_errors(FILE *o, const struct ct_proc_stat *p, struct ct_api_sta
 {
 	if (!p->errors)
 		return;
-	fprintf(o, "<table class=\"errors\" data-pid=\"%u\"><tr><th>Error</th><th>API</th><th>Runtime</th>"
+	fprintf(o, "<h3>Errors</h3>\n<table class=\"errors\" data-pid=\"%u\"><tr><th>Error</th><th>API</th><th>Runtime</th>"
 		"<th>Calls</th></tr>\n", p->pid);
 	for (size_t j = 0; j < m; j++) {
 		for (size_t e = 0; e < v[j]->n_errs; e++) {
