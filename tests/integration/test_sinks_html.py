@@ -37,6 +37,19 @@ def browse(browser, page, *what):
     return p
 
 
+def screenshot(browser, page, name, trace):
+    """The page's pixels in build/tests/NAME; returns the path."""
+    shot = os.path.join(cttest.BUILD, "tests", name)
+    os.makedirs(os.path.dirname(shot), exist_ok=True)
+    if os.path.exists(shot):
+        os.unlink(shot)
+    browse(browser, page, "--screenshot=" + shot)
+    with open(shot, "rb") as f:
+        png = f.read()
+    cttest.check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000, "screenshot " + name, trace)
+    return shot
+
+
 def cells(dom, table_class):
     m = re.search(r'<table class="%s"[^>]*>(.*?)</table>' % table_class, dom, re.S)
     assert m, "no table %s in the rendered page" % table_class
@@ -84,15 +97,7 @@ def main():
     cttest.check('id="memplot"' in dom, "device memory plot", trace)
 
     # and the pixels, for a person to look at
-    shot = os.path.join(cttest.BUILD, "tests", "sinks_report.png")
-    os.makedirs(os.path.dirname(shot), exist_ok=True)
-    if os.path.exists(shot):
-        os.unlink(shot)
-    browse(browser, page, "--screenshot=" + shot)
-    with open(shot, "rb") as f:
-        png = f.read()
-    cttest.check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000, "screenshot", trace)
-    print("ok: screenshot in " + shot)
+    print("ok: screenshot in " + screenshot(browser, page, "sinks_report.png", trace))
     kernels_page(browser, tmp, trace)
 
 
@@ -150,14 +155,8 @@ def kernels_page(browser, tmp, trace):
                  "errors table %r" % cells(dom, "errors"), trace)
     apis = {r[0]: r for r in cells(dom, "apis")[1:]}
     cttest.check(apis["cudaMalloc"][11] == "1.36 GiB", "size %r" % apis["cudaMalloc"], trace)
-    shot = os.path.join(cttest.BUILD, "tests", "sinks_report_kernels.png")
-    if os.path.exists(shot):
-        os.unlink(shot)
-    browse(browser, page, "--screenshot=" + shot)
-    with open(shot, "rb") as f:
-        png = f.read()
-    cttest.check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000, "screenshot", trace)
-    print("ok: screenshot of a report with kernels and errors in " + shot)
+    print("ok: screenshot of a report with kernels and errors in " +
+          screenshot(browser, page, "sinks_report_kernels.png", trace))
 
 
 if __name__ == "__main__":
