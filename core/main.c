@@ -14,6 +14,7 @@
 #include "explain.h"
 #include "options.h"
 #include "merge/merge.h"
+#include "report/report.h"
 #include "util/log.h"
 #include "plugin/loader.h"
 #include "capture/target.h"
@@ -206,6 +207,8 @@ int main(int argc, char **argv)
 	/* Subcommands that read recordings: no tracing, no privileges. */
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return ct_merge_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return ct_report_main(argc - 1, argv + 1);
 	ct_config_init(&conf);
 	/* Every option is at most one of each: no limit to drop one at. */
 	ov = calloc(argc, sizeof(*ov));

@@ -11,6 +11,7 @@
 
 static const char synopsis[] =
 	"usage: cudatracer [options] [-- COMMAND [ARGS...]]\n"
+	"       cudatracer report TRACE.jsonl[.gz] [-o TYPE[:PATH]]...\n"
 	"       cudatracer merge TRACE.jsonl... -o chrome:PATH [-o summary[:PATH]]\n"
 	"\n"
 	"Trace GPU runtime API calls with eBPF uprobes, without changing the program.\n";

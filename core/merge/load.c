@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Reading the inputs of `cudatracer merge`: each a jsonl trace that begins
- * with its meta line. Refused, with the file and line: a file that cannot be
+ * with its meta line (report/tracefile.c reads it, plain or gzip). Refused, with the file and line: a file that cannot be
  * read, one without a meta line, a line that is not whole JSON (a trace cut
  * short), two processes that say they are the same rank of one job, the
  * same process in two inputs, processes of different jobs.
@@ -9,58 +9,26 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "merge/json.h"
+#include "report/json.h"
+#include "report/replay.h"
+#include "report/tracefile.h"
 #include "merge/merge.h"
 #include "util/log.h"
 
 /* What one line says, before it is filed. */
 struct line {
 	bool meta, has_ts, has_parent;
-	char kind[16], host[256], boot_id[64], comm[32], job_id[64];
-	int64_t wall_offset;
-	bool has_offset;
+	char kind[16], comm[32], job_id[64];
 	uint32_t pid;
 	int32_t rank, local_rank, world_size;
 	struct ct_mevent ev;
 	const char *args_from, *args_to;
 };
 
-static int comm_key(void *ctx, const char *key, struct ct_jp *j)
-{
-	struct ct_mevent *e = ctx;
-	char hex[24];
-	int64_t v;
-
-	if (!strcmp(key, "rank"))
-		return ct_jp_i64(j, &v) ? -EINVAL : (e->comm_rank = (int32_t)v, 0);
-	if (!strcmp(key, "nranks"))
-		return ct_jp_i64(j, &v) ? -EINVAL : (e->comm_nranks = (int32_t)v, 0);
-	if (!strcmp(key, "seq"))
-		return ct_jp_u64(j, &e->comm_seq);
-	if (!strcmp(key, "id")) {
-		if (ct_jp_string(j, hex, sizeof(hex)))
-			return -EINVAL;
-		e->comm_id = strtoull(hex, NULL, 16);
-		return 0;
-	}
-	return 1;
-}
-
-static int i32(struct ct_jp *j, int32_t *out)
-{
-	int64_t v;
-
-	if (ct_jp_i64(j, &v))
-		return -EINVAL;
-	*out = (int32_t)v;
-	return 0;
-}
-
 static int line_key(void *ctx, const char *key, struct ct_jp *j)
 {
 	struct line *l = ctx;
 	struct ct_mevent *e = &l->ev;
-	uint64_t u;
 
 	if (!strcmp(key, "kind")) {
 		if (ct_jp_string(j, l->kind, sizeof(l->kind)))
@@ -68,22 +36,16 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 		l->meta = !strcmp(l->kind, "meta");
 		return 0;
 	}
-	if (!strcmp(key, "host"))
-		return ct_jp_string(j, l->host, sizeof(l->host));
-	if (!strcmp(key, "boot_id"))
-		return ct_jp_string(j, l->boot_id, sizeof(l->boot_id));
-	if (!strcmp(key, "wall_offset_ns"))
-		return l->has_offset = true, ct_jp_i64(j, &l->wall_offset);
 	if (!strcmp(key, "ts_ns"))
 		return l->has_ts = true, ct_jp_u64(j, &e->ts_ns);
 	if (!strcmp(key, "dur_ns"))
 		return ct_jp_u64(j, &e->dur_ns);
 	if (!strcmp(key, "pid"))
-		return ct_jp_u64(j, &u) ? -EINVAL : (l->pid = (uint32_t)u, 0);
+		return ct_jp_u32(j, &l->pid);
 	if (!strcmp(key, "tid"))
-		return ct_jp_u64(j, &u) ? -EINVAL : (e->tid = (uint32_t)u, 0);
+		return ct_jp_u32(j, &e->tid);
 	if (!strcmp(key, "depth"))
-		return ct_jp_u64(j, &u) ? -EINVAL : (e->depth = (uint32_t)u, 0);
+		return ct_jp_u32(j, &e->depth);
 	if (!strcmp(key, "api"))
 		return ct_jp_string(j, e->api, sizeof(e->api));
 	if (!strcmp(key, "plugin"))
@@ -99,17 +61,26 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 	if (!strcmp(key, "bytes"))
 		return ct_jp_u64(j, &e->bytes);
 	if (!strcmp(key, "rank"))
-		return i32(j, &l->rank);
+		return ct_jp_i32(j, &l->rank);
 	if (!strcmp(key, "local_rank"))
-		return i32(j, &l->local_rank);
+		return ct_jp_i32(j, &l->local_rank);
 	if (!strcmp(key, "world_size"))
-		return i32(j, &l->world_size);
+		return ct_jp_i32(j, &l->world_size);
 	if (!strcmp(key, "job_id"))
 		return ct_jp_string(j, l->job_id, sizeof(l->job_id));
 	if (!strcmp(key, "parent"))
 		return l->has_parent = true, 1;
-	if (!strcmp(key, "communicator"))
-		return ct_jp_object(j, comm_key, e);
+	if (!strcmp(key, "communicator")) {
+		struct ct_comm_info c;
+
+		if (ct_replay_comm(j, &c))
+			return -EINVAL;
+		e->comm_rank = c.rank;
+		e->comm_nranks = c.nranks;
+		e->comm_id = c.id;
+		e->comm_seq = c.seq;
+		return 0;
+	}
 	if (!strcmp(key, "args")) {
 		l->args_from = j->p;
 		if (ct_jp_skip(j))
@@ -166,49 +137,33 @@ static int proc_of(struct ct_merge *m, int trace, const struct line *l)
 static int load_one(struct ct_merge *m, int ti)
 {
 	struct ct_mtrace *t = &m->traces[ti];
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	long lineno = 0;
+	struct ct_tracefile tf;
+	const char *text;
+	size_t len;
 	struct line l;
-	int err = 0;
-	FILE *f = fopen(t->path, "re");
+	int err = ct_tracefile_open(&tf, t->path, "merge"), more;
 
-	if (!f) {
-		err = -errno;
-		ct_err("merge: cannot read %s: %s", t->path, strerror(errno));
+	if (err) {
+		ct_tracefile_close(&tf);
 		return err;
 	}
+	snprintf(t->host, sizeof(t->host), "%s", tf.host);
+	snprintf(t->boot_id, sizeof(t->boot_id), "%s", tf.boot_id);
+	t->wall_offset_ns = tf.wall_offset_ns;
 	t->first_ns = UINT64_MAX;
-	while ((len = getline(&buf, &cap, f)) > 0) {
+	while ((more = ct_tracefile_next(&tf, &text, &len)) > 0) {
 		struct ct_mevent *e;
 		int pi;
 
-		lineno++;
-		if (buf[len - 1] != '\n' || parse_line(buf, (size_t)len - 1, &l)) {
-			ct_err("merge: %s:%ld: %s", t->path, lineno, buf[len - 1] != '\n' ?
-			       "the last line is cut short: the trace is truncated (was the tracer killed?)" :
-			       "not a whole JSON object: the trace is damaged");
-			err = -EINVAL;
-			break;
-		}
-		if (lineno == 1 && !l.meta) {
-			ct_err("merge: %s: its first line is not a meta line: not a jsonl trace of "
-			       "this cudatracer (docs/events.md)", t->path);
+		if (parse_line(text, len, &l)) {
+			ct_err("merge: %s:%ld: not a whole JSON object: the trace is damaged", t->path, tf.lineno);
 			err = -EINVAL;
 			break;
 		}
 		if (l.meta) {
-			if (lineno != 1 || !l.has_offset) {
-				ct_err("merge: %s:%ld: a meta line %s", t->path, lineno,
-				       lineno != 1 ? "after the first line" : "without wall_offset_ns");
-				err = -EINVAL;
-				break;
-			}
-			snprintf(t->host, sizeof(t->host), "%s", l.host);
-			snprintf(t->boot_id, sizeof(t->boot_id), "%s", l.boot_id);
-			t->wall_offset_ns = l.wall_offset;
-			continue;
+			ct_err("merge: %s:%ld: a meta line after the first line", t->path, tf.lineno);
+			err = -EINVAL;
+			break;
 		}
 		if (!l.has_ts)
 			continue; /* a kind of line this merge does not know */
@@ -236,20 +191,13 @@ static int load_one(struct ct_merge *m, int ti)
 		if (e->ts_ns + e->dur_ns > t->last_ns)
 			t->last_ns = e->ts_ns + e->dur_ns;
 	}
-	if (!err && ferror(f)) {
-		err = -EIO;
-		ct_err("merge: reading %s failed: %s", t->path, strerror(errno));
-	}
-	if (!err && lineno == 0) {
-		ct_err("merge: %s is empty: not a jsonl trace", t->path);
-		err = -EINVAL;
-	}
+	if (!err && more < 0)
+		err = more;
 	if (!err && t->first_ns == UINT64_MAX) {
 		ct_err("merge: %s holds no calls", t->path);
 		err = -EINVAL;
 	}
-	free(buf);
-	fclose(f);
+	ct_tracefile_close(&tf);
 	return err;
 }
 

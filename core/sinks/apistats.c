@@ -63,28 +63,29 @@ static struct ct_api_stat *api_get(struct ct_apistats *s, struct ct_proc_stat *p
 	return a;
 }
 
-static int kind_add(struct ct_api_stat *a, const char *name, uint64_t bytes)
+/* One more call under `name` in a list of (name, calls, bytes). */
+static int kind_add(struct ct_kind_stat **v, size_t *n, const char *name, uint64_t bytes)
 {
 	struct ct_kind_stat *k;
 
-	for (size_t i = 0; i < a->n_kinds; i++) {
-		if (!strcmp(a->kinds[i].name, name)) {
-			a->kinds[i].calls++;
-			a->kinds[i].bytes += bytes;
+	for (size_t i = 0; i < *n; i++) {
+		if (!strcmp((*v)[i].name, name)) {
+			(*v)[i].calls++;
+			(*v)[i].bytes += bytes;
 			return 0;
 		}
 	}
-	k = realloc(a->kinds, (a->n_kinds + 1) * sizeof(*k));
+	k = realloc(*v, (*n + 1) * sizeof(*k));
 	if (!k)
 		return -ENOMEM;
-	a->kinds = k;
-	k = &a->kinds[a->n_kinds];
+	*v = k;
+	k = &k[*n];
 	k->name = strdup(name);
 	if (!k->name)
 		return -ENOMEM;
 	k->calls = 1;
 	k->bytes = bytes;
-	a->n_kinds++;
+	(*n)++;
 	return 0;
 }
 
@@ -103,15 +104,27 @@ int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev)
 	p->calls++;
 	s->calls++;
 	if (ev->is_error) {
+		char num[32];
+		int err;
+
 		a->errors++;
 		p->errors++;
+		snprintf(num, sizeof(num), "%lld", (long long)ev->result);
+		err = kind_add(&a->errs, &a->n_errs, ev->result_name ? ev->result_name : num, 0);
+		if (err)
+			return err;
 	}
+	if (ct_event_nested(ev))
+		a->nested++;
 	if (!ev->entry_only) {
 		a->timed++;
 		a->total_ns += ev->dur_ns;
-		p->total_ns += ev->dur_ns;
-		s->total_ns += ev->dur_ns;
 		ct_hist_add(&a->hist, ev->dur_ns);
+		if (!ct_event_nested(ev)) {
+			a->outer_ns += ev->dur_ns;
+			p->total_ns += ev->dur_ns;
+			s->total_ns += ev->dur_ns;
+		}
 	}
 	if (ev->ts_ns < p->first_ns)
 		p->first_ns = ev->ts_ns;
@@ -135,7 +148,7 @@ int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev)
 				snprintf(num, sizeof(num), "%lld", (long long)k->v);
 				name = num;
 			}
-			return kind_add(a, name, bytes);
+			return kind_add(&a->kinds, &a->n_kinds, name, bytes);
 		}
 	}
 	return 0;
@@ -162,6 +175,7 @@ int ct_apistats_set(struct ct_apistats *s, const struct ct_totals *t)
 	a->calls = t->calls;
 	a->errors = t->errors;
 	a->total_ns = total;
+	a->outer_ns = total; /* the kernel counts no nesting */
 	a->bytes = t->bytes;
 	ct_hist_init(&a->hist);
 	a->timed = 0;
@@ -187,6 +201,9 @@ void ct_apistats_free(struct ct_apistats *s)
 			for (size_t k = 0; k < a->n_kinds; k++)
 				free(a->kinds[k].name);
 			free(a->kinds);
+			for (size_t k = 0; k < a->n_errs; k++)
+				free(a->errs[k].name);
+			free(a->errs);
 			free(a->plugin);
 			free(a->api);
 			free(a);

@@ -28,16 +28,24 @@ struct ct_api_stat {
 	uint64_t errors;
 	uint64_t timed;   /* calls with a duration (not entry-only) */
 	uint64_t total_ns;
+	/* Calls made inside another traced call (a driver call inside a runtime
+	 * call, depth > 0): their time is already in the outer call's, so the
+	 * share of the process's time counts only outer_ns. */
+	uint64_t nested;
+	uint64_t outer_ns;
 	uint64_t bytes;   /* moved, set or allocated by successful calls */
 	struct ct_kind_stat *kinds;
 	size_t n_kinds;
+	struct ct_kind_stat *errs; /* failed calls by the error's name (calls; bytes unused) */
+	size_t n_errs;
 	struct ct_hist hist; /* durations; also holds min and max */
 };
 
 struct ct_proc_stat {
 	uint32_t pid;
 	char comm[CT_COMM_LEN];
-	uint64_t calls, errors, total_ns;
+	uint64_t calls, errors;
+	uint64_t total_ns;          /* in outermost calls: each instant counted once */
 	uint64_t first_ns, last_ns; /* wall clock: first call's start, last call's end */
 	struct ct_u64map apis;      /* (plugin number << 32 | api index) -> ct_api_stat */
 };
@@ -60,6 +68,18 @@ void ct_apistats_free(struct ct_apistats *s);
 int ct_apistats_procs(const struct ct_apistats *s, struct ct_proc_stat ***out, size_t *n);
 /* A process's APIs, most total time first; the caller frees the array. */
 int ct_apistats_sorted(const struct ct_proc_stat *p, struct ct_api_stat ***out, size_t *n);
+
+/* The API's share of its process's time in traced calls, in percent. */
+static inline double ct_api_stat_pct(const struct ct_api_stat *a, const struct ct_proc_stat *p)
+{
+	return p->total_ns ? 100.0 * (double)a->outer_ns / (double)p->total_ns : 0.0;
+}
+
+/* A call made inside another traced call. */
+static inline bool ct_event_nested(const struct ct_event *ev)
+{
+	return ev->depth > 0 || ev->parent_api;
+}
 
 static inline uint64_t ct_api_stat_avg(const struct ct_api_stat *a)
 {

@@ -4,7 +4,17 @@
  * chrome://tracing open it. A track per process and thread (metadata
  * events name them), one complete ("X") event per call with its decoded
  * arguments, an instant ("i") event per entry-only call, and counter ("C")
- * tracks per process and runtime for memory in use and bytes copied.
+ * tracks per process and runtime for memory in use and bytes copied. A
+ * launch is named by its kernel (the API is in its args); the call's own
+ * arguments are in args.call, apart from the sink's keys, so that no
+ * argument name (a kernel's `args` pointer) meets one of them. A call made
+ * inside another plugin's call gets a flow arrow from that call (the outer
+ * call's record comes after the inner one's: the inner waits for it).
+ *
+ * Timestamps are CLOCK_MONOTONIC in microseconds (clock = monotonic), the
+ * clock of Chrome's own traces and, on a machine that was not suspended,
+ * of Perfetto's default (CLOCK_BOOTTIME); or the wall clock (clock = wall)
+ * to line up with tools that stamp in UTC.
  *
  * It streams: events go to disk in chunks, so memory stays flat however
  * long the run. Each chunk is written together with a closing trailer that
@@ -49,10 +59,31 @@ struct copy_track { /* one process, one runtime */
 	unsigned n;
 };
 
+enum chrome_clock { CLOCK_MONO, CLOCK_WALL };
+
+static const char *const clock_words[] = { [CLOCK_MONO] = "monotonic", [CLOCK_WALL] = "wall", NULL };
+
+/* Inner calls of a thread that wait for the outer call they were made in. */
+#define PENDING_MAX 64
+
+struct pending {
+	uint64_t ts;  /* the inner call's start */
+	uint32_t depth;
+	char plugin[32], api[96]; /* the outer call it names */
+};
+
+struct thread_flows {
+	struct pending v[PENDING_MAX];
+	unsigned n;
+};
+
 struct chrome_ctx {
 	struct ct_sink_common c;
 	bool args;
 	bool counters;
+	bool flows;
+	enum chrome_clock clock;
+	uint64_t flow_id;
 	int fd;
 	bool seekable;
 	off_t pos;        /* where the next chunk goes (seekable files) */
@@ -62,6 +93,7 @@ struct chrome_ctx {
 	uint64_t events;
 	struct ct_u64map procs;  /* pid -> proc_track */
 	struct ct_u64map threads; /* tid -> (void *)1 */
+	struct ct_u64map waiting; /* tid -> thread_flows, while inner calls wait */
 	struct ct_u64map copies; /* pid << 16 | plugin number -> copy_track */
 	const struct ct_plugin *plugins[64];
 	unsigned n_plugins;
@@ -71,9 +103,14 @@ struct chrome_ctx {
 
 static const struct ct_key chrome_keys[] = {
 	{ "args", CT_KEY_BOOL, "true", offsetof(struct chrome_ctx, args),
-	  "Put each call's decoded arguments in its event" },
+	  "Put each call's decoded arguments in its event (args.call)" },
 	{ "counters", CT_KEY_BOOL, "true", offsetof(struct chrome_ctx, counters),
 	  "Counter tracks for memory in use and bytes copied" },
+	{ "flows", CT_KEY_BOOL, "true", offsetof(struct chrome_ctx, flows),
+	  "Flow arrows from a call to the other plugin's calls made inside it (runtime to driver)" },
+	{ "clock", CT_KEY_CHOICE, "monotonic", offsetof(struct chrome_ctx, clock),
+	  "Timestamps: monotonic (CLOCK_MONOTONIC, as Chrome and Perfetto) or wall (UTC since the epoch)",
+	  clock_words },
 	{ 0 },
 };
 
@@ -213,34 +250,61 @@ static int name_tracks(struct chrome_ctx *s, const struct ct_event *ev)
 	return 0;
 }
 
+/* A time on the chosen clock; the same instant of the event either way. */
+static uint64_t when(const struct chrome_ctx *s, const struct ct_event *ev, uint64_t mono)
+{
+	return s->clock == CLOCK_WALL ? mono - ev->mono_ns + ev->ts_ns : mono;
+}
+
+/* A launch's slice is named by its kernel, as profilers name them. */
+static const char *slice_name(const struct ct_event *ev, char *hex, size_t n)
+{
+	const struct ct_field *k = ev->api && (ev->api->flags & CT_API_LAUNCH) ?
+				   ct_event_role(ev, CT_ROLE_KERNEL) : NULL;
+
+	if (k && k->valid && k->str)
+		return k->str;
+	if (k && k->valid && k->v) {
+		snprintf(hex, n, "kernel 0x%" PRIx64, k->v);
+		return hex;
+	}
+	return ev->api && ev->api->symbol ? ev->api->symbol : "?";
+}
+
 static void call_event(struct chrome_ctx *s, const struct ct_event *ev)
 {
 	struct ct_sb *b = &s->b;
+	char hex[32];
 
 	sep(s);
 	ct_sb_lit(b, "{\"name\":");
-	ct_sb_json_str(b, ev->api && ev->api->symbol ? ev->api->symbol : "?");
+	ct_sb_json_str(b, slice_name(ev, hex, sizeof(hex)));
 	ct_sb_lit(b, ",\"cat\":");
 	ct_sb_json_str(b, ev->plugin && ev->plugin->name ? ev->plugin->name : "?");
 	if (ev->entry_only) {
 		ct_sb_lit(b, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
-		ts_us(b, ev->mono_ns);
+		ts_us(b, when(s, ev, ev->mono_ns));
 	} else {
 		ct_sb_lit(b, ",\"ph\":\"X\",\"ts\":");
-		ts_us(b, ev->mono_ns);
+		ts_us(b, when(s, ev, ev->mono_ns));
 		ct_sb_lit(b, ",\"dur\":");
 		ts_us(b, ev->dur_ns);
 	}
 	pid_tid(b, ev->pid, ev->tid);
-	ct_sb_lit(b, ",\"args\":{");
-	if (s->args) {
+	ct_sb_lit(b, ",\"args\":{\"api\":");
+	ct_sb_json_str(b, ev->api && ev->api->symbol ? ev->api->symbol : "?");
+	ct_sb_ch(b, ',');
+	if (s->args && ev->n_fields) {
+		ct_sb_lit(b, "\"call\":{");
 		for (unsigned i = 0; i < ev->n_fields; i++) {
+			if (i)
+				ct_sb_ch(b, ',');
 			ct_sb_json_str(b, ev->fields[i].arg && ev->fields[i].arg->name ?
 					       ev->fields[i].arg->name : "?");
 			ct_sb_ch(b, ':');
 			ct_json_field_sb(b, &ev->fields[i]);
-			ct_sb_ch(b, ',');
 		}
+		ct_sb_lit(b, "},");
 	}
 	if (ev->has_result) {
 		ct_sb_lit(b, "\"result\":");
@@ -278,7 +342,7 @@ static void counter(struct chrome_ctx *s, const struct ct_event *ev, const char 
 	ct_sb_lit(b, "{\"name\":");
 	ct_sb_json_str(b, name);
 	ct_sb_lit(b, ",\"ph\":\"C\",\"ts\":");
-	ts_us(b, ev->mono_ns + ev->dur_ns);
+	ts_us(b, when(s, ev, ev->mono_ns + ev->dur_ns));
 	ct_sb_lit(b, ",\"pid\":");
 	ct_sb_u64(b, ev->pid);
 	ct_sb_lit(b, ",\"args\":{");
@@ -324,6 +388,71 @@ static int copy_counter(struct chrome_ctx *s, const struct ct_event *ev)
 	return 0;
 }
 
+/* One arrow: from the outer call's start to the inner call's ("bp":"e":
+ * the inner call is the slice that encloses its own start most closely). */
+static void flow(struct chrome_ctx *s, const struct ct_event *outer, const struct pending *in)
+{
+	struct ct_sb *b = &s->b;
+	uint64_t id = ++s->flow_id;
+
+	sep(s);
+	ct_sb_lit(b, "{\"name\":\"made\",\"cat\":\"nesting\",\"ph\":\"s\",\"id\":");
+	ct_sb_u64(b, id);
+	ct_sb_lit(b, ",\"ts\":");
+	ts_us(b, when(s, outer, outer->mono_ns));
+	pid_tid(b, outer->pid, outer->tid);
+	ct_sb_lit(b, "},\n{\"name\":\"made\",\"cat\":\"nesting\",\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+	ct_sb_u64(b, id);
+	ct_sb_lit(b, ",\"ts\":");
+	ts_us(b, when(s, outer, in->ts));
+	pid_tid(b, outer->pid, outer->tid);
+	ct_sb_ch(b, '}');
+}
+
+/*
+ * An inner call waits for its outer call, which the ring delivers after
+ * it; an outer call takes the arrows of the inner calls it encloses. A
+ * thread keeps PENDING_MAX at most (the oldest go: their outer call was
+ * filtered out or not traced).
+ */
+static int flows_note(struct chrome_ctx *s, const struct ct_event *ev)
+{
+	struct thread_flows *t = ct_u64map_get(&s->waiting, ev->tid);
+	uint64_t end = ev->mono_ns + ev->dur_ns;
+	unsigned kept = 0;
+
+	if (t && !ev->entry_only) {
+		for (unsigned i = 0; i < t->n; i++) {
+			const struct pending *p = &t->v[i];
+
+			if (p->ts >= ev->mono_ns && p->ts <= end && p->depth > ev->depth &&
+			    !strcmp(p->plugin, ev->plugin->name) && !strcmp(p->api, ev->api->symbol))
+				flow(s, ev, p);
+			else
+				t->v[kept++] = *p;
+		}
+		t->n = kept;
+	}
+	if (!ev->parent_api)
+		return 0;
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t || ct_u64map_put(&s->waiting, ev->tid, t)) {
+			free(t);
+			return -ENOMEM;
+		}
+	}
+	if (t->n == PENDING_MAX) {
+		memmove(t->v, t->v + 1, (PENDING_MAX - 1) * sizeof(t->v[0]));
+		t->n--;
+	}
+	t->v[t->n] = (struct pending){ .ts = ev->mono_ns, .depth = ev->depth };
+	snprintf(t->v[t->n].plugin, sizeof(t->v[t->n].plugin), "%s", ev->parent_plugin);
+	snprintf(t->v[t->n].api, sizeof(t->v[t->n].api), "%s", ev->parent_api);
+	t->n++;
+	return 0;
+}
+
 static int chrome_open(void *ctx)
 {
 	struct chrome_ctx *s = ctx;
@@ -353,6 +482,7 @@ static int chrome_event(void *ctx, const struct ct_event *ev)
 	struct ct_mem_change ch;
 	uint32_t flags = ev->api ? ev->api->flags : 0;
 	size_t need = EVENT_MAX;
+	char hex[32];
 	int err;
 
 	if (!s->open)
@@ -361,6 +491,7 @@ static int chrome_event(void *ctx, const struct ct_event *ev)
 	 * name has no bound). */
 	for (int i = 0; i < ev->n_fields; i++)
 		need += ct_json_field_max(&ev->fields[i]);
+	need += 6 * strlen(slice_name(ev, hex, sizeof(hex))) + 2; /* a kernel's name twice: the slice's too */
 	if (!ct_sb_room(&s->b, need))
 		return -ENOMEM;
 	err = name_tracks(s, ev);
@@ -368,6 +499,11 @@ static int chrome_event(void *ctx, const struct ct_event *ev)
 		return err;
 	call_event(s, ev);
 	s->events++;
+	if (s->flows) {
+		err = flows_note(s, ev);
+		if (err)
+			return err;
+	}
 	if (s->counters) {
 		err = ct_memtrack_event(&s->mem, ev, &ch);
 		if (err)
@@ -418,8 +554,8 @@ static int chrome_close(void *ctx, const struct ct_run_stats *st)
 	if (!t)
 		return -errno;
 	fprintf(t, "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"cudatracer\","
-		"\"version\":\"%s\",\"clock\":\"CLOCK_MONOTONIC\",\"calls\":%" PRIu64,
-		CT_VERSION, s->events);
+		"\"version\":\"%s\",\"clock\":\"%s\",\"calls\":%" PRIu64,
+		CT_VERSION, s->clock == CLOCK_WALL ? "CLOCK_REALTIME" : "CLOCK_MONOTONIC", s->events);
 	if (st)
 		fprintf(t, ",\"lost\":%" PRIu64 ",\"unpaired\":%" PRIu64 ",\"start_ns\":%" PRIu64
 			",\"end_ns\":%" PRIu64, st->lost, st->unpaired, st->start_ns, st->end_ns);
@@ -440,6 +576,9 @@ static void chrome_destroy(void *ctx)
 	ct_sb_free(&s->b);
 	for (size_t i = 0; ct_u64map_next(&s->procs, &i, NULL, &p);)
 		free(p);
+	for (size_t i = 0; ct_u64map_next(&s->waiting, &i, NULL, &p);)
+		free(p);
+	ct_u64map_free(&s->waiting);
 	for (size_t i = 0; ct_u64map_next(&s->copies, &i, NULL, (void **)&t);) {
 		for (unsigned j = 0; j < t->n; j++)
 			free(t->k[j].name);

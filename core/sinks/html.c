@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
  * html sink: one self-contained HTML page written at exit: the per-API
- * summary tables, a memory table, a plot of device memory in use over time
- * and a timeline of calls per thread, drawn as inline SVG. No script, no
+ * summary tables, the errors by name and API, the kernels by launches, a
+ * memory table, a plot of device memory in use over time and a timeline of
+ * calls per thread, drawn as inline SVG. Sizes read as people read them
+ * (1.36 GiB), exact in their title. No script, no
  * font, no image is fetched (a Content-Security-Policy says so to the
  * browser too), so the file opens anywhere, offline.
  *
- * Memory is bounded: the timeline keeps the first `max_calls` calls and the
- * plot thins its points once it holds `max_points`; the tables count all.
+ * Memory is bounded: the timeline keeps the first `max_calls` calls (and
+ * says so, pointing to the chrome sink for the whole run in Perfetto) and
+ * the plot thins its points once it holds `max_points`; the tables count all.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sinks/apistats.h"
+#include "sinks/kernstats.h"
 #include "sinks/memtrack.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
@@ -58,6 +62,7 @@ struct html_ctx {
 	uint64_t max_calls;
 	uint64_t max_points;
 	struct ct_apistats stats;
+	struct ct_kernstats kern;
 	struct ct_memtrack mem;
 	struct call *calls;
 	size_t n_calls, cap_calls;
@@ -81,7 +86,7 @@ static const struct ct_key html_keys[] = {
 	{ "title", CT_KEY_STR, "cudatracer report", offsetof(struct html_ctx, title),
 	  "The page's title" },
 	{ "max_calls", CT_KEY_U64, "20000", offsetof(struct html_ctx, max_calls),
-	  "Calls drawn in the timeline (the tables count all)" },
+	  "Calls drawn in the timeline, the first ones (the tables count all; the chrome sink has every call)" },
 	{ "max_points", CT_KEY_U64, "10000", offsetof(struct html_ctx, max_points),
 	  "Points kept per memory series before thinning" },
 	{ 0 },
@@ -233,6 +238,8 @@ static int html_event(void *ctx, const struct ct_event *ev)
 	s->any = true;
 	err = ct_apistats_add(&s->stats, ev);
 	if (!err)
+		err = ct_kernstats_add(&s->kern, ev);
+	if (!err)
 		err = ct_memtrack_event(&s->mem, ev, &ch);
 	if (!err && (ch.op == CT_MEMOP_ALLOC || ch.op == CT_MEMOP_FREE) && ch.kind == CT_MEM_DEVICE)
 		err = add_point(s, ch.space, end);
@@ -278,6 +285,117 @@ static void td_u64(FILE *o, uint64_t v)
 	fprintf(o, "<td class=\"n\">%" PRIu64 "</td>", v);
 }
 
+/* 1000 B, 7.32 KiB, 1.36 GiB: three figures, binary units. */
+static void human_size(char *buf, size_t n, uint64_t v)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double x = (double)v;
+	int u = -1;
+
+	if (v < 1024) {
+		snprintf(buf, n, "%" PRIu64 " B", v);
+		return;
+	}
+	while (x >= 1024 && u < 5) {
+		x /= 1024;
+		u++;
+	}
+	/* 1023.9 KiB rounds to "1024 KiB": still three figures */
+	snprintf(buf, n, x < 9.995 ? "%.2f %s" : x < 99.95 ? "%.1f %s" : "%.0f %s", x, unit[u]);
+}
+
+/* A size cell: read by people, exact in its title. */
+static void td_size(FILE *o, uint64_t v)
+{
+	char h[32];
+
+	human_size(h, sizeof(h), v);
+	fprintf(o, "<td class=\"n\" title=\"%" PRIu64 " bytes\">%s</td>", v, h);
+}
+
+/* Which errors, from which API: the runtime's own names. */
+static void page_errors(FILE *o, const struct ct_proc_stat *p, struct ct_api_stat *const *v, size_t m)
+{
+	if (!p->errors)
+		return;
+	fprintf(o, "<h3>Errors</h3>\n<table class=\"errors\" data-pid=\"%u\"><tr><th>Error</th><th>API</th><th>Runtime</th>"
+		"<th>Calls</th></tr>\n", p->pid);
+	for (size_t j = 0; j < m; j++) {
+		for (size_t e = 0; e < v[j]->n_errs; e++) {
+			fputs("<tr><td>", o);
+			ct_html_str(o, v[j]->errs[e].name);
+			fputs("</td><td>", o);
+			ct_html_str(o, v[j]->api);
+			fputs("</td><td>", o);
+			ct_html_str(o, v[j]->plugin);
+			fputs("</td>", o);
+			td_u64(o, v[j]->errs[e].calls);
+			fputs("</tr>\n", o);
+		}
+	}
+	fputs("</table>\n", o);
+}
+
+/* A kernel table's shapes cell: the shape when there is one. */
+static void td_shapes(FILE *o, const struct ct_u64map *set, const struct ct_kern_shape *first)
+{
+	char buf[80];
+
+	if (set->n == 1)
+		ct_kern_shape_text(buf, sizeof(buf), first);
+	else if (set->n)
+		snprintf(buf, sizeof(buf), "%zu shapes", set->n);
+	else
+		snprintf(buf, sizeof(buf), "-");
+	fprintf(o, "<td class=\"n\">%s</td>", buf);
+}
+
+#define KERNEL_CUT 80 /* bytes of a kernel's name shown; the title has it whole */
+
+static int page_kernels(struct html_ctx *s, FILE *o, uint32_t pid)
+{
+	struct ct_kern_stat **v;
+	size_t n;
+	int err = ct_kernstats_sorted(&s->kern, pid, &v, &n);
+
+	if (err || !n) {
+		free(v);
+		return err;
+	}
+	fprintf(o, "<h3>Kernels</h3>\n<p class=\"note\">From the launch calls: each launch once, however "
+		"many runtimes traced it; times are the launch calls' own.</p>\n"
+		"<table class=\"kernels\" data-pid=\"%u\"><tr><th>Kernel</th><th>Runtime</th><th>Launches</th>"
+		"<th>Errors</th><th>Total(ns)</th><th>Avg(ns)</th><th>Grids</th><th>Blocks</th></tr>\n", pid);
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_kern_stat *k = v[i];
+		char *cut = malloc(strlen(k->name) + 4);
+
+		if (!cut) {
+			err = -ENOMEM;
+			break;
+		}
+		ct_kern_name_cut(cut, strlen(k->name) + 4, k->name, KERNEL_CUT);
+		fputs("<tr><td title=\"", o);
+		ct_html_str(o, k->name);
+		fputs("\">", o);
+		ct_html_str(o, cut);
+		fputs("</td><td>", o);
+		ct_html_str(o, k->plugin);
+		fputs("</td>", o);
+		td_u64(o, k->launches);
+		td_u64(o, k->errors);
+		td_u64(o, k->total_ns);
+		td_u64(o, ct_kern_avg(k));
+		td_shapes(o, &k->grids, &k->grid);
+		td_shapes(o, &k->blocks, &k->block);
+		fputs("</tr>\n", o);
+		free(cut);
+	}
+	fputs("</table>\n", o);
+	free(v);
+	return err;
+}
+
 static int page_apis(struct html_ctx *s, FILE *o)
 {
 	struct ct_proc_stat **procs;
@@ -303,8 +421,9 @@ static int page_apis(struct html_ctx *s, FILE *o)
 			p->calls, p->errors, p->total_ns);
 		fprintf(o, "<table class=\"apis\" data-pid=\"%u\"><tr><th>API</th><th>Runtime</th>"
 			"<th>Time(%%)</th><th>Total(ns)</th><th>Calls</th><th>Errors</th><th>Avg(ns)</th>"
-			"<th>Min(ns)</th><th>Max(ns)</th><th>P50(ns)</th><th>P99(ns)</th><th>Bytes</th></tr>\n",
-			p->pid);
+			"<th>Min(ns)</th><th>Max(ns)</th><th>P50(ns)</th><th>P99(ns)</th><th>Bytes</th>"
+			"<th title=\"calls made inside another traced call: their time is not counted in "
+			"Time(%%) again\">Nested</th></tr>\n", p->pid);
 		for (size_t j = 0; j < m; j++) {
 			const struct ct_api_stat *a = v[j];
 
@@ -312,8 +431,7 @@ static int page_apis(struct html_ctx *s, FILE *o)
 			ct_html_str(o, a->api);
 			fputs("</td><td>", o);
 			ct_html_str(o, a->plugin);
-			fprintf(o, "</td><td class=\"n\">%.1f</td>",
-				p->total_ns ? 100.0 * (double)a->total_ns / (double)p->total_ns : 0.0);
+			fprintf(o, "</td><td class=\"n\">%.1f</td>", ct_api_stat_pct(a, p));
 			td_u64(o, a->total_ns);
 			td_u64(o, a->calls);
 			td_u64(o, a->errors);
@@ -327,12 +445,16 @@ static int page_apis(struct html_ctx *s, FILE *o)
 				fputs("<td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td><td class=\"n\">-</td>", o);
 			}
 			if (ct_api_has_bytes(a->flags))
-				td_u64(o, a->bytes);
+				td_size(o, a->bytes);
 			else
 				fputs("<td class=\"n\">-</td>", o);
+			td_u64(o, a->nested);
 			fputs("</tr>\n", o);
 		}
 		fputs("</table>\n", o);
+		page_errors(o, p, v, m);
+		if (!err)
+			err = page_kernels(s, o, p->pid);
 		free(v);
 	}
 	free(procs);
@@ -376,6 +498,7 @@ static int page_memory(struct html_ctx *s, FILE *o)
 						"#9467bd", "#8c564b", "#e377c2", "#17becf" };
 	struct ct_mem_space **v;
 	uint64_t top = series_max(s);
+	char top_text[32];
 	size_t n;
 	int err = ct_memtrack_spaces(&s->mem, &v, &n);
 
@@ -399,11 +522,11 @@ static int page_memory(struct html_ctx *s, FILE *o)
 		fputs("</td>", o);
 		td_u64(o, sp->allocs);
 		td_u64(o, sp->frees);
-		td_u64(o, sp->peak[CT_MEM_DEVICE]);
-		td_u64(o, sp->peak[CT_MEM_HOST]);
-		td_u64(o, sp->peak[CT_MEM_MANAGED]);
+		td_size(o, sp->peak[CT_MEM_DEVICE]);
+		td_size(o, sp->peak[CT_MEM_HOST]);
+		td_size(o, sp->peak[CT_MEM_MANAGED]);
 		td_u64(o, sp->live.n);
-		td_u64(o, live_bytes);
+		td_size(o, live_bytes);
 		td_u64(o, sp->unknown);
 		fputs("</tr>\n", o);
 	}
@@ -418,9 +541,10 @@ static int page_memory(struct html_ctx *s, FILE *o)
 	fprintf(o, "<svg id=\"memplot\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n", LABEL_W + PLOT_W + 50, PLOT_H + 40,
 		LABEL_W + PLOT_W + 50, PLOT_H + 40);
-	fprintf(o, "<text x=\"%.0f\" y=\"14\" font-size=\"11\" text-anchor=\"end\">%" PRIu64
-		" bytes</text><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
-		LABEL_W - 6, top, LABEL_W - 6, PLOT_H + 10);
+	human_size(top_text, sizeof(top_text), top);
+	fprintf(o, "<text x=\"%.0f\" y=\"14\" font-size=\"11\" text-anchor=\"end\">%s"
+		"</text><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
+		LABEL_W - 6, top_text, LABEL_W - 6, PLOT_H + 10);
 	time_axis(s, o, PLOT_H + 10);
 	for (size_t i = 0; i < s->n_series; i++) {
 		const struct series *se = s->series[i];
@@ -462,8 +586,10 @@ static void page_timeline(struct html_ctx *s, FILE *o)
 	      "width=\"10\" height=\"10\"/></svg> failed call</span></p>\n", o);
 	if (s->dropped_calls)
 		fprintf(o, "<p class=\"note\" id=\"dropped\">The timeline shows the first %zu calls; %"
-			PRIu64 " later calls are counted in the tables but not drawn (max_calls).</p>\n",
-			s->n_calls, s->dropped_calls);
+			PRIu64 " later calls are counted in the tables but not drawn (the sink's max_calls). "
+			"For every call of the run, write a chrome trace (<code>-o chrome:trace.json</code>, "
+			"or <code>cudatracer report TRACE.jsonl -o chrome:trace.json</code>) and open it in "
+			"Perfetto (ui.perfetto.dev).</p>\n", s->n_calls, s->dropped_calls);
 	if (!s->n_calls) {
 		fputs("<p class=\"note\">No calls to draw.</p>\n", o);
 		return;
@@ -529,6 +655,7 @@ static void html_destroy(void *ctx)
 	struct html_ctx *s = ctx;
 
 	ct_apistats_free(&s->stats);
+	ct_kernstats_free(&s->kern);
 	ct_memtrack_free(&s->mem);
 	free(s->calls);
 	for (size_t i = 0; i < s->n_threads; i++)

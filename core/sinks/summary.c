@@ -3,7 +3,10 @@
  * summary sink: per process and per API, calls, errors, total time, share of
  * the traced time, avg/min/max, p50/p99 from a log-linear histogram, and
  * bytes for copy/set/alloc APIs split by copy kind. Like Nsight Systems'
- * cuda_api_sum, but for every runtime. Written at exit, and every `interval`
+ * cuda_api_sum, but for every runtime. A call made inside another traced
+ * call (a driver call inside a runtime call) is counted in its row and
+ * marked Nested; the share of time counts outermost calls only. Then the
+ * kernels by launches (kernstats.h), like cuda_gpu_kern_sum from the host. Written at exit, and every `interval`
  * if set; a regular file is rewritten each time so it always holds one
  * complete, current summary.
  */
@@ -13,9 +16,11 @@
 #include <string.h>
 #include "sinks/apistats.h"
 #include "sinks/collstats.h"
+#include "sinks/kernstats.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "sinks/texttable.h"
+#include "util/strbuf.h"
 
 enum summary_format { FMT_TABLE, FMT_JSON, FMT_CSV };
 
@@ -29,6 +34,8 @@ struct summary_ctx {
 	uint64_t next_tick;
 	struct ct_apistats st;
 	struct ct_collstats coll;
+	struct ct_kernstats kern;
+	uint64_t kernel_width;
 };
 
 static const struct ct_key summary_keys[] = {
@@ -36,15 +43,12 @@ static const struct ct_key summary_keys[] = {
 	  "Aligned table, json or csv", format_words },
 	{ "interval", CT_KEY_DUR, "0", offsetof(struct summary_ctx, interval_ns),
 	  "Also write the summary this often (e.g. 10s); 0: only at exit" },
+	{ "kernel_width", CT_KEY_U64, "60", offsetof(struct summary_ctx, kernel_width),
+	  "Kernel names in the table cut to this many bytes, whole in a footnote; 0: never cut" },
 	{ 0 },
 };
 
 /* ---- one process ---- */
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
 
 static void u64s(char *buf, uint64_t v)
 {
@@ -53,11 +57,12 @@ static void u64s(char *buf, uint64_t v)
 
 static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 {
-	static const char *const head[] = { "Time(%)", "Total(ns)", "Calls", "Errors", "Avg(ns)",
-				      "Min(ns)", "Max(ns)", "P50(ns)", "P99(ns)", "Bytes",
-				      "Runtime", "API" };
+	static const char *const head[] = { "Time(%)", "Total(ns)", "Calls", "Errors", "Nested",
+				      "Avg(ns)", "Min(ns)", "Max(ns)", "P50(ns)", "P99(ns)",
+				      "Bytes", "Runtime", "API" };
 	static const char *const khead[] = { "Runtime", "API", "Kind", "Calls", "Bytes" };
-	struct ct_table t = { 12, "rrrrrrrrrrll" }, k = { 5, "lllrr" };
+	struct ct_table t = { 13, "rrrrrrrrrrrll" }, k = { 5, "lllrr" };
+	bool any_nested = false;
 	struct ct_api_stat **v;
 	char comm[CT_COMM_TEXT];
 	size_t n;
@@ -73,31 +78,36 @@ static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 		err = ct_table_row(&k, khead);
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct ct_api_stat *a = v[i];
-		char c[12][32];
-		const char *row[12];
+		char c[13][32];
+		const char *row[13];
 
-		for (int j = 0; j < 12; j++)
+		for (int j = 0; j < 13; j++)
 			row[j] = c[j];
 		if (a->timed) {
-			snprintf(c[0], 32, "%.1f", pct(a->total_ns, p->total_ns));
+			snprintf(c[0], 32, "%.1f", ct_api_stat_pct(a, p));
 			u64s(c[1], a->total_ns);
-			u64s(c[4], ct_api_stat_avg(a));
-			u64s(c[5], a->hist.min);
-			u64s(c[6], a->hist.max);
-			u64s(c[7], ct_hist_percentile(&a->hist, 50));
-			u64s(c[8], ct_hist_percentile(&a->hist, 99));
+			u64s(c[5], ct_api_stat_avg(a));
+			u64s(c[6], a->hist.min);
+			u64s(c[7], a->hist.max);
+			u64s(c[8], ct_hist_percentile(&a->hist, 50));
+			u64s(c[9], ct_hist_percentile(&a->hist, 99));
 		} else { /* entry-only APIs have no duration */
-			for (int j = 0; j < 9; j++)
+			for (int j = 0; j < 10; j++)
 				strcpy(c[j], "-");
 		}
 		u64s(c[2], a->calls);
 		u64s(c[3], a->errors);
-		if (ct_api_has_bytes(a->flags))
-			u64s(c[9], a->bytes);
+		if (a->nested)
+			u64s(c[4], a->nested);
 		else
-			strcpy(c[9], "-");
-		row[10] = a->plugin;
-		row[11] = a->api;
+			strcpy(c[4], "-");
+		any_nested |= a->nested != 0;
+		if (ct_api_has_bytes(a->flags))
+			u64s(c[10], a->bytes);
+		else
+			strcpy(c[10], "-");
+		row[11] = a->plugin;
+		row[12] = a->api;
 		err = ct_table_row(&t, row);
 		for (size_t j = 0; j < a->n_kinds && !err; j++) {
 			char kc[2][32];
@@ -111,6 +121,9 @@ static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 	}
 	if (!err) {
 		ct_table_print(out, &t, 0);
+		if (any_nested)
+			fputs("Nested: calls made inside another traced call (a driver call inside a runtime "
+			      "call); Time(%) counts outermost calls only.\n", out);
 		if (k.rows > 1) {
 			fputs("\nBytes by copy kind:\n", out);
 			ct_table_print(out, &k, 0);
@@ -118,6 +131,84 @@ static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 	}
 	ct_table_free(&t);
 	ct_table_free(&k);
+	free(v);
+	return err;
+}
+
+/* A kernel's distinct shapes: the shape itself when there is one. */
+static void shapes_text(char *buf, size_t n, const struct ct_u64map *set, const struct ct_kern_shape *first)
+{
+	if (set->n == 1)
+		ct_kern_shape_text(buf, n, first);
+	else if (set->n)
+		snprintf(buf, n, "%zu shapes", set->n);
+	else
+		snprintf(buf, n, "-");
+}
+
+/* A name as text (control bytes escaped), whole; NULL when out of memory. */
+static char *text_dup(const char *s)
+{
+	size_t n = ct_text_esc(NULL, 0, s) + 1;
+	char *t = malloc(n);
+
+	if (t)
+		ct_text_esc(t, n, s);
+	return t;
+}
+
+/* Kernels by launch time; a name cut to kernel_width is given whole below. */
+static int print_table_kernels(const struct summary_ctx *s, FILE *out, uint32_t pid)
+{
+	static const char *const head[] = { "Launches", "Errors", "Total(ns)", "Avg(ns)", "Grids",
+					    "Blocks", "Runtime", "Kernel" };
+	struct ct_table t = { 8, "rrrrrrll" };
+	size_t width = s->kernel_width ? s->kernel_width : SIZE_MAX;
+	struct ct_kern_stat **v;
+	char **names = NULL;
+	size_t n, notes = 0;
+	int err = ct_kernstats_sorted(&s->kern, pid, &v, &n);
+
+	if (!err && n && !(names = calloc(n, sizeof(*names))))
+		err = -ENOMEM;
+	if (!err && n)
+		err = ct_table_row(&t, head);
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct ct_kern_stat *k = v[i];
+		char c[6][48], *cut;
+		const char *row[8] = { c[0], c[1], c[2], c[3], c[4], c[5], k->plugin, NULL };
+
+		names[i] = text_dup(k->name);
+		cut = names[i] ? malloc(strlen(names[i]) + 32) : NULL;
+		if (!cut) {
+			err = -ENOMEM;
+			break;
+		}
+		u64s(c[0], k->launches);
+		u64s(c[1], k->errors);
+		u64s(c[2], k->total_ns);
+		u64s(c[3], ct_kern_avg(k));
+		shapes_text(c[4], sizeof(c[4]), &k->grids, &k->grid);
+		shapes_text(c[5], sizeof(c[5]), &k->blocks, &k->block);
+		if (ct_kern_name_cut(cut, strlen(names[i]) + 1, names[i], width))
+			sprintf(cut + strlen(cut), " [%zu]", ++notes);
+		else
+			names[i][0] = 0; /* whole in the table: no footnote */
+		row[7] = cut;
+		err = ct_table_row(&t, row);
+		free(cut);
+	}
+	if (!err && n) {
+		fputs("\nKernels (from launch calls: each launch once, however many runtimes traced it):\n", out);
+		ct_table_print(out, &t, 0);
+		for (size_t i = 0, note = 0; i < n; i++)
+			if (names[i][0])
+				fprintf(out, "[%zu] %s\n", ++note, names[i]);
+	}
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+	ct_table_free(&t);
 	free(v);
 	return err;
 }
@@ -190,8 +281,45 @@ static void print_json_coll(FILE *out, const struct ct_coll_proc *cp)
 	fputc(']', out);
 }
 
-static int print_json_proc(FILE *out, const struct ct_proc_stat *p, const struct ct_coll_proc *cp)
+static void json_shape(FILE *out, const char *key, const struct ct_u64map *set, const struct ct_kern_shape *first)
 {
+	fprintf(out, ",\"%ss\":%zu", key, set->n);
+	if (set->n == 1)
+		fprintf(out, ",\"%s\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", key, first->v[0], first->v[1], first->v[2]);
+}
+
+static int print_json_kernels(const struct summary_ctx *s, FILE *out, uint32_t pid)
+{
+	struct ct_kern_stat **v;
+	size_t n;
+	int err = ct_kernstats_sorted(&s->kern, pid, &v, &n);
+
+	if (err)
+		return err;
+	fputs(",\"kernels\":[", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct ct_kern_stat *k = v[i];
+
+		fputs(i ? ",{\"name\":" : "{\"name\":", out);
+		ct_json_str(out, k->name);
+		fputs(",\"plugin\":", out);
+		ct_json_str(out, k->plugin);
+		json_u64(out, "launches", k->launches, true);
+		json_u64(out, "errors", k->errors, true);
+		json_u64(out, "total_ns", k->total_ns, true);
+		json_u64(out, "avg_ns", ct_kern_avg(k), true);
+		json_shape(out, "grid", &k->grids, &k->grid);
+		json_shape(out, "block", &k->blocks, &k->block);
+		fputc('}', out);
+	}
+	fputc(']', out);
+	free(v);
+	return 0;
+}
+
+static int print_json_proc(const struct summary_ctx *s, FILE *out, const struct ct_proc_stat *p)
+{
+	const struct ct_coll_proc *cp = ct_collstats_proc(&s->coll, p->pid);
 	struct ct_api_stat **v;
 	size_t n;
 	int err = ct_apistats_sorted(p, &v, &n);
@@ -215,7 +343,8 @@ static int print_json_proc(FILE *out, const struct ct_proc_stat *p, const struct
 		json_u64(out, "errors", a->errors, true);
 		json_u64(out, "timed", a->timed, true);
 		json_u64(out, "total_ns", a->total_ns, true);
-		fprintf(out, ",\"time_pct\":%.2f", pct(a->total_ns, p->total_ns));
+		json_u64(out, "nested", a->nested, true);
+		fprintf(out, ",\"time_pct\":%.2f", ct_api_stat_pct(a, p));
 		if (a->timed) {
 			json_u64(out, "avg_ns", ct_api_stat_avg(a), true);
 			json_u64(out, "min_ns", a->hist.min, true);
@@ -239,10 +368,11 @@ static int print_json_proc(FILE *out, const struct ct_proc_stat *p, const struct
 		fputc('}', out);
 	}
 	fputc(']', out);
+	free(v);
+	err = print_json_kernels(s, out, p->pid);
 	print_json_coll(out, cp);
 	fputc('}', out);
-	free(v);
-	return 0;
+	return err;
 }
 
 static int print_csv_proc(FILE *out, const struct ct_proc_stat *p)
@@ -263,7 +393,7 @@ static int print_csv_proc(FILE *out, const struct ct_proc_stat *p)
 		fputc(',', out);
 		ct_csv_field(out, a->api);
 		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f", a->calls, a->errors,
-			a->total_ns, pct(a->total_ns, p->total_ns));
+			a->total_ns, ct_api_stat_pct(a, p));
 		if (a->timed)
 			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
 				ct_api_stat_avg(a), a->hist.min, a->hist.max,
@@ -284,7 +414,7 @@ static int print_csv_proc(FILE *out, const struct ct_proc_stat *p)
 							j ? ";" : "", a->kinds[j].name, a->kinds[j].bytes);
 			ct_csv_field(out, buf);
 		}
-		fputs("\r\n", out);
+		fprintf(out, ",%" PRIu64 "\r\n", a->nested);
 	}
 	free(v);
 	return 0;
@@ -316,6 +446,8 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 			fputc('\n', out);
 			err = print_table_proc(out, procs[i]);
 			if (!err)
+				err = print_table_kernels(s, out, procs[i]->pid);
+			if (!err)
 				err = print_table_coll(out, ct_collstats_proc(&s->coll, procs[i]->pid));
 		}
 		if (rs && rs->lost)
@@ -332,13 +464,13 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 		for (size_t i = 0; i < n && !err; i++) {
 			if (i)
 				fputc(',', out);
-			err = print_json_proc(out, procs[i], ct_collstats_proc(&s->coll, procs[i]->pid));
+			err = print_json_proc(s, out, procs[i]);
 		}
 		fputs("]}\n", out);
 		break;
 	case FMT_CSV:
 		fputs("pid,comm,plugin,api,calls,errors,total_ns,time_pct,avg_ns,min_ns,max_ns,"
-		      "p50_ns,p99_ns,bytes,bytes_by_kind\r\n", out);
+		      "p50_ns,p99_ns,bytes,bytes_by_kind,nested\r\n", out);
 		for (size_t i = 0; i < n && !err; i++)
 			err = print_csv_proc(out, procs[i]);
 		break;
@@ -363,6 +495,8 @@ static int summary_event(void *ctx, const struct ct_event *ev)
 	struct summary_ctx *s = ctx;
 	int err = ct_apistats_add(&s->st, ev);
 
+	if (!err)
+		err = ct_kernstats_add(&s->kern, ev);
 	return err ? err : ct_collstats_add(&s->coll, ev);
 }
 
@@ -400,6 +534,7 @@ static void summary_destroy(void *ctx)
 
 	ct_apistats_free(&s->st);
 	ct_collstats_free(&s->coll);
+	ct_kernstats_free(&s->kern);
 }
 
 const struct ct_sink_ops ct_sink_summary = {

@@ -33,6 +33,7 @@ extern const struct ct_enum cu_result; /* generated from cuda.h: enum cudaError_
 #define STREAM(s) CT_ARG("hStream", CT_ARG_HANDLE, CT_SLOT(s), 8, CT_ROLE_STREAM)
 #define HANDLE(n, s) CT_ARG(n, CT_ARG_HANDLE, CT_SLOT(s), 8, CT_ROLE_NONE)
 #define UINT(n, s) CT_ARG(n, CT_ARG_UINT, CT_SLOT(s), 4, CT_ROLE_NONE)
+#define DIM(n, s, r) CT_ARG(n, CT_ARG_UINT, CT_SLOT(s), 4, r)
 #define FLAGS(n, s) CT_ARG(n, CT_ARG_HEX, CT_SLOT(s), 4, CT_ROLE_NONE)
 #define DEVICE(s) CT_ARG("dev", CT_ARG_INT, CT_SLOT(s), 4, CT_ROLE_DEVICE)
 #define STRING(n) CT_ARG(n, CT_ARG_STRING, CT_IN_STR, 0, CT_ROLE_NONE)
@@ -67,11 +68,12 @@ extern const struct ct_enum cu_result; /* generated from cuda.h: enum cudaError_
  */
 #define LAUNCH_DIMS \
 	CT_ARG("f", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_KERNEL), \
-	UINT("gridDimX", 1), UINT("gridDimY", 2), UINT("gridDimZ", 3), \
-	UINT("blockDimX", 4), UINT("blockDimY", 5), UINT("blockDimZ", 6), \
+	DIM("gridDimX", 1, CT_ROLE_GRID), DIM("gridDimY", 2, CT_ROLE_GRID), DIM("gridDimZ", 3, CT_ROLE_GRID), \
+	DIM("blockDimX", 4, CT_ROLE_BLOCK), DIM("blockDimY", 5, CT_ROLE_BLOCK), DIM("blockDimZ", 6, CT_ROLE_BLOCK), \
 	UINT("sharedMemBytes", 7), STREAM(8), HPTR("kernelParams", 9)
 /* A field of the CUlaunchConfig that cuLaunchKernelEx's row copies. */
 #define CFG_UINT(n, byte) CT_ARG(n, CT_ARG_UINT, CT_IN_MEM(byte), 4, CT_ROLE_NONE)
+#define CFG_DIM(n, byte, r) CT_ARG(n, CT_ARG_UINT, CT_IN_MEM(byte), 4, r)
 /* cuGetProcAddress(symbol, pfn, cudaVersion, flags, ...) */
 #define PROC_ADDRESS_ARGS STRING("symbol"), CT_ARG("pfn", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_NONE), \
 	CT_ARG("cudaVersion", CT_ARG_INT, CT_SLOT(2), 4, CT_ROLE_NONE), \
@@ -186,8 +188,9 @@ static const struct ct_api cuda_apis[] = {
 	 */
 	CT_API("cuLaunchKernelEx", CT_API_LAUNCH, CT_READS(CT_IN_WORDS(0, 7, 0)),
 	       CT_ARGS(CT_ARG("f", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_KERNEL),
-		       CFG_UINT("gridDimX", 0), CFG_UINT("gridDimY", 4), CFG_UINT("gridDimZ", 8),
-		       CFG_UINT("blockDimX", 12), CFG_UINT("blockDimY", 16), CFG_UINT("blockDimZ", 20),
+		       CFG_DIM("gridDimX", 0, CT_ROLE_GRID), CFG_DIM("gridDimY", 4, CT_ROLE_GRID),
+		       CFG_DIM("gridDimZ", 8, CT_ROLE_GRID), CFG_DIM("blockDimX", 12, CT_ROLE_BLOCK),
+		       CFG_DIM("blockDimY", 16, CT_ROLE_BLOCK), CFG_DIM("blockDimZ", 20, CT_ROLE_BLOCK),
 		       CFG_UINT("sharedMemBytes", 24),
 		       CT_ARG("hStream", CT_ARG_HANDLE, CT_IN_MEM(32), 8, CT_ROLE_STREAM),
 		       CFG_UINT("numAttrs", 48),

@@ -21,7 +21,7 @@ extern const struct ct_enum cudart_memcpy_kinds;
 #define DEVICE(n, s)      CT_ARG(n, CT_ARG_INT, CT_SLOT(s), 4, CT_ROLE_DEVICE)
 #define FLAGS(n, s)       CT_ARG(n, CT_ARG_HEX, CT_SLOT(s), 4, CT_ROLE_NONE)
 #define KIND(n, s)        CT_ARG_NAMED(n, CT_SLOT(s), 4, CT_ROLE_COPY_KIND, &cudart_memcpy_kinds)
-#define DIM3(n, s)        CT_ARG(n, CT_ARG_DIM3, CT_SLOT(s), 12, CT_ROLE_NONE)
+#define DIM3(n, s, r)     CT_ARG(n, CT_ARG_DIM3, CT_SLOT(s), 12, r)
 /* What an out-parameter in slot 0 pointed to, copied after the call into memory word 0. */
 #define OUT0              CT_READS(CT_OUT_WORD(0, 0))
 #define OUT_PTR(n, role)  CT_ARG(n, CT_ARG_PTR, CT_MEMW(0), 8, role)
@@ -84,15 +84,15 @@ static const struct ct_api apis[] = {
 
 	/* launches: cudaLaunchKernel(func, dim3 grid, dim3 block, args, sharedMem, stream) */
 	CT_API("cudaLaunchKernel", CT_API_LAUNCH,
-	       CT_ARGS(PTR("func", 0, CT_ROLE_KERNEL), DIM3("grid", 1), DIM3("block", 3),
+	       CT_ARGS(PTR("func", 0, CT_ROLE_KERNEL), DIM3("grid", 1, CT_ROLE_GRID), DIM3("block", 3, CT_ROLE_BLOCK),
 		       PTR("args", 5, CT_ROLE_NONE), SIZE("sharedMem", 6, CT_ROLE_NONE), STREAM("stream", 7)),
 	       CT_VARIANTS("_ptsz")),
 	/* cudaLaunchKernelExC(config, func, args); config is copied at entry:
 	 * dim3 gridDim @0, dim3 blockDim @12, size_t dynamicSmemBytes @24, stream @32 */
 	CT_API("cudaLaunchKernelExC", CT_API_LAUNCH, CT_READS(CT_IN_WORDS(0, 5, 0)),
 	       CT_ARGS(PTR("func", 1, CT_ROLE_KERNEL),
-		       CT_ARG("grid", CT_ARG_DIM3, CT_IN_MEM(0), 12, CT_ROLE_NONE),
-		       CT_ARG("block", CT_ARG_DIM3, CT_IN_MEM(12), 12, CT_ROLE_NONE),
+		       CT_ARG("grid", CT_ARG_DIM3, CT_IN_MEM(0), 12, CT_ROLE_GRID),
+		       CT_ARG("block", CT_ARG_DIM3, CT_IN_MEM(12), 12, CT_ROLE_BLOCK),
 		       CT_ARG("sharedMem", CT_ARG_SIZE, CT_MEMW(3), 8, CT_ROLE_NONE),
 		       PTR("args", 2, CT_ROLE_NONE),
 		       CT_ARG("stream", CT_ARG_HANDLE, CT_MEMW(4), 8, CT_ROLE_STREAM)),

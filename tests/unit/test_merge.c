@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "decode/procenv.h"
-#include "merge/json.h"
+#include "report/json.h"
 #include "merge/merge.h"
 
 #define OFF_A 1000000000000000000ll /* host a: wall = mono + OFF_A */

@@ -26,38 +26,26 @@ static const char want[] =
 	"{\"traceEvents\":[\n"
 	"{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":100,\"tid\":0,\"args\":{\"name\":\"app-worker\"}},\n"
 	"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":100,\"tid\":101,\"args\":{\"name\":\"app-worker\"}},\n"
-	"{\"name\":\"xMalloc\",\"cat\":\"fake\",\"ph\":\"X\",\"ts\":5000001.000,\"dur\":0.500,\"pid\":100,"
-	"\"tid\":101,\"args\":{\"devPtr\":\"0x1000\",\"size\":4096,\"result\":\"xSuccess\",\"error\":false,"
-	"\"depth\":0}},\n"
-	"{\"name\":\"device memory in use (fake)\",\"ph\":\"C\",\"ts\":5000001.500,\"pid\":100,"
-	"\"args\":{\"bytes\":4096}},\n"
+	"{\"name\":\"xMalloc\",\"cat\":\"fake\",\"ph\":\"X\",\"ts\":5000001.000,\"dur\":0.500,\"pid\":100,\"tid\":101,\"args\":{\"api\":\"xMalloc\",\"call\":{\"devPtr\":\"0x1000\",\"size\":4096},\"result\":\"xSuccess\",\"error\":false,\"depth\":0}},\n"
+	"{\"name\":\"device memory in use (fake)\",\"ph\":\"C\",\"ts\":5000001.500,\"pid\":100,\"args\":{\"bytes\":4096}},\n"
 	"{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":100,\"tid\":0,\"args\":{\"name\":\"app\"}},\n"
 	"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":100,\"tid\":100,\"args\":{\"name\":\"app\"}},\n"
-	"{\"name\":\"xMemcpy\",\"cat\":\"fake\",\"ph\":\"X\",\"ts\":5000002.000,\"dur\":0.250,\"pid\":100,"
-	"\"tid\":100,\"args\":{\"dst\":\"0x1000\",\"src\":\"0x9000\",\"count\":4096,\"kind\":\"xHostToDevice\","
-	"\"result\":\"xSuccess\",\"error\":false,\"depth\":0}},\n"
-	"{\"name\":\"bytes copied (fake)\",\"ph\":\"C\",\"ts\":5000002.250,\"pid\":100,"
-	"\"args\":{\"xHostToDevice\":4096}},\n"
-	"{\"name\":\"xMark\",\"cat\":\"fake\",\"ph\":\"i\",\"s\":\"t\",\"ts\":5000003.000,\"pid\":100,"
-	"\"tid\":100,\"args\":{\"label\":\"a\\\"b\",\"depth\":0}},\n"
-	"{\"name\":\"xFree\",\"cat\":\"fake\",\"ph\":\"X\",\"ts\":5000004.000,\"dur\":0.100,\"pid\":100,"
-	"\"tid\":100,\"args\":{\"devPtr\":\"0x1000\",\"result\":\"xErrorMemory\",\"error\":true,\"depth\":0}},\n"
-	"{\"name\":\"xFree\",\"cat\":\"fake\",\"ph\":\"X\",\"ts\":5000005.000,\"dur\":0.100,\"pid\":100,"
-	"\"tid\":100,\"args\":{\"devPtr\":\"0x1000\",\"result\":\"xSuccess\",\"error\":false,\"depth\":0}},\n"
-	"{\"name\":\"device memory in use (fake)\",\"ph\":\"C\",\"ts\":5000005.100,\"pid\":100,"
-	"\"args\":{\"bytes\":0}},\n"
-	"{\"name\":\"xLaunchKernel\",\"cat\":\"fake\",\"ph\":\"X\",\"ts\":5000006.000,\"dur\":1234.567,"
-	"\"pid\":100,\"tid\":100,\"args\":{\"func\":\"0x401000\",\"grid\":[2,1,1],\"result\":\"xSuccess\","
-	"\"error\":false,\"depth\":1}}\n"
-	"],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"cudatracer\",\"version\":\"" CT_VERSION "\","
-	"\"clock\":\"CLOCK_MONOTONIC\",\"calls\":6,\"lost\":2,\"unpaired\":1,\"start_ns\":10,\"end_ns\":20}}\n";
+	"{\"name\":\"xMemcpy\",\"cat\":\"fake\",\"ph\":\"X\",\"ts\":5000002.000,\"dur\":0.250,\"pid\":100,\"tid\":100,\"args\":{\"api\":\"xMemcpy\",\"call\":{\"dst\":\"0x1000\",\"src\":\"0x9000\",\"count\":4096,\"kind\":\"xHostToDevice\"},\"result\":\"xSuccess\",\"error\":false,\"depth\":0}},\n"
+	"{\"name\":\"bytes copied (fake)\",\"ph\":\"C\",\"ts\":5000002.250,\"pid\":100,\"args\":{\"xHostToDevice\":4096}},\n"
+	"{\"name\":\"xMark\",\"cat\":\"fake\",\"ph\":\"i\",\"s\":\"t\",\"ts\":5000003.000,\"pid\":100,\"tid\":100,\"args\":{\"api\":\"xMark\",\"call\":{\"label\":\"a\\\"b\"},\"depth\":0}},\n"
+	"{\"name\":\"xFree\",\"cat\":\"fake\",\"ph\":\"X\",\"ts\":5000004.000,\"dur\":0.100,\"pid\":100,\"tid\":100,\"args\":{\"api\":\"xFree\",\"call\":{\"devPtr\":\"0x1000\"},\"result\":\"xErrorMemory\",\"error\":true,\"depth\":0}},\n"
+	"{\"name\":\"xFree\",\"cat\":\"fake\",\"ph\":\"X\",\"ts\":5000005.000,\"dur\":0.100,\"pid\":100,\"tid\":100,\"args\":{\"api\":\"xFree\",\"call\":{\"devPtr\":\"0x1000\"},\"result\":\"xSuccess\",\"error\":false,\"depth\":0}},\n"
+	"{\"name\":\"device memory in use (fake)\",\"ph\":\"C\",\"ts\":5000005.100,\"pid\":100,\"args\":{\"bytes\":0}},\n"
+	"{\"name\":\"kernel 0x401000\",\"cat\":\"fake\",\"ph\":\"X\",\"ts\":5000006.000,\"dur\":1234.567,\"pid\":100,\"tid\":100,\"args\":{\"api\":\"xLaunchKernel\",\"call\":{\"func\":\"0x401000\",\"grid\":[2,1,1]},\"result\":\"xSuccess\",\"error\":false,\"depth\":1}}\n"
+	"],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"cudatracer\",\"version\":\"" CT_VERSION "\",\"clock\":\"CLOCK_MONOTONIC\",\"calls\":6,\"lost\":2,\"unpaired\":1,\"start_ns\":10,\"end_ns\":20}}\n";
 
 static const char check[] =
 	"import json, sys\n"
 	"d = json.load(sys.stdin)\n"
 	"ev = d['traceEvents']\n"
 	"x = [e for e in ev if e['ph'] == 'X']\n"
-	"assert [e['name'] for e in x] == ['xMalloc', 'xMemcpy', 'xFree', 'xFree', 'xLaunchKernel']\n"
+	"assert [e['name'] for e in x] == ['xMalloc', 'xMemcpy', 'xFree', 'xFree', 'kernel 0x401000']\n"
+	"assert [e['args']['api'] for e in x] == ['xMalloc', 'xMemcpy', 'xFree', 'xFree', 'xLaunchKernel']\n"
 	"assert {(e['pid'], e['tid']) for e in x} == {(100, 101), (100, 100)}\n"
 	"assert [e['name'] for e in ev if e['ph'] == 'i'] == ['xMark']\n"
 	"mem = [e['args']['bytes'] for e in ev if e['name'] == 'device memory in use (fake)']\n"
@@ -80,6 +68,66 @@ static void test_golden(void **state)
 	assert_text_equal(out, want);
 	assert_int_equal(fx_python(check, out), 0);
 	free(out);
+}
+
+/* A launch as cudart's row has it: a kernel, shapes, and a pointer named args. */
+static const struct ct_arg launch_args[] = {
+	{ .name = "func", .kind = CT_ARG_PTR, CT_SLOT(0), .size = 8, .role = CT_ROLE_KERNEL },
+	{ .name = "grid", .kind = CT_ARG_DIM3, CT_SLOT(1), .size = 12, .role = CT_ROLE_GRID },
+	{ .name = "args", .kind = CT_ARG_PTR, CT_SLOT(3), .size = 8 },
+};
+static const struct ct_api launch_api = { .symbol = "rtLaunchKernel", .flags = CT_API_LAUNCH,
+					  .args = launch_args, .n_args = 3 };
+static const struct ct_plugin rt_plugin = { CT_PLUGIN_HEAD, .name = "rt", .apis = &launch_api, .n_apis = 1 };
+
+/*
+ * The runtime's launch (rt) and the driver's launch made inside it (fake,
+ * depth 1, parent rt/rtLaunchKernel), delivered inner first as the ring
+ * does: both slices are named by the kernel, the API in args, the call's
+ * own `args` pointer in args.call, and one flow arrow goes from the outer
+ * slice to the inner one. With clock = wall the same instants in UTC.
+ */
+static const char flows_check[] =
+	"import json, sys, os\n"
+	"d = json.load(sys.stdin)\n"
+	"ev = d['traceEvents']\n"
+	"x = [e for e in ev if e['ph'] == 'X']\n"
+	"assert [e['name'] for e in x] == ['vecAdd(float*)', 'vecAdd(float*)'], x\n"
+	"inner, outer = x\n"
+	"assert inner['args']['api'] == 'xLaunchKernel' and outer['args']['api'] == 'rtLaunchKernel'\n"
+	"assert outer['args']['call'] == {'func': 'vecAdd(float*)', 'grid': [8, 1, 1], 'args': '0x7ffd0000'}, outer\n"
+	"assert outer['args']['depth'] == 0 and 'result' not in outer['args']['call']\n"
+	"fl = [e for e in ev if e['ph'] in 'sf']\n"
+	"assert [e['ph'] for e in fl] == ['s', 'f'] and fl[0]['id'] == fl[1]['id'], fl\n"
+	"assert fl[1]['bp'] == 'e' and all(e['tid'] == 100 for e in fl)\n"
+	"wall = os.environ['CLOCK'] == 'wall'\n"
+	"base = 1700000000000000 if wall else 5000000\n"
+	"assert fl[0]['ts'] == outer['ts'] == base + 1 and fl[1]['ts'] == inner['ts'] == base + 1.1, (fl, base)\n"
+	"assert d['otherData']['clock'] == ('CLOCK_REALTIME' if wall else 'CLOCK_MONOTONIC')\n";
+
+static void test_launch_names_flows(void **state)
+{
+	static const char *const clocks[] = { "monotonic", "wall" };
+
+	for (int c = 0; c < 2; c++) {
+		struct ct_event outer = fx_event_pl(&rt_plugin, 0, 100, 100, 1000, 500, 0, U(0x401000),
+						    U(8), U(1), U(1), U(0x7ffd0000));
+		struct ct_event inner = fx_event(FX_LAUNCH, 100, 100, 1100, 100, 0, U(0x9000), U(8), U(1), U(1));
+		struct fx_sink s;
+		char *out;
+
+		outer.fields[0].str = inner.fields[0].str = "vecAdd(float*)";
+		inner.depth = 1;
+		inner.parent_plugin = "rt";
+		inner.parent_api = "rtLaunchKernel";
+		fx_sink_open(&s, "chrome", "clock", clocks[c], NULL);
+		fx_sink_event(&s, &inner);
+		fx_sink_event(&s, &outer);
+		out = fx_sink_close(&s, NULL);
+		setenv("CLOCK", clocks[c], 1);
+		assert_int_equal(fx_python(flows_check, out), 0);
+		free(out);
+	}
 }
 
 static const char parses[] =
@@ -151,6 +199,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_launch_names_flows),
 		cmocka_unit_test(test_valid_mid_run),
 		cmocka_unit_test(test_streams_in_chunks),
 	};

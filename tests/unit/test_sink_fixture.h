@@ -48,7 +48,7 @@ static const struct ct_api fx_apis[FX_N] = {
 				    .role = CT_ROLE_COPY_KIND, .names = &fx_kinds } } },
 	[FX_LAUNCH] = { .symbol = "xLaunchKernel", .flags = CT_API_LAUNCH, .n_args = 2,
 			.args = (const struct ct_arg[]){ FX_ARG("func", CT_ARG_PTR, 0, CT_ROLE_KERNEL),
-				  { .name = "grid", .kind = CT_ARG_DIM3, CT_SLOT(1), .size = 12 } } },
+				  { .name = "grid", .kind = CT_ARG_DIM3, CT_SLOT(1), .size = 12, .role = CT_ROLE_GRID } } },
 	[FX_MALLOC_HOST] = { .symbol = "xMallocHost", .flags = CT_API_ALLOC | CT_API_HOST_MEM, .n_args = 2,
 			     .args = (const struct ct_arg[]){ FX_ARG("ptr", CT_ARG_PTR, 0, CT_ROLE_ALLOC_PTR),
 				       FX_ARG("size", CT_ARG_SIZE, 1, CT_ROLE_BYTES) } },

@@ -31,13 +31,14 @@ static const char check[] =
 	"class P(HTMLParser):\n"
 	"    def __init__(s):\n"
 	"        super().__init__(); s.tables = {}; s.cur = None; s.row = None; s.cell = None\n"
+	"        s.titles = {}; s.trow = None\n"
 	"        s.rects = []; s.threads = []; s.text = None; s.lines = 0; s.stack = []; s.svg = None\n"
 	"    def handle_starttag(s, t, a):\n"
 	"        a = dict(a)\n"
 	"        if t not in ('meta', 'line'): s.stack.append(t)\n"
-	"        if t == 'table': s.cur = (a.get('class'), a.get('data-pid')); s.tables[s.cur] = []\n"
-	"        elif t == 'tr' and s.cur: s.row = []; s.tables[s.cur].append(s.row)\n"
-	"        elif t in ('td', 'th') and s.row is not None: s.cell = ''\n"
+	"        if t == 'table': s.cur = (a.get('class'), a.get('data-pid')); s.tables[s.cur] = []; s.titles[s.cur] = []\n"
+	"        elif t == 'tr' and s.cur: s.row = []; s.tables[s.cur].append(s.row); s.trow = []; s.titles[s.cur].append(s.trow)\n"
+	"        elif t in ('td', 'th') and s.row is not None: s.cell = ''; s.trow.append(a.get('title'))\n"
 	"        elif t == 'svg': s.svg = a.get('id')\n"
 	"        elif t == 'rect' and s.svg == 'timeline': s.rects.append(a)\n"
 	"        elif t == 'text' and a.get('class') == 'thread': s.text = ''\n"
@@ -58,12 +59,19 @@ static const char check[] =
 	"apis = p.tables[('apis', '100')]\n"
 	"assert apis[0][:5] == ['API', 'Runtime', 'Time(%)', 'Total(ns)', 'Calls'], apis[0]\n"
 	"rows = {r[0]: r for r in apis[1:]}\n"
-	"assert rows['xMalloc'][1:] == ['fake', '69.6', '8000', '2', '0', '4000', '3000', '5000', '3000', '5000', '12288'], rows['xMalloc']\n"
+	"assert rows['xMalloc'][1:] == ['fake', '69.6', '8000', '2', '0', '4000', '3000', '5000', '3000', '5000', '12.0 KiB', '0'], rows['xMalloc']\n"
+	"at = {r[0]: t for r, t in zip(apis[1:], p.titles[('apis', '100')][1:])}\n"
+	"assert at['xMalloc'][11] == '12288 bytes', at['xMalloc']\n"
+	"assert p.tables[('errors', '100')] == [['Error', 'API', 'Runtime', 'Calls'], ['xErrorMemory', 'xLaunchKernel', 'fake', '1']], p.tables[('errors', '100')]\n"
+	"assert ('errors', '200') not in p.tables\n"
+	"k = p.tables[('kernels', '100')]\n"
+	"assert k[1] == ['0x401000', 'fake', '1', '1', '500', '500', '(1,1,1)', '-'], k\n"
 	"assert rows['xLaunchKernel'][5] == '1' and rows['xLaunchKernel'][11] == '-'\n"
 	"assert p.tables[('apis', '200')][1][0] == 'xMallocHost'\n"
 	"mem = p.tables[('memory', None)]\n"
-	"assert mem[1] == ['100', 'app', 'fake', '2', '1', '12288', '0', '0', '1', '8192', '0'], mem[1]\n"
-	"assert mem[2] == ['200', 'app', 'fake', '1', '0', '0', '100', '0', '1', '100', '0'], mem[2]\n"
+	"assert mem[1] == ['100', 'app', 'fake', '2', '1', '12.0 KiB', '0 B', '0 B', '1', '8.00 KiB', '0'], mem[1]\n"
+	"assert mem[2] == ['200', 'app', 'fake', '1', '0', '0 B', '100 B', '0 B', '1', '100 B', '0'], mem[2]\n"
+	"assert p.titles[('memory', None)][1][5] == '12288 bytes'\n"
 	"assert len(p.rects) == 6, len(p.rects)\n"
 	"assert [r['class'] for r in p.rects] == ['alloc', 'alloc', 'copy', 'launch err', 'free', 'alloc']\n"
 	"assert p.threads == ['app 100 (pid 100)', '<w&> 101 (pid 100)', 'app 200 (pid 200)'], p.threads\n"
@@ -82,7 +90,7 @@ static void test_page(void **state)
 	out = fx_sink_close(&s, &st);
 	assert_int_equal(fx_python(check, out), 0);
 	/* the device memory plot climbs to the peak and ends at what is still in use */
-	assert_non_null(strstr(out, ">12288 bytes</text>"));
+	assert_non_null(strstr(out, ">12.0 KiB</text>"));
 	free(out);
 }
 
@@ -96,9 +104,44 @@ static void test_timeline_is_bounded(void **state)
 	out = fx_sink_close(&s, NULL);
 	assert_non_null(strstr(out, "<title>run &lt;1&gt;</title>"));
 	assert_non_null(strstr(out, "The timeline shows the first 4 calls; 2 later calls are counted in "
-				    "the tables but not drawn (max_calls)."));
+				    "the tables but not drawn (the sink's max_calls). For every call of the run, "
+				    "write a chrome trace"));
 	/* the tables still count every call */
 	assert_non_null(strstr(out, "6 calls from 2 processes"));
+	free(out);
+}
+
+/* A long kernel name is cut in its cell and whole in its title; sizes of any
+ * magnitude read in binary units; nested launches are counted once. */
+static void test_kernels_sizes(void **state)
+{
+	static const char name[] = "void cutlass::Kernel<cutlass::gemm::kernel::Gemm<cutlass::gemm::threadblock::"
+				   "MmaPipelined<128, 128, 8>>>(Params)";
+	struct ct_event ev[] = {
+		fx_event(FX_MALLOC, 100, 100, 1000, 5000, 0, U(0x1000), U(1462763520)),
+		fx_event(FX_LAUNCH, 100, 100, 9000, 500, 0, U(0x401000), U(64), U(2), U(1)),
+		fx_event_pl(&fx_plugin2, FX_LAUNCH, 100, 100, 9100, 100, 0, U(0x9000), U(64), U(2), U(1)),
+	};
+	struct fx_sink s;
+	char *out;
+
+	ev[1].fields[0].str = ev[2].fields[0].str = name;
+	ev[2].depth = 1;
+	ev[2].parent_plugin = "fake";
+	ev[2].parent_api = "xLaunchKernel";
+	fx_sink_open(&s, "html", NULL);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		fx_sink_event(&s, &ev[i]);
+	out = fx_sink_close(&s, NULL);
+	assert_non_null(strstr(out, "<td class=\"n\" title=\"1462763520 bytes\">1.36 GiB</td>"));
+	assert_non_null(strstr(out, "<tr><td title=\"void cutlass::Kernel&lt;cutlass::gemm::kernel::Gemm&lt;"
+				    "cutlass::gemm::threadblock::MmaPipelined&lt;128, 128, 8&gt;&gt;&gt;(Params)\">"
+				    "void cutlass::Kernel&lt;cutlass::gemm::kernel::Gemm&lt;cutlass::gemm::threadblock::..."
+				    "</td><td>fake</td><td class=\"n\">1</td><td class=\"n\">0</td><td class=\"n\">500</td>"
+				    "<td class=\"n\">500</td><td class=\"n\">(64,2,1)</td>"));
+	/* the inner launch is nested: 0% of the time, marked, and no second kernel row */
+	assert_non_null(strstr(out, "<tr><td>xLaunchKernel</td><td>other</td><td class=\"n\">0.0</td>"));
+	assert_null(strstr(out, "<td>other</td><td class=\"n\">1</td>"));
 	free(out);
 }
 
@@ -118,6 +161,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page),
+		cmocka_unit_test(test_kernels_sizes),
 		cmocka_unit_test(test_timeline_is_bounded),
 		cmocka_unit_test(test_empty_page),
 	};

@@ -28,14 +28,14 @@ static const char want_table[] =
 	"\n"
 	"pid 100 (app): 10 calls, 1 errors, 19200 ns in traced calls\n"
 	"\n"
-	"Time(%)  Total(ns)  Calls  Errors  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
-	"   46.9       9000      3       1     3000     1000     5000     3007     5000  12288  fake     xMalloc\n"
-	"   31.2       6000      2       0     3000     2000     4000     2000     4000   5120  fake     xMemcpy\n"
-	"   10.4       2000      1       0     2000     2000     2000     2000     2000      -  fake     xFree\n"
-	"    5.2       1000      1       0     1000     1000     1000     1000     1000   1000  fake     xMemcpy2D\n"
-	"    3.6        700      1       0      700      700      700      700      700    256  fake     xMemset\n"
-	"    2.6        500      1       0      500      500      500      500      500      -  fake     xLaunchKernel\n"
-	"      -          -      1       0        -        -        -        -        -      -  fake     xMark\n"
+	"Time(%)  Total(ns)  Calls  Errors  Nested  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
+	"   46.9       9000      3       1       -     3000     1000     5000     3007     5000  12288  fake     xMalloc\n"
+	"   31.2       6000      2       0       -     3000     2000     4000     2000     4000   5120  fake     xMemcpy\n"
+	"   10.4       2000      1       0       -     2000     2000     2000     2000     2000      -  fake     xFree\n"
+	"    5.2       1000      1       0       -     1000     1000     1000     1000     1000   1000  fake     xMemcpy2D\n"
+	"    3.6        700      1       0       -      700      700      700      700      700    256  fake     xMemset\n"
+	"    2.6        500      1       0       -      500      500      500      500      500      -  fake     xLaunchKernel\n"
+	"      -          -      1       0       -        -        -        -        -        -      -  fake     xMark\n"
 	"\n"
 	"Bytes by copy kind:\n"
 	"Runtime  API        Kind           Calls  Bytes\n"
@@ -44,10 +44,14 @@ static const char want_table[] =
 	"fake     xMemcpy2D  xHostToDevice      1   1000\n"
 	"fake     xMemset    -                  1    256\n"
 	"\n"
+	"Kernels (from launch calls: each launch once, however many runtimes traced it):\n"
+	"Launches  Errors  Total(ns)  Avg(ns)    Grids  Blocks  Runtime  Kernel\n"
+	"       1       0        500      500  (1,1,1)       -  fake     0x401000\n"
+	"\n"
 	"pid 200 (app): 1 calls, 0 errors, 100 ns in traced calls\n"
 	"\n"
-	"Time(%)  Total(ns)  Calls  Errors  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
-	"  100.0        100      1       0      100      100      100      100      100      -  other    xDeviceSynchronize\n"
+	"Time(%)  Total(ns)  Calls  Errors  Nested  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
+	"  100.0        100      1       0       -      100      100      100      100      100      -  other    xDeviceSynchronize\n"
 	"\n"
 	"warning: 3 records lost: the figures above undercount\n";
 
@@ -98,15 +102,15 @@ static void test_json(void **state)
 }
 
 static const char want_csv[] =
-	"pid,comm,plugin,api,calls,errors,total_ns,time_pct,avg_ns,min_ns,max_ns,p50_ns,p99_ns,bytes,bytes_by_kind\r\n"
-	"100,app,fake,xMalloc,3,1,9000,46.88,3000,1000,5000,3007,5000,12288,\r\n"
-	"100,app,fake,xMemcpy,2,0,6000,31.25,3000,2000,4000,2000,4000,5120,xHostToDevice=4096;xDeviceToHost=1024\r\n"
-	"100,app,fake,xFree,1,0,2000,10.42,2000,2000,2000,2000,2000,,\r\n"
-	"100,app,fake,xMemcpy2D,1,0,1000,5.21,1000,1000,1000,1000,1000,1000,xHostToDevice=1000\r\n"
-	"100,app,fake,xMemset,1,0,700,3.65,700,700,700,700,700,256,=256\r\n"
-	"100,app,fake,xLaunchKernel,1,0,500,2.60,500,500,500,500,500,,\r\n"
-	"100,app,fake,xMark,1,0,0,0.00,,,,,,,\r\n"
-	"200,app,other,xDeviceSynchronize,1,0,100,100.00,100,100,100,100,100,,\r\n";
+	"pid,comm,plugin,api,calls,errors,total_ns,time_pct,avg_ns,min_ns,max_ns,p50_ns,p99_ns,bytes,bytes_by_kind,nested\r\n"
+	"100,app,fake,xMalloc,3,1,9000,46.88,3000,1000,5000,3007,5000,12288,,0\r\n"
+	"100,app,fake,xMemcpy,2,0,6000,31.25,3000,2000,4000,2000,4000,5120,xHostToDevice=4096;xDeviceToHost=1024,0\r\n"
+	"100,app,fake,xFree,1,0,2000,10.42,2000,2000,2000,2000,2000,,,0\r\n"
+	"100,app,fake,xMemcpy2D,1,0,1000,5.21,1000,1000,1000,1000,1000,1000,xHostToDevice=1000,0\r\n"
+	"100,app,fake,xMemset,1,0,700,3.65,700,700,700,700,700,256,=256,0\r\n"
+	"100,app,fake,xLaunchKernel,1,0,500,2.60,500,500,500,500,500,,,0\r\n"
+	"100,app,fake,xMark,1,0,0,0.00,,,,,,,,0\r\n"
+	"200,app,other,xDeviceSynchronize,1,0,100,100.00,100,100,100,100,100,,,0\r\n";
 
 static void test_csv(void **state)
 {
@@ -117,6 +121,87 @@ static void test_csv(void **state)
 	feed(&s);
 	out = fx_sink_close(&s, NULL);
 	assert_text_equal(out, want_csv);
+	free(out);
+}
+
+/*
+ * Both layers of a launch: the runtime's launch (fake) and the driver call
+ * made inside it (other, depth 1, with a parent). The kernels table counts
+ * the launch once; the per-API table marks the inner row Nested, and its
+ * time is not in the share of time a second time.
+ */
+static const char long_kernel[] = "void gemm_kernel<float, 128, 64>(float const*, float*, int)";
+
+static void feed_layers(struct fx_sink *s)
+{
+	struct ct_event ev[] = {
+		fx_event(FX_LAUNCH, 300, 300, 1000, 100, 0, U(0x401000), U(4), U(1), U(1)),
+		fx_event_pl(&fx_plugin2, FX_LAUNCH, 300, 300, 1010, 40, 0, U(0x7000), U(4), U(1), U(1)),
+		fx_event(FX_LAUNCH, 300, 300, 2000, 200, 2, U(0x401000), U(4), U(1), U(1)),
+		fx_event(FX_LAUNCH, 300, 300, 3000, 300, 0, U(0x401000), U(8), U(1), U(1)),
+		fx_event(FX_LAUNCH, 300, 300, 4000, 50, 0, U(0x402000), U(1), U(1), U(1)),
+	};
+
+	for (size_t i = 0; i < 4; i++)
+		ev[i].fields[0].str = "vecAdd(float*, int)";
+	ev[4].fields[0].str = long_kernel;
+	ev[1].depth = 1;
+	ev[1].parent_plugin = "fake";
+	ev[1].parent_api = "xLaunchKernel";
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		fx_sink_event(s, &ev[i]);
+}
+
+static const char want_layers[] =
+	"cudatracer summary\n"
+	"\n"
+	"pid 300 (app): 5 calls, 1 errors, 650 ns in traced calls\n"
+	"\n"
+	"Time(%)  Total(ns)  Calls  Errors  Nested  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
+	"  100.0        650      4       1       -      162       50      300      101      300      -  fake     xLaunchKernel\n"
+	"    0.0         40      1       0       1       40       40       40       40       40      -  other    xLaunchKernel\n"
+	"Nested: calls made inside another traced call (a driver call inside a runtime call); Time(%) counts outermost calls only.\n"
+	"\n"
+	"Kernels (from launch calls: each launch once, however many runtimes traced it):\n"
+	"Launches  Errors  Total(ns)  Avg(ns)     Grids  Blocks  Runtime  Kernel\n"
+	"       3       1        600      200  2 shapes       -  fake     vecAdd(float*, int)\n"
+	"       1       0         50       50   (1,1,1)       -  fake     void gemm_kernel<float, 128... [1]\n"
+	"[1] void gemm_kernel<float, 128, 64>(float const*, float*, int)\n";
+
+static void test_kernels_and_nesting(void **state)
+{
+	struct fx_sink s;
+	char *out;
+
+	fx_sink_open(&s, "summary", "kernel_width", "30", NULL);
+	feed_layers(&s);
+	out = fx_sink_close(&s, NULL);
+	assert_text_equal(out, want_layers);
+	free(out);
+}
+
+static void test_kernels_json(void **state)
+{
+	struct fx_sink s;
+	char *out;
+
+	fx_sink_open(&s, "summary", "format", "json", NULL);
+	feed_layers(&s);
+	out = fx_sink_close(&s, NULL);
+	assert_int_equal(fx_python(
+		"import json, sys\n"
+		"p = json.load(sys.stdin)['processes'][0]\n"
+		"assert p['total_ns'] == 650, p\n"
+		"a = {(x['plugin'], x['api']): x for x in p['apis']}\n"
+		"inner = a[('other', 'xLaunchKernel')]\n"
+		"assert inner['nested'] == 1 and inner['time_pct'] == 0.0 and inner['total_ns'] == 40, inner\n"
+		"assert a[('fake', 'xLaunchKernel')]['time_pct'] == 100.0\n"
+		"k = p['kernels']\n"
+		"assert [x['name'] for x in k] == ['vecAdd(float*, int)', '" "void gemm_kernel<float, 128, 64>(float const*, float*, int)'], k\n"
+		"assert (k[0]['launches'], k[0]['errors'], k[0]['total_ns'], k[0]['avg_ns']) == (3, 1, 600, 200)\n"
+		"assert k[0]['grids'] == 2 and 'grid' not in k[0] and k[0]['blocks'] == 0 and k[0]['plugin'] == 'fake'\n"
+		"assert k[1]['grids'] == 1 and k[1]['grid'] == [1, 1, 1]\n",
+		out), 0);
 	free(out);
 }
 
@@ -174,6 +259,8 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_kernels_and_nesting),
+		cmocka_unit_test(test_kernels_json),
 		cmocka_unit_test(test_interval_rewrites),
 		cmocka_unit_test(test_empty),
 	};

@@ -112,6 +112,10 @@ enum ct_role {
 	CT_ROLE_COMM_ID,    /* what every member passes alike to create it (a unique id's first word) */
 	CT_ROLE_RANK,       /* the caller's rank in the call's communicator */
 	CT_ROLE_NRANKS,     /* the communicator's size */
+	/* A launch's shape, for the kernels table: one DIM3 or SIZES3 argument,
+	 * or its x, y and z as three UINT arguments in that order. */
+	CT_ROLE_GRID,       /* blocks in the grid (OpenCL: the global work size) */
+	CT_ROLE_BLOCK,      /* threads in a block (OpenCL: the local work size) */
 	CT_ROLE_MAX
 };
 
@@ -250,6 +254,9 @@ typedef const struct ct_plugin *(*ct_plugin_entry_fn)(void);
 /* Up to three size_t in a row (24 bytes), as many as the earlier argument `count_from` says. */
 #define CT_ARG_SIZES3(n, where, cf) \
 	{ .name = (n), .kind = CT_ARG_SIZES3, where, .size = 24, .role = CT_ROLE_NONE, .count_from = (cf) }
+/* ... with a role (a launch's GRID or BLOCK). */
+#define CT_ARG_SIZES3_ROLE(n, where, cf, r) \
+	{ .name = (n), .kind = CT_ARG_SIZES3, where, .size = 24, .role = (r), .count_from = (cf) }
 /* An enum argument whose value is a datatype: named from `table`, sized from `sizes`. */
 #define CT_ARG_ELEM_TYPE(n, where, sz, table, sizes) \
 	{ .name = (n), .kind = CT_ARG_ENUM, where, .size = (sz), .role = CT_ROLE_ELEM_TYPE, \

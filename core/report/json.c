@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "merge/json.h"
+#include "report/json.h"
 
 #define MAX_DEPTH 32
 
@@ -34,9 +34,9 @@ static int hexval(char c)
 	return -1;
 }
 
-int ct_jp_string(struct ct_jp *j, char *out, size_t cap)
+int ct_jp_string_len(struct ct_jp *j, char *out, size_t cap, size_t *len)
 {
-	size_t n = 0;
+	size_t n = 0, whole = 0;
 
 	if (!eat(j, '"'))
 		return -EINVAL;
@@ -69,7 +69,7 @@ int ct_jp_string(struct ct_jp *j, char *out, size_t cap)
 					v = v * 16 + h;
 				}
 				j->p += 4;
-				c = v < 0x80 ? (char)v : '?';
+				c = v < 0x100 ? (char)v : '?';
 				break;
 			}
 			default:
@@ -78,13 +78,21 @@ int ct_jp_string(struct ct_jp *j, char *out, size_t cap)
 		}
 		if (out && n + 1 < cap)
 			out[n++] = c;
+		whole++;
 	}
 	if (j->p >= j->end)
 		return -EINVAL;
 	j->p++;
 	if (out && cap)
 		out[n] = 0;
+	if (len)
+		*len = whole;
 	return 0;
+}
+
+int ct_jp_string(struct ct_jp *j, char *out, size_t cap)
+{
+	return ct_jp_string_len(j, out, cap, NULL);
 }
 
 /* The span of a number token, checked against JSON's grammar loosely. */
@@ -141,6 +149,26 @@ int ct_jp_u64(struct ct_jp *j, uint64_t *v)
 	return errno || *e ? -EINVAL : 0;
 }
 
+int ct_jp_i32(struct ct_jp *j, int32_t *v)
+{
+	int64_t x;
+
+	if (ct_jp_i64(j, &x))
+		return -EINVAL;
+	*v = (int32_t)x;
+	return 0;
+}
+
+int ct_jp_u32(struct ct_jp *j, uint32_t *v)
+{
+	uint64_t x;
+
+	if (ct_jp_u64(j, &x))
+		return -EINVAL;
+	*v = (uint32_t)x;
+	return 0;
+}
+
 static bool word(struct ct_jp *j, const char *w)
 {
 	size_t n = strlen(w);
@@ -151,6 +179,52 @@ static bool word(struct ct_jp *j, const char *w)
 		return true;
 	}
 	return false;
+}
+
+int ct_jp_double(struct ct_jp *j, double *v)
+{
+	char buf[32], *e;
+	const char *s;
+	size_t n;
+	bool integral;
+
+	if (number(j, &s, &n, &integral))
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	*v = strtod(buf, &e);
+	return *e ? -EINVAL : 0;
+}
+
+bool ct_jp_null(struct ct_jp *j)
+{
+	return word(j, "null");
+}
+
+char ct_jp_peek(struct ct_jp *j)
+{
+	ws(j);
+	return j->p < j->end ? *j->p : 0;
+}
+
+int ct_jp_array(struct ct_jp *j, ct_jp_elem_fn fn, void *ctx)
+{
+	size_t i = 0;
+	int r;
+
+	if (!eat(j, '['))
+		return -EINVAL;
+	if (eat(j, ']'))
+		return 0;
+	do {
+		ws(j);
+		r = fn(ctx, i++, j);
+		if (r < 0)
+			return r;
+		if (r > 0 && ct_jp_skip(j))
+			return -EINVAL;
+	} while (eat(j, ','));
+	return eat(j, ']') ? 0 : -EINVAL;
 }
 
 int ct_jp_bool(struct ct_jp *j, bool *v)

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A recorded call line made an event again, as the decoder made it live:
+ * the plugin the line names is loaded and its API table gives the event
+ * its row (flags, argument kinds and roles, enum and error tables), so that
+ * sinks see what they saw live. The line's values are read back by each
+ * argument's kind (docs/events.md); a kernel or handle that was named keeps
+ * its name (its address was not recorded).
+ *
+ * A plugin that cannot be loaded is an error (its calls cannot be read); an
+ * API its table does not have (a trace from another version) is skipped and
+ * counted.
+ */
+#ifndef CT_REPORT_REPLAY_H
+#define CT_REPORT_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cudatracer/event.h>
+#include "config/config.h"
+#include "plugin/loader.h"
+#include "util/u64map.h"
+
+struct ct_replay_skip {
+	char plugin[32], api[128];
+	uint64_t n;
+};
+
+struct ct_replay {
+	char **dirs;
+	struct ct_loaded_plugin plugins[CT_MAX_PLUGINS];
+	struct ct_u64map by_name[CT_MAX_PLUGINS]; /* hash of a symbol -> api index + 1 */
+	int n_plugins;
+	int64_t wall_offset_ns;    /* the trace's: mono = ts - offset */
+	struct ct_event ev;        /* the last line's */
+	struct ct_comm_info comm;
+	struct ct_proc_env env;
+	char comm_text[64], parent_plugin[32], parent_api[128];
+	char *arena;               /* the line's strings; room for the whole line */
+	size_t arena_cap, arena_len;
+	struct ct_replay_skip *skips; /* APIs not in the loaded tables */
+	size_t n_skips;
+	uint64_t skipped, other_kinds;
+};
+
+/* `preload`: plugins (names or paths) loaded first, matched by their name. */
+int ct_replay_init(struct ct_replay *r, const char *plugin_path, const struct ct_list *preload,
+		   int64_t wall_offset_ns);
+/*
+ * One line of a trace: 0 and r->ev filled; 1 when it is skipped (an API the
+ * plugin does not have, a kind of line that is not a call: counted); <0 on
+ * an error, said with path:lineno.
+ */
+int ct_replay_line(struct ct_replay *r, const char *line, size_t len, const char *path, long lineno);
+void ct_replay_free(struct ct_replay *r);
+
+struct ct_jp;
+/* A line's "communicator" object (merge reads it too). */
+int ct_replay_comm(struct ct_jp *j, struct ct_comm_info *c);
+
+#endif

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `cudatracer report`: a recorded jsonl trace replayed into sinks, as a
+ * live run would have fed them: its calls in their order, then each
+ * process's end (by the order of their last calls: a trace does not record
+ * exits), then the sinks' final output. No tracing, no privileges.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config/config.h"
+#include "report/replay.h"
+#include "report/report.h"
+#include "report/tracefile.h"
+#include "sinks/output.h"
+#include "util/log.h"
+#include "util/u64map.h"
+
+static const char usage[] =
+	"usage: cudatracer report TRACE.jsonl[.gz] [-o TYPE[:PATH]]... [options]\n"
+	"\n"
+	"Read a trace the jsonl sink recorded (gzip-compressed or not) into any sink, as a\n"
+	"live run would have: summary, html, chrome, csv, memory, text (docs/sinks.md).\n"
+	"\n"
+	"  -o, --output TYPE[:PATH]  add a sink; PATH - is stdout (default: -o summary)\n"
+	"  -c, --config FILE      [sink.NAME] sections for sinks with their keys\n"
+	"  -P, --plugin LIST      load these plugins first (names or .so paths); the\n"
+	"                         others the trace names are found on the plugin path\n"
+	"      --plugin-path DIRS where to look for plugins (colon-separated)\n"
+	"  -q, --quiet            errors only\n"
+	"  -h, --help\n";
+
+/* Processes by the time of their last call, for their ends. */
+struct proc_end {
+	uint32_t pid;
+	uint64_t last_ns;
+};
+
+static int note_proc(struct ct_u64map *m, const struct ct_event *ev)
+{
+	struct proc_end *p = ct_u64map_get(m, ev->pid);
+	uint64_t end = ev->ts_ns + (ev->entry_only ? 0 : ev->dur_ns);
+
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p || ct_u64map_put(m, ev->pid, p)) {
+			free(p);
+			return -ENOMEM;
+		}
+		p->pid = ev->pid;
+	}
+	if (end > p->last_ns)
+		p->last_ns = end;
+	return 0;
+}
+
+static int cmp_end(const void *a, const void *b)
+{
+	const struct proc_end *x = *(struct proc_end *const *)a, *y = *(struct proc_end *const *)b;
+
+	if (x->last_ns != y->last_ns)
+		return x->last_ns < y->last_ns ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int procs_end(struct ct_output *o, struct ct_u64map *m)
+{
+	struct proc_end **v = calloc(m->n ? m->n : 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; ct_u64map_next(m, &i, NULL, (void **)&v[n]);)
+		n++;
+	qsort(v, n, sizeof(*v), cmp_end);
+	for (size_t i = 0; i < n; i++)
+		ct_output_proc_exit(o, v[i]->pid, v[i]->last_ns);
+	free(v);
+	return 0;
+}
+
+static void say_skips(const struct ct_replay *r, const char *path)
+{
+	if (r->skipped) {
+		ct_warn("report: %" PRIu64 " calls of %s were skipped: APIs the loaded plugins do not "
+			"have (a trace of another version?):", r->skipped, path);
+		for (size_t i = 0; i < r->n_skips; i++)
+			ct_warn("  %s %s: %" PRIu64 " calls", r->skips[i].plugin, r->skips[i].api, r->skips[i].n);
+	}
+	if (r->other_kinds)
+		ct_info("report: %" PRIu64 " lines that are not calls were skipped", r->other_kinds);
+}
+
+/* Every call of the trace to the sinks. */
+static int replay(struct ct_replay *r, struct ct_tracefile *tf, struct ct_output *o,
+		  struct ct_run_stats *st)
+{
+	struct ct_u64map procs = { 0 };
+	const char *line;
+	size_t len;
+	int more, err = 0;
+
+	st->start_ns = tf->wall_ns;
+	while (!err && (more = ct_tracefile_next(tf, &line, &len)) > 0) {
+		err = ct_replay_line(r, line, len, tf->path, tf->lineno);
+		if (err == 1) {
+			err = 0;
+			continue;
+		}
+		if (!err)
+			err = note_proc(&procs, &r->ev);
+		if (err)
+			break;
+		st->events++;
+		if (r->ev.ts_ns + r->ev.dur_ns > st->end_ns)
+			st->end_ns = r->ev.ts_ns + r->ev.dur_ns;
+		ct_output_event(o, &r->ev);
+	}
+	if (!err && more < 0)
+		err = more;
+	if (!err)
+		err = procs_end(o, &procs);
+	for (size_t i = 0; ct_u64map_next(&procs, &i, NULL, (void **)&line);)
+		free((void *)line);
+	ct_u64map_free(&procs);
+	return err;
+}
+
+int ct_report_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "plugin", required_argument, NULL, 'P' },
+		{ "plugin-path", required_argument, NULL, 'L' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct ct_config conf;
+	struct ct_tracefile tf = { 0 };
+	struct ct_replay r = { 0 };
+	struct ct_output out = { 0 };
+	struct ct_run_stats st = { 0 };
+	const char *config = NULL, *plugins = NULL, *plugin_path = NULL;
+	char **sinks = calloc(argc, sizeof(*sinks));
+	int n_sinks = 0, opt, ret = 2, err;
+	bool opened = false;
+
+	ct_config_init(&conf);
+	if (!sinks)
+		goto out;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:c:P:qh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': sinks[n_sinks++] = optarg; break;
+		case 'c': config = optarg; break;
+		case 'P': plugins = optarg; break;
+		case 'L': plugin_path = optarg; break;
+		case 'q': ct_verbosity = CT_LOG_ERROR; break;
+		case 'h': fputs(usage, stdout); ret = 0; goto out;
+		default: fputs(usage, stderr); goto out;
+		}
+	}
+	if (optind + 1 != argc) {
+		if (optind < argc)
+			ct_err("report: one trace at a time (cudatracer merge puts several on one timeline)");
+		fputs(usage, stderr);
+		goto out;
+	}
+	if (config && ct_config_load(&conf, config))
+		goto out;
+	if (plugins && ct_config_set(&conf, "tracer", "plugins", plugins, "-P"))
+		goto out;
+	if (plugin_path && ct_config_set(&conf, "tracer", "plugin_path", plugin_path, "--plugin-path"))
+		goto out;
+	for (int i = 0; i < n_sinks; i++) {
+		char *colon = strchr(sinks[i], ':');
+
+		if (colon)
+			*colon = 0;
+		if (ct_config_add_sink(&conf, sinks[i], colon ? colon + 1 : NULL))
+			goto out;
+	}
+	if (!conf.n_sinks && ct_config_add_sink(&conf, "summary", "-"))
+		goto out;
+	if (ct_config_finish(&conf))
+		goto out;
+	ret = 1;
+	if (ct_tracefile_open(&tf, argv[optind], "report"))
+		goto out;
+	/* Only -P's plugins are loaded first: the config's default list would
+	 * load plugins the trace may not name. */
+	if (ct_replay_init(&r, conf.tracer.plugin_path, plugins ? &conf.tracer.plugins : NULL,
+			   tf.wall_offset_ns))
+		goto out;
+	err = ct_output_open(&out, &conf);
+	opened = true;
+	if (!err)
+		err = replay(&r, &tf, &out, &st);
+	if (err == -ENOMEM)
+		ct_err("report: out of memory");
+	opened = false;
+	if (ct_output_close(&out, &st) || err)
+		goto out;
+	say_skips(&r, tf.path);
+	if (ct_verbosity >= CT_LOG_WARN)
+		fprintf(stderr, "cudatracer report: %" PRIu64 " events from %s\n", st.events, tf.path);
+	ret = 0;
+out:
+	if (opened)
+		ct_output_close(&out, &st);
+	ct_replay_free(&r);
+	ct_tracefile_close(&tf);
+	ct_config_free(&conf);
+	free(sinks);
+	return ret;
+}

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+/* Reading a recorded trace: zlib's gzread reads a plain file as it is, so
+ * one path serves both; lines are split here, of any length (a kernel's
+ * name has no bound). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "report/json.h"
+#include "report/tracefile.h"
+#include "util/log.h"
+
+#define READ_CHUNK (256 * 1024)
+
+struct meta {
+	bool meta, has_offset;
+	struct ct_tracefile *t;
+};
+
+static int meta_key(void *ctx, const char *key, struct ct_jp *j)
+{
+	struct meta *m = ctx;
+	char kind[16];
+
+	if (!strcmp(key, "kind")) {
+		if (ct_jp_string(j, kind, sizeof(kind)))
+			return -EINVAL;
+		m->meta = !strcmp(kind, "meta");
+		return 0;
+	}
+	if (!strcmp(key, "host"))
+		return ct_jp_string(j, m->t->host, sizeof(m->t->host));
+	if (!strcmp(key, "boot_id"))
+		return ct_jp_string(j, m->t->boot_id, sizeof(m->t->boot_id));
+	if (!strcmp(key, "wall_offset_ns"))
+		return m->has_offset = true, ct_jp_i64(j, &m->t->wall_offset_ns);
+	if (!strcmp(key, "wall_ns"))
+		return ct_jp_u64(j, &m->t->wall_ns);
+	if (!strcmp(key, "mono_ns"))
+		return ct_jp_u64(j, &m->t->mono_ns);
+	return 1;
+}
+
+/* More bytes into buf; 0 at the end of the file. */
+static int fill(struct ct_tracefile *t)
+{
+	int n, zerr;
+
+	if (t->pos) {
+		memmove(t->buf, t->buf + t->pos, t->len - t->pos);
+		t->len -= t->pos;
+		t->pos = 0;
+	}
+	if (t->cap - t->len < READ_CHUNK) {
+		size_t cap = t->cap ? t->cap * 2 : 2 * READ_CHUNK;
+		char *nb = realloc(t->buf, cap);
+
+		if (!nb)
+			return -ENOMEM;
+		t->buf = nb;
+		t->cap = cap;
+	}
+	n = gzread(t->gz, t->buf + t->len, READ_CHUNK);
+	if (n < 0) {
+		const char *why = gzerror(t->gz, &zerr);
+
+		if (zerr == Z_ERRNO)
+			why = strerror(errno);
+		ct_err("%s: reading %s failed: %s%s", t->who, t->path, why,
+		       zerr == Z_BUF_ERROR || zerr == Z_DATA_ERROR ?
+		       " (the compressed trace is damaged or cut short)" : "");
+		return -EIO;
+	}
+	t->len += (size_t)n;
+	return n;
+}
+
+int ct_tracefile_next(struct ct_tracefile *t, const char **line, size_t *len)
+{
+	for (;;) {
+		char *nl = t->pos < t->len ? memchr(t->buf + t->pos, '\n', t->len - t->pos) : NULL;
+		int n;
+
+		if (nl) {
+			*line = t->buf + t->pos;
+			*len = (size_t)(nl - *line);
+			t->pos += *len + 1;
+			t->lineno++;
+			return 1;
+		}
+		if (t->eof) {
+			if (t->pos == t->len)
+				return 0;
+			ct_err("%s: %s:%ld: the last line is cut short: the trace is truncated (was the "
+			       "tracer killed?)", t->who, t->path, t->lineno + 1);
+			return -EINVAL;
+		}
+		n = fill(t);
+		if (n < 0)
+			return n;
+		t->eof = n == 0;
+	}
+}
+
+int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned char magic[2] = { 0 };
+	struct meta m = { .t = t };
+	struct ct_jp j;
+	const char *line;
+	size_t len;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->path = path;
+	t->who = who;
+	if (fd < 0) {
+		err = -errno;
+		ct_err("%s: cannot read %s: %s", who, path, strerror(errno));
+		return err;
+	}
+	t->compressed = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	t->gz = gzdopen(fd, "rb");
+	if (!t->gz) {
+		close(fd);
+		return -ENOMEM;
+	}
+	gzbuffer(t->gz, READ_CHUNK);
+	err = ct_tracefile_next(t, &line, &len);
+	if (err < 0)
+		return err;
+	if (err == 0) {
+		ct_err("%s: %s is empty: not a jsonl trace", who, path);
+		return -EINVAL;
+	}
+	j = (struct ct_jp){ line, line + len };
+	if (ct_jp_object(&j, meta_key, &m) || !ct_jp_at_end(&j) || !m.meta) {
+		ct_err("%s: %s: its first line is not a meta line: not a jsonl trace of this "
+		       "cudatracer (docs/events.md)", who, path);
+		return -EINVAL;
+	}
+	if (!m.has_offset) {
+		ct_err("%s: %s:1: a meta line without wall_offset_ns", who, path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void ct_tracefile_close(struct ct_tracefile *t)
+{
+	if (t->gz)
+		gzclose(t->gz);
+	free(t->buf);
+	t->gz = NULL;
+	t->buf = NULL;
+}

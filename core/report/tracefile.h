@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A recorded jsonl trace, read line by line: plain or gzip-compressed (as it
+ * is: zlib tells them apart), its meta line read and checked at open
+ * (docs/events.md). Shared by `cudatracer report` and `cudatracer merge`;
+ * every refusal is said once, with the path and the line, after `who`.
+ */
+#ifndef CT_REPORT_TRACEFILE_H
+#define CT_REPORT_TRACEFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ct_tracefile {
+	const char *path, *who;
+	void *gz;            /* gzFile */
+	char *buf;           /* what was read and not yet returned: buf[pos, len) */
+	size_t cap, pos, len;
+	bool eof;
+	long lineno;         /* of the line last returned */
+	/* The meta line. */
+	char host[256], boot_id[64];
+	int64_t wall_offset_ns; /* wall - mono when the trace began */
+	uint64_t wall_ns, mono_ns;
+	bool compressed;
+};
+
+/* Open and read the meta line; -errno or -EINVAL (said). */
+int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who);
+/*
+ * The next line, without its newline, valid until the next call: 1; 0 at
+ * the end; <0 on a read error or a last line cut short (said).
+ */
+int ct_tracefile_next(struct ct_tracefile *t, const char **line, size_t *len);
+void ct_tracefile_close(struct ct_tracefile *t);
+
+#endif
