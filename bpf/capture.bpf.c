@@ -564,9 +564,9 @@ static __always_inline __u64 ct_call_bytes(struct pt_regs *ctx, const struct ct_
 }
 
 /* One call into its process's totals. */
-static __always_inline void ct_agg_add(__u32 call, __u64 dur, __u64 bytes, bool failed)
+static __always_inline void ct_agg_add(__u32 tgid, __u32 call, __u64 dur, __u64 bytes, bool failed)
 {
-	struct ct_agg_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .call = call };
+	struct ct_agg_key k = { .tgid = tgid, .call = call };
 	struct ct_agg *a = bpf_map_lookup_elem(&agg, &k);
 	__u32 b;
 
@@ -614,7 +614,7 @@ static __always_inline int ct_agg_on_entry(struct pt_regs *ctx)
 		return 0;
 	if (s->flags & CT_SPEC_ENTRY_ONLY) {
 		ct_unwind(&t->st, sp, ctx);
-		ct_agg_add(call, 0, ct_call_bytes(ctx, s), false);
+		ct_agg_add(bpf_get_current_task_btf()->tgid, call, 0, ct_call_bytes(ctx, s), false);
 		return 0;
 	}
 	d = ct_push(&t->st, ctx, call, sp);
@@ -629,13 +629,14 @@ static __always_inline int ct_agg_on_entry(struct pt_regs *ctx)
 static __always_inline int ct_agg_on_exit(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns();
+	struct task_struct *task = bpf_get_current_task_btf();
 	const struct ct_spec *s;
 	struct ct_agg_thread *t;
 	struct ct_agg_frame *f;
 	__u32 call, d;
 	bool failed;
 
-	t = bpf_task_storage_get(&agg_inflight, bpf_get_current_task_btf(), 0, 0);
+	t = bpf_task_storage_get(&agg_inflight, task, 0, 0);
 	if (!t)
 		return 0;
 	call = (__u32)bpf_get_attach_cookie(ctx);
@@ -645,7 +646,7 @@ static __always_inline int ct_agg_on_exit(struct pt_regs *ctx)
 		return 0;
 	f = &t->f[d & (CT_MAX_DEPTH - 1)];
 	failed = (s->flags & CT_SPEC_RET_IS_ERROR) && (__u32)PT_REGS_RC(ctx);
-	ct_agg_add(call, now - f->ts_ns, f->bytes, failed);
+	ct_agg_add(task->tgid, call, now - f->ts_ns, f->bytes, failed);
 	return 0;
 }
 
