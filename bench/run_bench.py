@@ -254,4 +254,5 @@ def main():
             json.dump({"n": a.n, "rounds": a.rounds, "runs": runs, "median": med}, f, indent=1)
 
 
-main()
+if __name__ == "__main__":
+    main()

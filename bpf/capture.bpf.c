@@ -20,11 +20,18 @@
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
-/* At a function's first instruction: where its first stack argument is. */
+/*
+ * At a function's first instruction: where its first stack argument is, and
+ * how far its return moves the stack pointer. x86-64 pushes the return
+ * address (the caller's sp after the return is the entry's + 8); arm64
+ * keeps it in a register.
+ */
 #if defined(__TARGET_ARCH_x86)
 #define CT_STACK_ARGS_AT 8 /* past the return address */
+#define CT_RET_SP_DELTA 8
 #else
 #define CT_STACK_ARGS_AT 0
+#define CT_RET_SP_DELTA 0
 #endif
 
 /* Set by the core before load. */
@@ -79,16 +86,28 @@ struct ct_frame {
 };
 
 /*
+ * The calls a thread has in flight, innermost last: each one's stack pointer
+ * at entry and call id. The stack pointers are what pairs a return with its
+ * call, and what says a call has returned unseen (its entry came before the
+ * return probe was live, or a longjmp left it): see ct_unwind().
+ */
+struct ct_stack {
+	__u32 depth; /* calls kept, at most CT_MAX_DEPTH */
+	__u32 over;  /* calls in flight past them, not kept (counted as too deep) */
+	__u64 sp[CT_MAX_DEPTH];
+	__u32 call[CT_MAX_DEPTH];
+};
+
+/*
  * A thread's calls in flight, of every plugin, and where its entry-only
  * records are built: a per-CPU buffer would not do, since a probe's program
  * can be preempted and another thread's run on the same CPU. A thread has
  * this storage only once it passed the pid filter (pids are never taken out
  * of it), so the storage itself says the thread is wanted: no pid lookup
- * per call. The frames are also where a call's parent is found.
+ * per call. The stack is also where a call's parent is found.
  */
 struct ct_thread {
-	__u32 depth;
-	__u32 pad;
+	struct ct_stack st;
 	struct ct_frame f[CT_MAX_DEPTH];
 	struct ct_frame entry_only;
 };
@@ -102,15 +121,12 @@ struct {
 
 /* Aggregate mode's calls in flight: when each began and the bytes it moves. */
 struct ct_agg_frame {
-	__u32 call;
-	__u32 pad;
 	__u64 ts_ns;
 	__u64 bytes;
 };
 
 struct ct_agg_thread {
-	__u32 depth;
-	__u32 pad;
+	struct ct_stack st;
 	struct ct_agg_frame f[CT_MAX_DEPTH];
 };
 
@@ -258,7 +274,7 @@ static __always_inline void ct_read_str(const struct ct_spec *s, struct ct_frame
 }
 
 /* The nearest call in flight below depth d that belongs to another plugin. */
-static __always_inline void ct_parent(struct ct_thread *t, __u32 d, struct ct_record *r)
+static __always_inline void ct_parent(const struct ct_stack *st, __u32 d, struct ct_record *r)
 {
 	__u32 mine = CT_CALL_PLUGIN(r->call);
 
@@ -268,7 +284,7 @@ static __always_inline void ct_parent(struct ct_thread *t, __u32 d, struct ct_re
 		d = CT_MAX_DEPTH;
 #pragma unroll
 	for (int i = CT_MAX_DEPTH - 1; i >= 0; i--) {
-		__u32 id = t->f[i].rec.call;
+		__u32 id = st->call[i];
 
 		if (i >= d || CT_CALL_PLUGIN(id) == mine)
 			continue;
@@ -327,26 +343,107 @@ static __always_inline void *ct_thread_get(void *map)
 }
 
 /*
- * A return pops the thread's top call: the frame it had, or CT_MAX_DEPTH
- * where none was kept (no entry seen: counted here; nested too deep:
- * counted at entry).
+ * The return address of a function at its first instruction; a uretprobe
+ * has replaced it with the kernel's return trampoline where a call already
+ * in flight at this stack pointer jumped here (a tail call: both return
+ * through it, the inner one first).
  */
-static __always_inline __u32 ct_pop(__u32 *depth)
+static __always_inline bool ct_tail_called(struct pt_regs *ctx)
 {
-	__u32 d = *depth;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct xol_area *area = task->mm->uprobes_state.xol_area;
+	__u64 ret = 0;
 
-	if (d == 0) {
+#if defined(__TARGET_ARCH_x86)
+	bpf_probe_read_user(&ret, sizeof(ret), (void *)PT_REGS_SP(ctx));
+#else
+	ret = PT_REGS_RET(ctx);
+#endif
+	return area && ret == area->vaddr;
+}
+
+/*
+ * Drop the calls in flight that have returned unseen: those whose stack
+ * pointer at entry lies below `sp`, a call's entry sp (at an entry: the
+ * new call's; at a return: the returning call's), since the stack has come
+ * back above them. At an entry, a call kept at the same sp has returned
+ * unseen too, unless the new call is its tail call. A call whose entry was
+ * live before its return probe was (the exit link is attached first, but a
+ * longjmp or another tool's detach can do the same) costs its own record
+ * and nothing after it.
+ */
+static __always_inline __u32 ct_unwind(struct ct_stack *st, __u64 sp, struct pt_regs *entry)
+{
+	__u32 d = st->depth;
+	int tail = -1;
+
+#pragma unroll
+	for (int i = 0; i < CT_MAX_DEPTH; i++) {
+		__u64 at;
+
+		if (d == 0)
+			break;
+		at = st->sp[(d - 1) & (CT_MAX_DEPTH - 1)];
+		if (at > sp)
+			break;
+		if (at == sp) {
+			if (!entry)
+				break;
+			if (tail < 0)
+				tail = ct_tail_called(entry);
+			if (tail)
+				break;
+		}
+		d--;
+		st->over = 0; /* calls past the kept ones were inside it */
+	}
+	st->depth = d;
+	return d;
+}
+
+/*
+ * A return: the depth of its call's frame, popped, or CT_MAX_DEPTH where no
+ * frame is its (a call too deep to keep: counted at entry; or one whose
+ * entry was not seen: counted here).
+ */
+static __always_inline __u32 ct_pop(struct ct_stack *st, struct pt_regs *ctx, __u32 call)
+{
+	__u64 sp = PT_REGS_SP(ctx) - CT_RET_SP_DELTA;
+	__u32 d = ct_unwind(st, sp, NULL);
+
+	if (d && st->sp[(d - 1) & (CT_MAX_DEPTH - 1)] == sp && st->call[(d - 1) & (CT_MAX_DEPTH - 1)] == call) {
+		st->depth = --d;
+		st->over = 0;
+		return d;
+	}
+	if (st->over)
+		st->over--;
+	else
 		ct_count(CT_STAT_UNPAIRED);
+	return CT_MAX_DEPTH;
+}
+
+/* An entry: the depth its frame gets, pushed, or CT_MAX_DEPTH (too deep: counted). */
+static __always_inline __u32 ct_push(struct ct_stack *st, struct pt_regs *ctx, __u32 call, __u64 sp)
+{
+	__u32 d = ct_unwind(st, sp, ctx);
+
+	if (d >= CT_MAX_DEPTH) {
+		st->over++;
+		ct_count(CT_STAT_DEEP);
 		return CT_MAX_DEPTH;
 	}
-	*depth = --d;
-	return d < CT_MAX_DEPTH ? d : CT_MAX_DEPTH;
+	st->sp[d & (CT_MAX_DEPTH - 1)] = sp;
+	st->call[d & (CT_MAX_DEPTH - 1)] = call;
+	st->depth = d + 1;
+	return d;
 }
 
 static __always_inline int ct_on_entry(struct pt_regs *ctx)
 {
 	__u32 call = (__u32)bpf_get_attach_cookie(ctx);
 	const struct ct_spec *s = ct_spec_of(call);
+	__u64 sp = PT_REGS_SP(ctx);
 	struct ct_thread *t;
 	struct ct_frame *f;
 	__u32 d, sflags;
@@ -357,14 +454,14 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 	if (!t)
 		return 0;
 	sflags = s->flags;
-	d = t->depth;
 
 	if (sflags & CT_SPEC_ENTRY_ONLY) {
+		d = ct_unwind(&t->st, sp, ctx);
 		f = &t->entry_only;
 		f->rec.call = call;
 		f->rec.flags = CT_REC_ENTRY_ONLY;
 		ct_read_regs(ctx, f->rec.args, s->stack_words);
-		ct_parent(t, d, &f->rec);
+		ct_parent(&t->st, d, &f->rec);
 		if (sflags & (CT_SPEC_READS_ENTRY | CT_SPEC_READS_EXIT | CT_SPEC_HOOK)) {
 			__builtin_memset(f->rec.mem, 0, sizeof(f->rec.mem));
 			f->rec.flags |= ct_do_reads(s, CT_READ_ENTRY, f->rec.args, f->rec.mem);
@@ -381,16 +478,13 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		return 0;
 	}
 
-	if (d >= CT_MAX_DEPTH) {
-		/* Keep counting so that the matching exits pair up. */
-		t->depth = d + 1;
-		ct_count(CT_STAT_DEEP);
+	d = ct_push(&t->st, ctx, call, sp);
+	if (d >= CT_MAX_DEPTH)
 		return 0;
-	}
 	f = &t->f[d & (CT_MAX_DEPTH - 1)];
 	f->rec.call = call;
 	f->rec.flags = 0;
-	ct_parent(t, d, &f->rec);
+	ct_parent(&t->st, d, &f->rec);
 	ct_read_regs(ctx, f->rec.args, s->stack_words);
 	if (sflags & (CT_SPEC_READS_ENTRY | CT_SPEC_READS_EXIT | CT_SPEC_HOOK)) {
 		/* No value of an earlier call may show through a read that fails. */
@@ -401,7 +495,6 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 	ct_read_str(s, f);
 	if (sflags & CT_SPEC_HOOK)
 		ct_hook_emit(&f->rec, CT_HOOK_ENTRY);
-	t->depth = d + 1;
 	f->rec.ts_ns = bpf_ktime_get_ns();
 	return 0;
 }
@@ -419,18 +512,12 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	 * or not: a thread with no frames was filtered out at entry. */
 	if (!t)
 		return 0;
-	d = ct_pop(&t->depth);
-	if (d >= CT_MAX_DEPTH)
+	call = (__u32)bpf_get_attach_cookie(ctx);
+	d = ct_pop(&t->st, ctx, call);
+	s = ct_spec_of(call);
+	if (d >= CT_MAX_DEPTH || !s)
 		return 0;
 	f = &t->f[d & (CT_MAX_DEPTH - 1)];
-	call = (__u32)bpf_get_attach_cookie(ctx);
-	if (f->rec.call != call) {
-		ct_count(CT_STAT_UNPAIRED);
-		return 0;
-	}
-	s = ct_spec_of(call);
-	if (!s)
-		return 0;
 	if (s->flags & CT_SPEC_READS_EXIT)
 		f->rec.flags |= ct_do_reads(s, CT_READ_EXIT, f->rec.args, f->rec.mem);
 	f->rec.dur_ns = now - f->rec.ts_ns;
@@ -477,9 +564,9 @@ static __always_inline __u64 ct_call_bytes(struct pt_regs *ctx, const struct ct_
 }
 
 /* One call into its process's totals. */
-static __always_inline void ct_agg_add(__u32 call, __u64 dur, __u64 bytes, bool failed)
+static __always_inline void ct_agg_add(__u32 tgid, __u32 call, __u64 dur, __u64 bytes, bool failed)
 {
-	struct ct_agg_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .call = call };
+	struct ct_agg_key k = { .tgid = tgid, .call = call };
 	struct ct_agg *a = bpf_map_lookup_elem(&agg, &k);
 	__u32 b;
 
@@ -515,6 +602,7 @@ static __always_inline int ct_agg_on_entry(struct pt_regs *ctx)
 {
 	__u32 call = (__u32)bpf_get_attach_cookie(ctx);
 	const struct ct_spec *s = ct_spec_of(call);
+	__u64 sp = PT_REGS_SP(ctx);
 	struct ct_agg_thread *t;
 	struct ct_agg_frame *f;
 	__u32 d;
@@ -525,17 +613,14 @@ static __always_inline int ct_agg_on_entry(struct pt_regs *ctx)
 	if (!t)
 		return 0;
 	if (s->flags & CT_SPEC_ENTRY_ONLY) {
-		ct_agg_add(call, 0, ct_call_bytes(ctx, s), false);
+		ct_unwind(&t->st, sp, ctx);
+		ct_agg_add(bpf_get_current_task_btf()->tgid, call, 0, ct_call_bytes(ctx, s), false);
 		return 0;
 	}
-	d = t->depth;
-	t->depth = d + 1;
-	if (d >= CT_MAX_DEPTH) {
-		ct_count(CT_STAT_DEEP);
+	d = ct_push(&t->st, ctx, call, sp);
+	if (d >= CT_MAX_DEPTH)
 		return 0;
-	}
 	f = &t->f[d & (CT_MAX_DEPTH - 1)];
-	f->call = call;
 	f->bytes = ct_call_bytes(ctx, s);
 	f->ts_ns = bpf_ktime_get_ns();
 	return 0;
@@ -544,27 +629,24 @@ static __always_inline int ct_agg_on_entry(struct pt_regs *ctx)
 static __always_inline int ct_agg_on_exit(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns();
+	struct task_struct *task = bpf_get_current_task_btf();
 	const struct ct_spec *s;
 	struct ct_agg_thread *t;
 	struct ct_agg_frame *f;
 	__u32 call, d;
 	bool failed;
 
-	t = bpf_task_storage_get(&agg_inflight, bpf_get_current_task_btf(), 0, 0);
+	t = bpf_task_storage_get(&agg_inflight, task, 0, 0);
 	if (!t)
 		return 0;
-	d = ct_pop(&t->depth);
-	if (d >= CT_MAX_DEPTH)
+	call = (__u32)bpf_get_attach_cookie(ctx);
+	d = ct_pop(&t->st, ctx, call);
+	s = ct_spec_of(call);
+	if (d >= CT_MAX_DEPTH || !s)
 		return 0;
 	f = &t->f[d & (CT_MAX_DEPTH - 1)];
-	call = (__u32)bpf_get_attach_cookie(ctx);
-	s = ct_spec_of(call);
-	if (f->call != call || !s) {
-		ct_count(CT_STAT_UNPAIRED);
-		return 0;
-	}
 	failed = (s->flags & CT_SPEC_RET_IS_ERROR) && (__u32)PT_REGS_RC(ctx);
-	ct_agg_add(call, now - f->ts_ns, f->bytes, failed);
+	ct_agg_add(task->tgid, call, now - f->ts_ns, f->bytes, failed);
 	return 0;
 }
 

@@ -128,7 +128,7 @@ enum ct_stat {
 #define CT_AGG_SUB (1u << CT_AGG_SUB_BITS)
 #define CT_AGG_TOP_BIT 40
 #define CT_AGG_BUCKETS ((CT_AGG_TOP_BIT - CT_AGG_SUB_BITS + 1) * CT_AGG_SUB)
-#define CT_AGG_MAX_ENTRIES 4096 /* (process, API) pairs */
+#define CT_AGG_MAX_ENTRIES 4096 /* (process, API) pairs at most; fewer on hosts of many CPUs (engine.c) */
 
 struct ct_agg_key {
 	ct_u32 tgid;

@@ -558,7 +558,7 @@ static void report(struct session *s)
 	s->stats.too_deep = st[CT_STAT_DEEP];
 	if (st[CT_STAT_AGG_FULL])
 		ct_warn("%llu calls were not counted: the kernel's table of (process, API) pairs is full "
-			"(%d pairs)", (unsigned long long)st[CT_STAT_AGG_FULL], CT_AGG_MAX_ENTRIES);
+			"(%u pairs)", (unsigned long long)st[CT_STAT_AGG_FULL], s->engine.agg_entries);
 }
 
 _Static_assert(CT_AGG_SUB_BITS == CT_HIST_SUB_BITS && CT_AGG_BUCKETS <= CT_HIST_BUCKETS,

@@ -46,6 +46,27 @@ static uint64_t per_cpu_wakeup(uint64_t wakeup, uint64_t ring)
 	return wakeup < cap ? wakeup : cap;
 }
 
+/*
+ * Aggregate mode's table: a per-CPU hash whose pairs are allocated as they
+ * are first used (BPF_F_NO_PREALLOC), each one a struct ct_agg (4.8 KB, the
+ * histogram's) on every possible CPU. Its size is bounded by memory, not by
+ * a count alone: at most CT_AGG_MEMORY in all, at most CT_AGG_MAX_ENTRIES
+ * pairs (2 CPUs: 4096 pairs, 39 MB at worst; 128 CPUs: 436 pairs, 256 MB).
+ * Calls of pairs beyond it are counted (CT_STAT_AGG_FULL) and reported.
+ */
+#define CT_AGG_MEMORY (256ull << 20)
+#define CT_AGG_MIN_ENTRIES 64
+
+static uint32_t agg_entries(void)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t n = CT_AGG_MEMORY / (sizeof(struct ct_agg) * (uint64_t)(ncpu > 0 ? ncpu : 1));
+
+	if (n > CT_AGG_MAX_ENTRIES)
+		n = CT_AGG_MAX_ENTRIES;
+	return n < CT_AGG_MIN_ENTRIES ? CT_AGG_MIN_ENTRIES : (uint32_t)n;
+}
+
 /* The argument slot of the first argument with this role, or CT_NO_SLOT. */
 static uint8_t role_slot(const struct ct_api *a, enum ct_role role)
 {
@@ -242,6 +263,9 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 		return err;
 	/* The events mode's ring is its only channel; aggregate mode sends nothing. */
 	if ((err = bpf_map__set_max_entries(skel->maps.events, o->aggregate ? 4096 : ring)))
+		return err;
+	e->agg_entries = o->aggregate ? agg_entries() : 1;
+	if ((err = bpf_map__set_max_entries(skel->maps.agg, e->agg_entries)))
 		return err;
 	if (o->pids_fd >= 0 && (err = bpf_map__reuse_fd(skel->maps.pids, o->pids_fd)))
 		return err;

@@ -41,6 +41,7 @@ struct ct_engine {
 	struct capture_bpf *skel;
 	bool multi;             /* uprobe_multi programs loaded */
 	bool aggregate;
+	uint32_t agg_entries;   /* aggregate mode: (process, call id) pairs the table holds */
 	struct bpf_program *entry, *exit; /* the pair in use */
 	void *linked;           /* the engine with a plugin's hook linked in, or NULL */
 	size_t linked_sz;

@@ -176,20 +176,27 @@ int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *disp
 		ct_warn("%s: %d API%s not in %s (this runtime version lacks them); tracing the rest: %s",
 			p->name, nmissing, nmissing > 1 ? "s are" : " is", display, mbuf);
 	free(mbuf);
-	/* The uprobe_multi attach can fail for reasons the load did not reveal
-	 * (an old kernel with the program type but not the link); fall back. */
+	/*
+	 * Return probes first, then entries: an entry that fires finds its
+	 * return probe live, so no call of a busy thread gets a frame that no
+	 * return pops (those are dropped by the engine all the same, by their
+	 * stack pointer, but cost the call's record). A return seen without
+	 * its entry, until the entries are live, is counted as unpaired.
+	 * The uprobe_multi attach can fail for reasons the load did not reveal
+	 * (an old kernel with the program type but not the link); fall back.
+	 */
 	if (pr->engine->multi) {
-		err = attach_multi(pr, path, eo, ec, ne, false);
+		err = attach_multi(pr, path, xo, xc, nx, true);
 		if (!err)
-			err = attach_multi(pr, path, xo, xc, nx, true);
+			err = attach_multi(pr, path, eo, ec, ne, false);
 		if (err)
 			ct_err("attaching %zu uprobes to %s with uprobe_multi failed: %s%s", ne, display,
 			       strerror(-err), err == -EPERM ? " (needs root, or CAP_BPF and CAP_PERFMON)" : "");
 	} else {
-		for (size_t i = 0; i < ne && !err; i++)
-			err = attach_single(pr, path, eo[i], ec[i], false);
 		for (size_t i = 0; i < nx && !err; i++)
 			err = attach_single(pr, path, xo[i], xc[i], true);
+		for (size_t i = 0; i < ne && !err; i++)
+			err = attach_single(pr, path, eo[i], ec[i], false);
 		if (err)
 			ct_err("attaching uprobes to %s failed: %s", display, strerror(-err));
 	}
