@@ -66,7 +66,9 @@ const char *const ct_mbucket_le[CT_MBUCKETS] = {
 	"0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10",
 };
 
-_Static_assert(sizeof(struct ct_mkey) % 8 == 0, "keys are hashed as words");
+#define NO_HIST UINT32_MAX
+
+_Static_assert(sizeof(struct ct_mkey) == 64, "keys are hashed as eight words");
 
 int ct_metrics_check_labels(const void *dst, char *why, size_t why_len)
 {
@@ -126,17 +128,18 @@ void ct_metrics_free(struct ct_metrics *m)
 
 /* ---- the series table ---- */
 
+/* Four independent multiplies, then one mix: no chain of eight through the multiplier. */
 static uint64_t key_hash(const struct ct_mkey *k)
 {
 	const uint64_t *w = (const uint64_t *)k;
-	uint64_t h = 0x9e3779b97f4a7c15ull;
+	uint64_t h = (w[0] ^ 0x9e3779b97f4a7c15ull) * (w[1] ^ 0xc2b2ae3d27d4eb4full) +
+		     (w[2] ^ 0x165667b19e3779f9ull) * (w[3] ^ 0x27d4eb2f165667c5ull) +
+		     (w[4] ^ 0x85ebca77c2b2ae63ull) * (w[5] ^ 0xff51afd7ed558ccdull) +
+		     (w[6] ^ 0xc4ceb9fe1a85ec53ull) * (w[7] ^ 0x94d049bb133111ebull);
 
-	for (size_t i = 0; i < sizeof(*k) / 8; i++) {
-		h ^= w[i];
-		h *= 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	return h;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
 }
 
 static int rehash(struct ct_metrics *m)
@@ -159,6 +162,17 @@ static int rehash(struct ct_metrics *m)
 	return 0;
 }
 
+/* Word by word, inlined: this is the hot path's compare. */
+static bool key_equal(const struct ct_mkey *a, const struct ct_mkey *b)
+{
+	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+	uint64_t d = 0;
+
+	for (size_t i = 0; i < sizeof(*a) / 8; i++)
+		d |= x[i] ^ y[i];
+	return !d;
+}
+
 static struct ct_mseries *lookup(struct ct_metrics *m, const struct ct_mkey *k, size_t *slot)
 {
 	size_t j = key_hash(k) & (m->n_slots - 1);
@@ -166,7 +180,7 @@ static struct ct_mseries *lookup(struct ct_metrics *m, const struct ct_mkey *k, 
 	while (m->slots[j]) {
 		struct ct_mseries *x = &m->v[m->slots[j] - 1];
 
-		if (!memcmp(&x->k, k, sizeof(*k)))
+		if (key_equal(&x->k, k))
 			return x;
 		j = (j + 1) & (m->n_slots - 1);
 	}
@@ -190,7 +204,20 @@ static struct ct_mseries *insert(struct ct_metrics *m, const struct ct_mkey *k, 
 	x = &m->v[m->n];
 	memset(x, 0, sizeof(*x));
 	x->k = *k;
-	if (ct_mfamilies[k->fam].type == CT_MT_HISTOGRAM) {
+	x->hist = NO_HIST;
+	m->slots[slot] = (uint32_t)++m->n;
+	if (2 * m->n > m->n_slots && rehash(m))
+		return NULL; /* the table stays as it was, still consistent */
+	return &m->v[m->n - 1];
+}
+
+/*
+ * A call series' durations. They live with its count, so that one look-up
+ * serves both; the snapshot shows them as the duration family.
+ */
+static struct ct_mhist *hist_of(struct ct_metrics *m, struct ct_mseries *x)
+{
+	if (x->hist == NO_HIST) {
 		if (m->n_h == m->cap_h) {
 			size_t cap = m->cap_h ? m->cap_h * 2 : 64;
 			void *h = realloc(m->h, cap * sizeof(*m->h));
@@ -203,10 +230,7 @@ static struct ct_mseries *insert(struct ct_metrics *m, const struct ct_mkey *k, 
 		memset(&m->h[m->n_h], 0, sizeof(*m->h));
 		x->hist = (uint32_t)m->n_h++;
 	}
-	m->slots[slot] = (uint32_t)++m->n;
-	if (2 * m->n > m->n_slots && rehash(m))
-		return NULL; /* the table stays as it was, still consistent */
-	return &m->v[m->n - 1];
+	return &m->h[x->hist];
 }
 
 /*
@@ -300,8 +324,16 @@ static void call_key(struct ct_metrics *m, struct ct_mkey *k, const struct ct_ev
 		k->error = ev->is_error;
 	if (l & L(PID))
 		k->pid = ev->pid;
-	if (l & L(COMM))
-		set_comm(k->comm, ev->comm);
+	if ((l & L(COMM)) && ev->comm) {
+		/* a thread's calls come in runs: its name is checked once a run */
+		if (strncmp(ev->comm, m->comm_raw, CT_COMM_LEN)) {
+			memset(m->comm_raw, 0, CT_COMM_LEN);
+			memcpy(m->comm_raw, ev->comm, strnlen(ev->comm, CT_COMM_LEN - 1));
+			memset(m->comm, 0, CT_COMM_LEN);
+			set_comm(m->comm, ev->comm);
+		}
+		memcpy(k->comm, m->comm, CT_COMM_LEN);
+	}
 	if (ev->env && (l & L(RANK)))
 		k->rank = ev->env->rank + 1; /* 0: not known */
 	if (ev->env && (l & L(JOB)) && ev->env->job_id[0])
@@ -355,14 +387,13 @@ int ct_metrics_event(struct ct_metrics *m, const struct ct_event *ev)
 		return -ENOMEM;
 	x->v++;
 	if (!ev->entry_only) {
-		k = base;
-		k.fam = CT_MF_DURATION;
-		x = series(m, &k, true);
-		if (!x)
+		struct ct_mhist *h = hist_of(m, x);
+
+		if (!h)
 			return -ENOMEM;
-		m->h[x->hist].count++;
-		m->h[x->hist].sum_ns += ev->dur_ns;
-		m->h[x->hist].b[bucket_of(ev->dur_ns)]++;
+		h->count++;
+		h->sum_ns += ev->dur_ns;
+		h->b[bucket_of(ev->dur_ns)]++;
 	}
 	if (ev->is_error)
 		return 0;
@@ -435,9 +466,13 @@ int ct_metrics_totals(struct ct_metrics *m, const struct ct_totals *t)
 			return -ENOMEM;
 		}
 	}
+	/* The kernel's log-linear buckets, each put where its upper end falls. */
+	for (unsigned i = 0; t->timed && i < t->n_hist; i++)
+		b[bucket_of(ct_hist_bucket_high(i))] += t->hist[i];
 	for (int e = 0; e < 2; e++) {
 		uint64_t now = e ? t->errors : t->calls - t->errors;
 		uint64_t before = e ? p->errors : p->calls - p->errors;
+		struct ct_mhist *h;
 
 		ev.is_error = e;
 		call_key(m, &base, &ev);
@@ -447,25 +482,20 @@ int ct_metrics_totals(struct ct_metrics *m, const struct ct_totals *t)
 		if (!x)
 			return -ENOMEM;
 		x->v += now - before;
+		if (e || !t->timed)
+			continue;
+		/* the kernel does not tell failed calls' durations apart: all go with error="false" */
+		h = hist_of(m, x);
+		if (!h)
+			return -ENOMEM;
+		for (int i = 0; i <= CT_MBUCKETS; i++) {
+			h->b[i] += b[i] - p->b[i];
+			h->count += b[i] - p->b[i];
+		}
+		h->sum_ns += t->total_ns - p->total_ns;
 	}
 	ev.is_error = false;
 	call_key(m, &base, &ev);
-	if (t->timed) {
-		/* The kernel's log-linear buckets, each put where its upper end falls. */
-		for (unsigned i = 0; i < t->n_hist; i++)
-			b[bucket_of(ct_hist_bucket_high(i))] += t->hist[i];
-		k = base;
-		k.error = 0;
-		k.fam = CT_MF_DURATION;
-		x = series(m, &k, true);
-		if (!x)
-			return -ENOMEM;
-		for (int i = 0; i <= CT_MBUCKETS; i++) {
-			m->h[x->hist].b[i] += b[i] - p->b[i];
-			m->h[x->hist].count += b[i] - p->b[i];
-		}
-		m->h[x->hist].sum_ns += t->total_ns - p->total_ns;
-	}
 	if (api && (api->flags & CT_API_MOVES_BYTES) && t->bytes != p->bytes) {
 		k = base;
 		k.fam = CT_MF_BYTES;
@@ -563,23 +593,33 @@ struct ct_msnap *ct_metrics_snapshot(struct ct_metrics *m, uint64_t now_ns)
 	s->start_ns = m->start_ns;
 	s->host = m->host;
 	s->labels = m->labels;
-	s->n = m->n;
-	s->v = malloc((m->n ? m->n : 1) * sizeof(*s->v));
+	s->n = m->n + m->n_h;
+	s->v = malloc((s->n ? s->n : 1) * sizeof(*s->v));
 	s->h = malloc((m->n_h ? m->n_h : 1) * sizeof(*s->h));
 	if (!s->v || !s->h) {
 		ct_msnap_put(s);
 		return NULL;
 	}
 	memcpy(s->h, m->h, m->n_h * sizeof(*s->h));
-	/* grouped by family: the exposition format wants a family's lines together */
-	for (size_t i = 0; i < m->n; i++)
+	/* grouped by family: the exposition format wants a family's lines together;
+	 * a call series with durations is also the duration family's series */
+	for (size_t i = 0; i < m->n; i++) {
 		s->fam_start[m->v[i].k.fam + 1]++;
+		s->fam_start[CT_MF_DURATION + 1] += m->v[i].hist != NO_HIST;
+	}
 	for (int f = 0; f < CT_MF_N; f++) {
 		s->fam_start[f + 1] += s->fam_start[f];
 		at[f] = s->fam_start[f];
 	}
-	for (size_t i = 0; i < m->n; i++)
+	for (size_t i = 0; i < m->n; i++) {
 		s->v[at[m->v[i].k.fam]++] = m->v[i];
+		if (m->v[i].hist != NO_HIST) {
+			struct ct_mseries *d = &s->v[at[CT_MF_DURATION]++];
+
+			*d = m->v[i];
+			d->k.fam = CT_MF_DURATION;
+		}
+	}
 	return s;
 }
 

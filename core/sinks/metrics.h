@@ -76,7 +76,7 @@ struct ct_mhist {
 struct ct_mseries {
 	struct ct_mkey k;
 	uint64_t v;     /* counter or gauge */
-	uint32_t hist;  /* histograms: index in the hist array */
+	uint32_t hist;  /* calls and durations: index in the hist array, or UINT32_MAX */
 };
 
 /* The keys the three sinks share; their contexts embed this struct. */
@@ -108,6 +108,7 @@ struct ct_metrics {
 	uint64_t folded;        /* updates that went to a folded series */
 	uint64_t start_ns;
 	char host[256];
+	char comm_raw[CT_COMM_LEN], comm[CT_COMM_LEN]; /* the last comm seen, and as a label */
 	struct ct_memtrack mem;
 	struct ct_u64map procs; /* pid -> rank and job, for the memory series */
 	struct ct_u64map prev;  /* aggregate mode: (pid, plugin, api) -> the counts before */
