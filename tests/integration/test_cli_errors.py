@@ -51,7 +51,7 @@ def main():
             in p.stderr, p.stderr)
     p = run(["-o", "yaml", "--list-apis"])
     t.check(p.returncode == 2 and "-o yaml: [sink.cli0]: unknown sink type 'yaml' (one of: text, jsonl, summary, "
-            "csv, chrome, memory, html)" in p.stderr, p.stderr)
+            "csv, chrome, memory, html, prometheus, remote_write, otlp)" in p.stderr, p.stderr)
     p = run(["--config-help=yaml"])
     t.check(p.returncode == 2 and "--config-help=yaml: expected one of: ini, markdown" in p.stderr, p.stderr)
 
