@@ -547,15 +547,27 @@ out:
 	return err;
 }
 
+/* The engine's counters and the probes in place, into s->stats; false if unread. */
+static bool refresh_stats(struct session *s, uint64_t st[CT_STAT_MAX])
+{
+	s->stats.probes = 0;
+	for (int i = 0; i < s->n_plugins; i++)
+		for (int j = 0; j < s->probes[i].n_files; j++)
+			s->stats.probes += s->probes[i].files[j].n_syms;
+	if (!s->engine.skel || ct_engine_stats(&s->engine, st))
+		return false;
+	s->stats.lost = st[CT_STAT_LOST];
+	s->stats.unpaired = st[CT_STAT_UNPAIRED];
+	s->stats.too_deep = st[CT_STAT_DEEP];
+	return true;
+}
+
 static void report(struct session *s)
 {
 	uint64_t st[CT_STAT_MAX] = { 0 };
 
-	if (!s->engine.skel || ct_engine_stats(&s->engine, st))
+	if (!refresh_stats(s, st))
 		return;
-	s->stats.lost = st[CT_STAT_LOST];
-	s->stats.unpaired = st[CT_STAT_UNPAIRED];
-	s->stats.too_deep = st[CT_STAT_DEEP];
 	if (st[CT_STAT_AGG_FULL])
 		ct_warn("%llu calls were not counted: the kernel's table of (process, API) pairs is full "
 			"(%u pairs)", (unsigned long long)st[CT_STAT_AGG_FULL], s->engine.agg_entries);
@@ -791,9 +803,13 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 		if (s->child_done || s->target_gone)
 			break;
 		if (now_ns(CLOCK_MONOTONIC) - last_tick >= 1000000000ull) {
+			uint64_t st[CT_STAT_MAX];
+
 			last_tick = now_ns(CLOCK_MONOTONIC);
 			if (s->aggregate)
 				feed_totals(s);
+			refresh_stats(s, st);
+			ct_output_stats(&s->out, &s->stats);
 			ct_output_tick(&s->out, now_ns(CLOCK_REALTIME));
 		}
 	}

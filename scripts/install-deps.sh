@@ -29,6 +29,14 @@ apt-get install -y -q --no-install-recommends \
 	libelf-dev libdw-dev zlib1g-dev libinih-dev libcmocka-dev \
 	libamdhip64-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd \
 	python3 chromium \
-	man-db groff-base debootstrap
+	man-db groff-base debootstrap \
+	libmicrohttpd-dev libcurl4-openssl-dev libsnappy-dev prometheus
 apt-get install -y -q --no-install-recommends -t bookworm-backports \
 	libbpf-dev libbpf1 bpftool
+
+# The OTLP test's receiver decodes with OpenTelemetry's own npm packages (tests/otlp).
+# Node.js may come from elsewhere (nodesource, with its own npm): Debian's only when there is none.
+if ! command -v npm >/dev/null; then
+	apt-get install -y -q --no-install-recommends nodejs npm
+fi
+(cd "$(dirname "$0")/../tests/otlp" && npm ci --no-audit --no-fund)

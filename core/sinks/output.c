@@ -207,6 +207,16 @@ void ct_output_totals(struct ct_output *o, const struct ct_totals *t)
 	}
 }
 
+void ct_output_stats(struct ct_output *o, const struct ct_run_stats *st)
+{
+	for (int i = 0; i < o->conf->n_sinks; i++) {
+		struct ct_sink_conf *s = &o->conf->sinks[i];
+
+		if (!o->dead[i] && s->ops->stats)
+			s->ops->stats(s->ctx, st);
+	}
+}
+
 void ct_output_proc_exit(struct ct_output *o, uint32_t pid, uint64_t ts_ns)
 {
 	for (int i = 0; i < o->conf->n_sinks; i++) {

@@ -10,6 +10,9 @@ extern const struct ct_sink_ops ct_sink_csv;
 extern const struct ct_sink_ops ct_sink_chrome;
 extern const struct ct_sink_ops ct_sink_memory;
 extern const struct ct_sink_ops ct_sink_html;
+extern const struct ct_sink_ops ct_sink_prometheus;
+extern const struct ct_sink_ops ct_sink_remote_write;
+extern const struct ct_sink_ops ct_sink_otlp;
 
 const struct ct_sink_ops *const ct_sink_types[] = {
 	&ct_sink_text,
@@ -19,6 +22,9 @@ const struct ct_sink_ops *const ct_sink_types[] = {
 	&ct_sink_chrome,
 	&ct_sink_memory,
 	&ct_sink_html,
+	&ct_sink_prometheus,
+	&ct_sink_remote_write,
+	&ct_sink_otlp,
 	NULL,
 };
 

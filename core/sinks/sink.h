@@ -18,6 +18,7 @@ struct ct_run_stats {
 	uint64_t unpaired;   /* returns seen without their call */
 	uint64_t too_deep;   /* calls nested past the capture limit */
 	uint64_t filtered;   /* records dropped by user-space filters */
+	uint64_t probes;     /* functions probed, summed over the files attached */
 	uint64_t start_ns, end_ns; /* wall clock */
 };
 
@@ -64,6 +65,9 @@ struct ct_sink_ops {
 	/* Aggregate mode's counts; NULL: the sink needs every call's event and
 	 * cannot run in aggregate mode. */
 	int (*totals)(void *ctx, const struct ct_totals *t);
+	/* The run's counters so far (records lost, probes attached), about once
+	 * a second before tick, for sinks that report them live; may be NULL. */
+	void (*stats)(void *ctx, const struct ct_run_stats *st);
 };
 
 /* Calls with a byte count that the sinks show and add up: those that move

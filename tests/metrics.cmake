@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: MIT
+# The metric sinks (prometheus, remote_write, otlp): the model and the
+# exposition text on hand-built events; real servers in the integration
+# tests (Debian's Prometheus, OpenTelemetry's own decoder under Node.js).
+ct_unit_test(test_sink_metrics "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sink_metrics.c")
+target_include_directories(test_sink_metrics PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/unit")
+
+set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
+foreach(t prometheus remote_write otlp bad_input)
+	ct_integration_test(metrics_${t} "${I}/test_metrics_${t}.py" LABELS root)
+endforeach()
