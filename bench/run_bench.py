@@ -57,13 +57,13 @@ def tracer_cmd(mode, pid, tmp, plugin, cudart):
     base = [os.path.join(B, "cudatracer"), "-v", "--plugin", "cudart", "--profile", "full", "-p", str(pid)]
     out = os.path.join(tmp, "events.jsonl")
     if mode == "jsonl":
-        return base + ["-o", "jsonl:" + out], "Ctrl-C to end."
+        return base + ["-o", "jsonl:" + out], "Ctrl-C"
     if mode == "jsonl_2m":  # a ring that stays in cache, woken more often
-        return base + ["-o", "jsonl:" + out, "--ringbuf-size", "2M", "-C", "tracer.wakeup_bytes=64K"], "Ctrl-C to end."
+        return base + ["-o", "jsonl:" + out, "--ringbuf-size", "2M", "-C", "tracer.wakeup_bytes=64K"], "Ctrl-C"
     if mode == "aggregate":
-        return base + ["-C", "tracer.mode=aggregate", "-C", "tracer.aggregate_path=" + os.path.join(tmp, "agg.txt")], "Ctrl-C to end."
+        return base + ["-C", "tracer.mode=aggregate", "-C", "tracer.aggregate_path=" + os.path.join(tmp, "agg.txt")], "Ctrl-C"
     if mode == "entry_only":
-        return base + ["-o", "jsonl:" + out, "-C", "tracer.entry_only=cudaLaunch*"], "Ctrl-C to end."
+        return base + ["-o", "jsonl:" + out, "-C", "tracer.entry_only=cudaLaunch*"], "Ctrl-C"
     floor = [os.path.join(B, "bench", "ct-floor"), plugin, cudart]
     if mode == "floor":
         return floor, "attached"
