@@ -46,3 +46,6 @@ if(EXISTS "${CUDA_HOME}/lib64/libcudart.so")
 		BUILD_RPATH "${CUDA_HOME}/lib64")
 endif()
 ct_integration_test(fault_bytes "${I}/test_fault_bytes.py" LABELS "root;reliability")
+
+# Issue 13: runtimes loaded after a system-wide tracer started.
+ct_integration_test(fault_system_wide "${I}/test_fault_system_wide.py" LABELS "root;reliability")
