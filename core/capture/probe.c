@@ -239,11 +239,14 @@ static int attach_file(struct ct_probe *pr, const char *path, const char *displa
 	if (err) {
 		/* Entry and exit links of a file live together or not at all; the
 		 * file is not tried again, so this is said once. */
+		bool some = pr->n_links > mark;
+
 		drop_links_since(pr, mark);
 		pr->n_failed++;
-		ct_err("attaching %zu uprobes to %s%s failed: %s%s; its calls are not traced", ne, display,
+		ct_err("attaching %zu uprobes to %s%s failed: %s%s; its calls are not traced%s", ne, display,
 		       pr->engine->multi ? " with uprobe_multi" : "", strerror(-err),
-		       err == -EPERM ? " (needs root, or CAP_BPF and CAP_PERFMON)" : "");
+		       err == -EPERM ? " (needs root, or CAP_BPF and CAP_PERFMON)" : "",
+		       some ? " (the links already made were removed: no call is seen without its return)" : "");
 		(void)remember(pr, &st, -1, display, 0);
 		goto cleanup;
 	}
