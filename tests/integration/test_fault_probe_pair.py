@@ -35,10 +35,7 @@ def limit_leaving(pid, free):
 def run(prog, lib, free):
     target = subprocess.Popen([prog, lib, "wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     t.check(target.stdout.readline().startswith("ready"), "program did not start")
-    out = os.path.join(tempfile.mkdtemp(prefix="cttest."), "ev.jsonl")
-    tr = subprocess.Popen([t.TRACER, "-v", "--plugin", "cudart", "-p", str(target.pid), "-o", "jsonl:" + out],
-                          stderr=subprocess.PIPE, text=True)
-    err = t.wait_tracing(tr)
+    tr, out, err = t.trace_pid(target.pid, ["--plugin", "cudart"])
     limit = limit_leaving(tr.pid, free)
     resource.prlimit(tr.pid, resource.RLIMIT_NOFILE, (limit, limit))
     target.stdin.write("go\n")
@@ -46,7 +43,6 @@ def run(prog, lib, free):
     t.check(target.wait(timeout=60) == 0, "program exited %d" % target.returncode)
     stderr = "".join(err) + tr.communicate(timeout=60)[1]
     events = t.read_jsonl(out) if os.path.exists(out) else []
-    shutil.rmtree(os.path.dirname(out), True)
     return tr.returncode, stderr, events
 
 
