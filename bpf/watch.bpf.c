@@ -36,6 +36,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define NR_openat2 437
 #define NR_mmap 9
 #define PROT_EXEC_BIT 4
+#define O_ACCMODE_BITS 3 /* O_WRONLY, O_RDWR */
 
 const volatile bool ct_filter_pids = false;
 const volatile bool ct_stop_on_exec = false;
@@ -254,14 +255,19 @@ static __always_inline int on_mmap(__u64 prot)
 	return 0;
 }
 
-static __always_inline int on_open(const char *name)
+/*
+ * ld.so opens a library read-only. A file opened for writing is not being
+ * loaded but written (a linker's output, pip installing a wheel): read now
+ * it is half a file, and its inode would be taken as probed.
+ */
+static __always_inline int on_open(const char *name, __u64 flags)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pt, zero = 0;
 	struct pending *pd;
 	int len, m;
 
-	if (!ct_n_patterns || (pt >> 32) == ct_self_tgid || !traced(pt >> 32))
+	if (!ct_n_patterns || (flags & O_ACCMODE_BITS) || (pt >> 32) == ct_self_tgid || !traced(pt >> 32))
 		return 0;
 	pd = bpf_map_lookup_elem(&scratch, &zero);
 	if (!pd)
@@ -331,10 +337,15 @@ static __always_inline int on_sys_enter(long id, __u64 a0, __u64 a1, __u64 a2)
 	case NR_mmap:
 		return on_mmap(a2);
 	case NR_openat:
-	case NR_openat2:
-		return on_open((const char *)a1);
+		return on_open((const char *)a1, a2);
+	case NR_openat2: {
+		__u64 flags = 0; /* struct open_how begins with its flags */
+
+		bpf_probe_read_user(&flags, sizeof(flags), (const void *)a2);
+		return on_open((const char *)a1, flags);
+	}
 	case NR_open:
-		return on_open((const char *)a0);
+		return on_open((const char *)a0, a1);
 	}
 	return 0;
 }

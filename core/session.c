@@ -67,6 +67,8 @@ struct session {
 	bool child_done;
 	bool target_gone;
 	bool traced; /* the probes were live: the run has totals to tell */
+	unsigned late_ended;   /* runtimes opened by processes that ended before they were probed */
+	unsigned late_unfound; /* ... by processes that no longer had them open or mapped */
 	int release_fd; /* write end of the pipe that holds the command */
 	struct ct_event ev;
 	struct ct_record full;
@@ -222,32 +224,62 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-/* A runtime appeared in a traced process: probe it, then let the task go on. */
-static void attach_late(struct session *s, const struct ct_watch_event *e)
+/* A file a process opened or executed, for the plugins that want it. */
+struct late_file {
+	struct session *s;
+	const struct ct_watch_event *e;
+	int owner; /* the plugin whose library name it matched; -1: any that finds its symbols */
+};
+
+static int attach_late_file(const char *open_path, const char *display, void *ctx)
 {
-	char open_path[64], display[PATH_MAX];
-	ssize_t n;
+	struct late_file *l = ctx;
+	struct session *s = l->s;
 
-	if (e->kind == CT_WATCH_OPEN)
-		snprintf(open_path, sizeof(open_path), "/proc/%u/fd/%llu", e->pid, (unsigned long long)e->fd);
-	else
-		snprintf(open_path, sizeof(open_path), "/proc/%u/exe", e->pid);
-	n = readlink(open_path, display, sizeof(display) - 1);
-	if (n <= 0)
-		snprintf(display, sizeof(display), "%s", e->path);
-	else
-		display[n] = 0;
 	for (int i = 0; i < s->n_plugins; i++) {
-		int owner = e->kind == CT_WATCH_OPEN ? s->pattern_plugin[e->pattern] : -1;
-
 		/* A plugin's own library, or (exec, scan_libraries) any file that
 		 * defines its symbols: a runtime linked into it. */
-		if (owner >= 0 && owner != i)
+		if (l->owner >= 0 && l->owner != i)
 			continue;
-		if (owner < 0 && !ct_probe_file_has_symbols(&s->probes[i], open_path))
+		if (l->owner < 0 && !ct_probe_file_has_symbols(&s->probes[i], open_path))
 			continue;
-		if (ct_probe_attach_file(&s->probes[i], open_path, display) > 0)
-			ct_info("pid %u loaded %s: probed before its first call", e->pid, display);
+		if (ct_probe_attach_found(&s->probes[i], open_path, display) > 0)
+			ct_info("pid %u loaded %s: probed %s", l->e->pid, display,
+				l->e->stopped ? "before its first call" : "(it was not stopped: its first calls may be missed)");
+	}
+	return 0;
+}
+
+/*
+ * A runtime appeared in a process: probe it, then (the caller) let the task
+ * go on. System-wide the task is not stopped, and may have closed the file,
+ * or ended, by now: the file is found by a way that outlives the descriptor,
+ * and a process that ended first is counted, not an error.
+ */
+static void attach_late(struct session *s, const struct ct_watch_event *e)
+{
+	struct late_file l = { s, e, -1 };
+	char path[CT_WATCH_PATH];
+	size_t len = strnlen(e->path, sizeof(e->path));
+	int err;
+
+	/* A path cut at the watcher's limit names nothing. */
+	snprintf(path, sizeof(path), "%.*s", (int)len, e->path);
+	if (e->kind == CT_WATCH_OPEN) {
+		if (e->pattern >= (uint32_t)s->n_patterns)
+			return;
+		l.owner = s->pattern_plugin[e->pattern];
+		err = ct_target_opened(e->pid, (int)e->fd, len < sizeof(path) - 1 ? path : NULL,
+				       s->patterns[e->pattern], attach_late_file, &l);
+	} else {
+		err = ct_target_exe(e->pid, attach_late_file, &l);
+	}
+	if (err == -ESRCH) {
+		s->late_ended++;
+		ct_dbg("pid %u ended before %s could be probed", e->pid, path);
+	} else if (err < 0) {
+		s->late_unfound++;
+		ct_info("pid %u opened %s, which it no longer has open or mapped: not probed", e->pid, path);
 	}
 }
 
@@ -306,14 +338,24 @@ static int attach_cb(const char *open_path, const char *display, void *ctx)
 
 		if (ct_target_name_matches(display, p->libraries, p->n_libraries) ||
 		    (s->conf->tracer.scan_libraries && ct_probe_file_has_symbols(&s->probes[i], open_path)))
-			ct_probe_attach_file(&s->probes[i], open_path, display);
+			ct_probe_attach_found(&s->probes[i], open_path, display);
 	}
+	return 0;
+}
+
+/* A runtime linked into the executable (nvcc's default). */
+static int attach_exe_cb(const char *open_path, const char *display, void *ctx)
+{
+	struct session *s = ctx;
+
+	for (int i = 0; i < s->n_plugins; i++)
+		if (ct_probe_file_has_symbols(&s->probes[i], open_path))
+			ct_probe_attach_found(&s->probes[i], open_path, display);
 	return 0;
 }
 
 static int attach_pid(struct session *s, pid_t pid)
 {
-	char exe[64];
 	int before = 0, after = 0, err;
 
 	for (int i = 0; i < s->n_plugins; i++)
@@ -321,15 +363,9 @@ static int attach_pid(struct session *s, pid_t pid)
 	err = ct_target_pid_files(pid, attach_cb, s);
 	if (err)
 		return err;
-	/* A runtime linked into the executable (nvcc's default). */
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
-	for (int i = 0; i < s->n_plugins; i++) {
-		char display[PATH_MAX];
-		ssize_t n = readlink(exe, display, sizeof(display) - 1);
-
-		display[n > 0 ? n : 0] = 0;
-		if (ct_probe_file_has_symbols(&s->probes[i], exe))
-			ct_probe_attach_file(&s->probes[i], exe, display);
+	if (ct_target_exe(pid, attach_exe_cb, s) == -ESRCH) {
+		ct_err("process %d ended before it could be probed", pid);
+		return -ESRCH;
 	}
 	for (int i = 0; i < s->n_plugins; i++)
 		after += s->probes[i].n_files;
@@ -358,26 +394,32 @@ static int attach_system(struct session *s)
 	return total;
 }
 
+/* The one file named, opened once: every plugin probes that same file. */
 static int attach_lib(struct session *s, const char *path)
 {
-	int attached = 0;
+	int attached = 0, err = 0, fd = open(path, O_PATH | O_CLOEXEC);
+	char self[32];
 
-	if (access(path, R_OK)) {
+	if (fd < 0) {
+		err = -errno;
 		ct_err("--lib %s: %s", path, strerror(errno));
-		return -errno;
+		return err;
 	}
-	for (int i = 0; i < s->n_plugins; i++) {
-		int n = ct_probe_attach_file(&s->probes[i], path, path);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	for (int i = 0; i < s->n_plugins && !err; i++) {
+		int n = ct_probe_attach_file(&s->probes[i], self, path);
 
 		if (n < 0)
-			return n;
-		attached += n;
+			err = n;
+		else
+			attached += n;
 	}
-	if (!attached) {
+	close(fd);
+	if (!err && !attached) {
 		ct_err("--lib %s defines none of the symbols of the loaded plugins", path);
-		return -ENOENT;
+		err = -ENOENT;
 	}
-	return 0;
+	return err;
 }
 
 /* Fork the command, held on a pipe until the probes are in place. */
@@ -573,6 +615,29 @@ static void report(struct session *s)
 			"(%u pairs)", (unsigned long long)st[CT_STAT_AGG_FULL], s->engine.agg_entries);
 }
 
+/* On the closing line: runtimes whose calls were not traced, and why. */
+/* What attaching missed, appended to the totals line. */
+static size_t report_attach(const struct session *s, char *buf, size_t n)
+{
+	size_t len = 0;
+	int failed = 0;
+
+#define ADD(...) (len += len < n ? (size_t)snprintf(buf + len, n - len, __VA_ARGS__) : 0)
+	for (int i = 0; i < s->n_plugins; i++)
+		failed += s->probes[i].n_failed;
+	if (failed)
+		ADD(", %d librar%s could not be probed", failed, failed > 1 ? "ies" : "y");
+	/* Opens looked at too late: the file may have been probed already. */
+	if (s->late_ended)
+		ADD(", %u runtime open%s not followed (the process had ended)", s->late_ended,
+		    s->late_ended > 1 ? "s" : "");
+	if (s->late_unfound)
+		ADD(", %u runtime open%s not followed (the file no longer open or mapped)",
+		    s->late_unfound, s->late_unfound > 1 ? "s" : "");
+#undef ADD
+	return len < n ? len : n;
+}
+
 _Static_assert(CT_AGG_SUB_BITS == CT_HIST_SUB_BITS && CT_AGG_BUCKETS <= CT_HIST_BUCKETS,
 	       "the engine counts durations in the summary's histogram buckets");
 
@@ -719,7 +784,7 @@ static void say_tracing(const struct session *s)
 
 static void say_totals(const struct session *s)
 {
-	char more[256] = "";
+	char more[512] = "";
 	size_t len = 0;
 
 	if (s->stats.unpaired || s->stats.too_deep)
@@ -727,7 +792,10 @@ static void say_totals(const struct session *s)
 					"too deep to capture", (unsigned long long)s->stats.unpaired,
 					(unsigned long long)s->stats.too_deep);
 	if (s->stats.filtered && len < sizeof(more))
-		snprintf(more + len, sizeof(more) - len, ", %llu filtered out", (unsigned long long)s->stats.filtered);
+		len += (size_t)snprintf(more + len, sizeof(more) - len, ", %llu filtered out",
+					(unsigned long long)s->stats.filtered);
+	if (len < sizeof(more))
+		report_attach(s, more + len, sizeof(more) - len);
 	ct_note("%llu events, %llu records lost%s", (unsigned long long)s->stats.events,
 		(unsigned long long)s->stats.lost, more);
 }

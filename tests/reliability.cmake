@@ -52,3 +52,8 @@ if(EXISTS "${CUDA_HOME}/lib64/libcudart.so")
 		BUILD_RPATH "${CUDA_HOME}/lib64")
 endif()
 ct_integration_test(fault_bytes "${I}/test_fault_bytes.py" LABELS "root;reliability")
+
+# Issue 13: runtimes loaded after a system-wide tracer started; a library's
+# entry and exit links together or not at all.
+ct_integration_test(fault_system_wide "${I}/test_fault_system_wide.py" LABELS "root;reliability")
+ct_integration_test(fault_probe_pair "${I}/test_fault_probe_pair.py" LABELS "root;reliability")

@@ -4,13 +4,22 @@
  * file that defines the plugin's symbols, with the call id (plugin and API)
  * as cookie: one uprobe_multi link per file and direction, or one link per
  * symbol where the kernel lacks uprobe_multi.
+ *
+ * A file is held by a descriptor of ours from the first look to the detach:
+ * it is known by that descriptor's device and inode, read and attached
+ * through /proc/self/fd/N (a uprobe resolves its path to an inode once, at
+ * attach). A path a process gave, or its /proc/PID/fd/N, may be gone or
+ * name another file by then.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "symbols/elf.h"
 #include "util/log.h"
 #include "capture/probe.h"
@@ -74,6 +83,17 @@ static int attach_single(struct ct_probe *pr, const char *path, uint64_t off, ui
 	return push_link(pr, l);
 }
 
+/*
+ * A file's entry links without its exit links would record calls that never
+ * return, and fill each thread's frame stack for good: the links made since
+ * `mark` go, together.
+ */
+static void drop_links_since(struct ct_probe *pr, int mark)
+{
+	while (pr->n_links > mark)
+		bpf_link__destroy(pr->links[--pr->n_links]);
+}
+
 static bool offset_taken(const uint64_t *offs, size_t n, uint64_t off)
 {
 	for (size_t k = 0; k < n; k++)
@@ -113,25 +133,47 @@ bool ct_probe_file_has_symbols(struct ct_probe *pr, const char *path)
 	return found > 0;
 }
 
-int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *display)
+/* Files already looked at (probed, or failed once: said once) are known by inode. */
+static bool known(const struct ct_probe *pr, const struct stat *st)
+{
+	for (int i = 0; i < pr->n_files; i++)
+		if (pr->files[i].dev == st->st_dev && pr->files[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+static int remember(struct ct_probe *pr, const struct stat *st, int fd, const char *display, int n_syms)
+{
+	struct ct_attached_file *f = realloc(pr->files, (pr->n_files + 1) * sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	pr->files = f;
+	pr->files[pr->n_files++] = (struct ct_attached_file){ st->st_dev, st->st_ino, fd, strdup(display), n_syms };
+	return 0;
+}
+
+static int attach_file(struct ct_probe *pr, const char *path, const char *display, bool named)
 {
 	const struct ct_plugin *p = pr->lp->p;
 	size_t n = p->n_apis, ne = 0, nx = 0;
 	uint64_t *offs = NULL, *eo = NULL, *ec = NULL, *xo = NULL, *xc = NULL;
-	struct ct_attached_file *f;
-	char *mbuf = NULL;
+	char *mbuf = NULL, self[32];
 	size_t mlen = 0;
-	int found, err = 0, nmissing = 0;
+	int found, err = 0, nmissing = 0, mark = pr->n_links;
+	int fd = open(path, O_PATH | O_CLOEXEC);
 	struct stat st;
 
-	if (stat(path, &st)) {
+	if (fd < 0 || fstat(fd, &st)) {
 		err = -errno;
-		ct_err("cannot probe %s: %s", display, strerror(errno));
-		return err;
+		ct_err("cannot probe %s: %s", display, strerror(-err));
+		goto cleanup;
 	}
-	for (int i = 0; i < pr->n_files; i++)
-		if (pr->files[i].dev == st.st_dev && pr->files[i].ino == st.st_ino)
-			return 0;
+	if (known(pr, &st)) {
+		err = 0;
+		goto cleanup;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 
 	offs = calloc(n, sizeof(*offs));
 	eo = calloc(n, sizeof(*eo));
@@ -142,7 +184,13 @@ int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *disp
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	found = ct_elf_resolve(path, pr->names, n, offs);
+	found = ct_elf_resolve(self, pr->names, n, offs);
+	if (found == -ENOEXEC && !named) {
+		/* Named like a runtime, but not one: nothing to probe in it. */
+		ct_info("%s is not an ELF file: not probed", display);
+		err = 0;
+		goto cleanup;
+	}
 	if (found < 0) {
 		err = found;
 		ct_err("cannot read symbols of %s: %s", display,
@@ -186,32 +234,40 @@ int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *disp
 	 * (an old kernel with the program type but not the link); fall back.
 	 */
 	if (pr->engine->multi) {
-		err = attach_multi(pr, path, xo, xc, nx, true);
+		err = attach_multi(pr, self, xo, xc, nx, true);
 		if (!err)
-			err = attach_multi(pr, path, eo, ec, ne, false);
-		if (err)
-			ct_err("attaching %zu uprobes to %s with uprobe_multi failed: %s%s", ne, display,
-			       strerror(-err), err == -EPERM ? " (needs root, or CAP_BPF and CAP_PERFMON)" : "");
+			err = attach_multi(pr, self, eo, ec, ne, false);
 	} else {
 		for (size_t i = 0; i < nx && !err; i++)
-			err = attach_single(pr, path, xo[i], xc[i], true);
+			err = attach_single(pr, self, xo[i], xc[i], true);
 		for (size_t i = 0; i < ne && !err; i++)
-			err = attach_single(pr, path, eo[i], ec[i], false);
-		if (err)
-			ct_err("attaching uprobes to %s failed: %s", display, strerror(-err));
+			err = attach_single(pr, self, eo[i], ec[i], false);
 	}
-	if (err)
-		goto cleanup;
-	f = realloc(pr->files, (pr->n_files + 1) * sizeof(*f));
-	if (!f) {
-		err = -ENOMEM;
+	if (err) {
+		/* Entry and exit links of a file live together or not at all; the
+		 * file is not tried again, so this is said once. */
+		bool some = pr->n_links > mark;
+
+		drop_links_since(pr, mark);
+		pr->n_failed++;
+		ct_err("attaching %zu uprobes to %s%s failed: %s%s; its calls are not traced%s", ne, display,
+		       pr->engine->multi ? " with uprobe_multi" : "", strerror(-err),
+		       err == -EPERM ? " (needs root, or CAP_BPF and CAP_PERFMON)" : "",
+		       some ? " (the links already made were removed: no call is seen without its return)" : "");
+		(void)remember(pr, &st, -1, display, 0);
 		goto cleanup;
 	}
-	pr->files = f;
-	pr->files[pr->n_files++] = (struct ct_attached_file){ st.st_dev, st.st_ino, strdup(display), (int)ne };
+	err = remember(pr, &st, fd, display, (int)ne);
+	if (err) {
+		drop_links_since(pr, mark);
+		goto cleanup;
+	}
+	fd = -1; /* held until ct_probe_close */
 	ct_info("plugin %s: %zu probes on %s (%s)", p->name, ne, display, pr->engine->multi ? "uprobe_multi" : "one link per symbol");
 	err = (int)ne;
 cleanup:
+	if (fd >= 0)
+		close(fd);
 	free(offs);
 	free(eo);
 	free(ec);
@@ -220,13 +276,26 @@ cleanup:
 	return err;
 }
 
+int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *display)
+{
+	return attach_file(pr, path, display, true);
+}
+
+int ct_probe_attach_found(struct ct_probe *pr, const char *path, const char *display)
+{
+	return attach_file(pr, path, display, false);
+}
+
 void ct_probe_close(struct ct_probe *pr)
 {
 	for (int i = pr->n_links - 1; i >= 0; i--)
 		bpf_link__destroy(pr->links[i]);
 	free(pr->links);
-	for (int i = 0; i < pr->n_files; i++)
+	for (int i = 0; i < pr->n_files; i++) {
+		if (pr->files[i].fd >= 0)
+			close(pr->files[i].fd);
 		free(pr->files[i].path);
+	}
 	free(pr->files);
 	free(pr->warned_missing);
 	free(pr->names);

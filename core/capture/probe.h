@@ -11,11 +11,13 @@
 struct bpf_link;
 struct ct_engine;
 
+/* A file looked at: by the inode of the descriptor held for it. */
 struct ct_attached_file {
 	dev_t dev;
 	ino_t ino;
+	int fd;      /* O_PATH, held while its links are; -1 where attaching failed */
 	char *path;
-	int n_syms;
+	int n_syms;  /* 0: attaching failed (said once, not tried again) */
 };
 
 /* One plugin's links into the session's engine, and the files it probes. */
@@ -27,6 +29,7 @@ struct ct_probe {
 	int n_links;
 	struct ct_attached_file *files;
 	int n_files;
+	int n_failed;          /* files whose links could not be attached */
 	bool *warned_missing;  /* per API: "symbol missing" said once */
 	const bool *enabled;   /* per API */
 	const bool *entry_only; /* per API, as attached */
@@ -37,11 +40,20 @@ struct ct_probe {
 int ct_probe_open(struct ct_probe *pr, struct ct_loaded_plugin *lp, uint32_t number,
 		  const struct ct_engine *engine, const bool *enabled, const bool *entry_only);
 /*
- * Probe every enabled API that `path` defines. `display` names the file in
- * messages. Attaching a file twice (same inode) is a no-op returning 0.
- * Returns the number of symbols attached (0 when the file defines none of them).
+ * Probe every enabled API that the file at `path` defines: `path` is opened
+ * once (O_PATH), and that descriptor is what is identified (its inode),
+ * read, attached through /proc/self/fd/N and held until ct_probe_close, so
+ * a /proc/PID/fd/N or a process's path may vanish right after this returns.
+ * `display` names the file in messages. A file already probed, or that
+ * failed once, is a no-op returning 0. Entry and exit links are attached
+ * together or not at all. Returns the number of symbols attached (0 when
+ * the file defines none of them), or -errno.
  */
 int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *display);
+/* The same for a file found by its name (in a folder, in a process's maps or
+ * opens), not one the user named: one that is not ELF is no runtime, said
+ * with -v only. */
+int ct_probe_attach_found(struct ct_probe *pr, const char *path, const char *display);
 /* Does `path` define any of this plugin's symbols? (static runtimes) */
 bool ct_probe_file_has_symbols(struct ct_probe *pr, const char *path);
 void ct_probe_close(struct ct_probe *pr);

@@ -7,12 +7,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "util/log.h"
 #include "capture/target.h"
 
@@ -27,27 +29,37 @@ bool ct_target_name_matches(const char *path, const char *const *prefixes, size_
 	return false;
 }
 
+/*
+ * Files are opened once, O_PATH (no device is ever opened for real, and
+ * nothing read), known by that descriptor's inode, and handed on as
+ * /proc/self/fd/N: whatever happens to the path they were found by (a
+ * descriptor the process closes, a path that exists only in its mount
+ * namespace), that names the file found.
+ */
 struct seen {
 	dev_t *dev;
 	ino_t *ino;
 	int n;
 };
 
-static bool seen_before(struct seen *s, const char *path)
+static bool seen_before(struct seen *s, const struct stat *st)
 {
-	struct stat st;
+	dev_t *dev;
+	ino_t *ino;
 
-	if (stat(path, &st))
-		return true; /* unreadable: nothing to probe */
 	for (int i = 0; i < s->n; i++)
-		if (s->dev[i] == st.st_dev && s->ino[i] == st.st_ino)
+		if (s->dev[i] == st->st_dev && s->ino[i] == st->st_ino)
 			return true;
-	s->dev = realloc(s->dev, (s->n + 1) * sizeof(*s->dev));
-	s->ino = realloc(s->ino, (s->n + 1) * sizeof(*s->ino));
-	if (!s->dev || !s->ino)
+	dev = realloc(s->dev, (s->n + 1) * sizeof(*dev));
+	if (dev)
+		s->dev = dev;
+	ino = realloc(s->ino, (s->n + 1) * sizeof(*ino));
+	if (ino)
+		s->ino = ino;
+	if (!dev || !ino)
 		return true;
-	s->dev[s->n] = st.st_dev;
-	s->ino[s->n++] = st.st_ino;
+	s->dev[s->n] = st->st_dev;
+	s->ino[s->n++] = st->st_ino;
 	return false;
 }
 
@@ -55,6 +67,42 @@ static void seen_free(struct seen *s)
 {
 	free(s->dev);
 	free(s->ino);
+}
+
+/*
+ * Open `at`, and if it is a regular file not seen before (and, given a
+ * prefix, one whose name still starts with it), call fn with it. `display`
+ * NULL: the name the file has now. Returns 1 if fn was called (its result in
+ * *stop), 0 if the file was skipped, or -errno when `at` cannot be opened.
+ */
+static int visit(const char *at, const char *display, const char *prefix, struct seen *seen,
+		 ct_target_fn fn, void *ctx, int *stop)
+{
+	char self[32], name[PATH_MAX];
+	int fd = open(at, O_PATH | O_CLOEXEC), ret = 0;
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode))
+		goto out;
+	n = readlink(self, name, sizeof(name) - 1);
+	name[n > 0 ? n : 0] = 0;
+	if (prefix && !ct_target_name_matches(name, &prefix, 1))
+		goto out;
+	if (seen_before(seen, &st))
+		goto out;
+	*stop = fn(self, display ? display : name, ctx);
+	ret = 1;
+out:
+	close(fd);
+	return ret;
 }
 
 /* /proc/PID/stat field 9: the task is a kernel thread (include/linux/sched.h). */
@@ -108,24 +156,26 @@ int ct_target_check_pid(pid_t pid)
 	return 0;
 }
 
-int ct_target_pid_files(pid_t pid, ct_target_fn fn, void *ctx)
+/*
+ * Each file mapped by the process whose name starts with `prefix` (NULL:
+ * any), through /proc/PID/map_files (the mapping itself, CAP_SYS_ADMIN),
+ * else /proc/PID/root (containers). Returns how many fn was called for, or
+ * -errno when the maps cannot be read.
+ */
+static int each_mapped_file(pid_t pid, const char *prefix, struct seen *seen, ct_target_fn fn, void *ctx)
 {
-	char maps[64], line[PATH_MAX + 256], open_path[PATH_MAX + 64];
-	struct seen seen = { 0 };
+	char maps[64], line[PATH_MAX + 256], at[PATH_MAX + 64];
+	int found = 0, stop = 0;
 	FILE *f;
-	int err = 0;
 
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
 	f = fopen(maps, "re");
-	if (!f) {
-		err = -errno;
-		ct_err("cannot read %s: %s%s", maps, strerror(errno),
-		       errno == ENOENT ? " (no such process)" : "");
-		return err;
-	}
-	while (fgets(line, sizeof(line), f)) {
+	if (!f)
+		return -errno;
+	while (!stop && fgets(line, sizeof(line), f)) {
 		char *path = strchr(line, '/');
-		size_t len;
+		size_t len, range = strcspn(line, " ");
+		int r;
 
 		if (!path)
 			continue;
@@ -134,15 +184,83 @@ int ct_target_pid_files(pid_t pid, ct_target_fn fn, void *ctx)
 			path[--len] = 0;
 		if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
 			continue;
-		snprintf(open_path, sizeof(open_path), "/proc/%d/root%s", pid, path);
-		if (seen_before(&seen, open_path))
+		if (prefix && !ct_target_name_matches(path, &prefix, 1))
 			continue;
-		if (fn(open_path, path, ctx))
-			break;
+		snprintf(at, sizeof(at), "/proc/%d/map_files/%.*s", pid, (int)range, line);
+		r = visit(at, path, NULL, seen, fn, ctx, &stop);
+		if (r < 0) {
+			snprintf(at, sizeof(at), "/proc/%d/root%s", pid, path);
+			r = visit(at, path, NULL, seen, fn, ctx, &stop);
+		}
+		found += r > 0;
 	}
 	fclose(f);
+	return found;
+}
+
+int ct_target_pid_files(pid_t pid, ct_target_fn fn, void *ctx)
+{
+	struct seen seen = { 0 };
+	int n = each_mapped_file(pid, NULL, &seen, fn, ctx);
+
 	seen_free(&seen);
-	return 0;
+	if (n < 0)
+		ct_err("cannot read /proc/%d/maps: %s%s", pid, strerror(-n),
+		       n == -ENOENT ? " (no such process)" : "");
+	return n < 0 ? n : 0;
+}
+
+/* Gone, or a zombie: its root no longer resolves. */
+static bool process_ended(pid_t pid)
+{
+	char root[64];
+	int fd;
+
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	fd = open(root, O_PATH | O_CLOEXEC | O_DIRECTORY);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	close(fd);
+	return false;
+}
+
+int ct_target_exe(pid_t pid, ct_target_fn fn, void *ctx)
+{
+	struct seen seen = { 0 };
+	char exe[64];
+	int stop = 0, r;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	r = visit(exe, NULL, NULL, &seen, fn, ctx, &stop);
+	seen_free(&seen);
+	if (r < 0 && process_ended(pid))
+		return -ESRCH;
+	return r < 0 ? r : 0;
+}
+
+int ct_target_opened(pid_t pid, int fd, const char *path, const char *prefix, ct_target_fn fn, void *ctx)
+{
+	struct seen seen = { 0 };
+	char at[PATH_MAX + 64];
+	int stop = 0, r;
+
+	/* The descriptor, while it is open: always so where the watcher stopped
+	 * the task. Closed, its number may already name another file. */
+	snprintf(at, sizeof(at), "/proc/%d/fd/%d", pid, fd);
+	r = visit(at, NULL, prefix, &seen, fn, ctx, &stop);
+	/* The path it opened, in its own root (or folder). */
+	if (r <= 0 && path && path[0]) {
+		snprintf(at, sizeof(at), path[0] == '/' ? "/proc/%d/root%s" : "/proc/%d/cwd/%s", pid, path);
+		r = visit(at, path, NULL, &seen, fn, ctx, &stop);
+	}
+	/* What it has mapped since (a path relative to a folder descriptor,
+	 * or one renamed or replaced since). */
+	if (r <= 0)
+		r = each_mapped_file(pid, prefix, &seen, fn, ctx);
+	seen_free(&seen);
+	if (r > 0)
+		return r;
+	return process_ended(pid) ? -ESRCH : -ENOENT;
 }
 
 static int add_dir(char ***dirs, int *n, const char *d)
@@ -188,7 +306,7 @@ int ct_target_system_libs(const char *const *prefixes, size_t n_prefixes, ct_tar
 	const char *cuda_home = getenv("CUDA_HOME");
 	struct seen seen = { 0 };
 	char **dirs = NULL, buf[PATH_MAX];
-	int n = 0, found = 0;
+	int n = 0, found = 0, stop = 0;
 	size_t used = 0;
 
 	if (cuda_home) {
@@ -214,10 +332,9 @@ int ct_target_system_libs(const char *const *prefixes, size_t n_prefixes, ct_tar
 			if (!ct_target_name_matches(de->d_name, prefixes, n_prefixes))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
-			if (seen_before(&seen, path))
-				continue;
-			found++;
-			if (fn(path, path, ctx))
+			if (visit(path, path, NULL, &seen, fn, ctx, &stop) > 0)
+				found++;
+			if (stop)
 				break;
 		}
 		closedir(d);

@@ -6,8 +6,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Called with a path that opens the file from here (through /proc/PID/root)
- * and the path as the process sees it. Return non-zero to stop. */
+/* Called with a path that opens the file found from here, /proc/self/fd/N
+ * of a descriptor held for the call (so it names that file, whatever becomes
+ * of the path it was found by), and the path as the process sees it.
+ * Return non-zero to stop. */
 typedef int (*ct_target_fn)(const char *open_path, const char *display, void *ctx);
 
 /* Can -p PID be traced: a live user-space process? Logs the reason if not. */
@@ -15,6 +17,23 @@ int ct_target_check_pid(pid_t pid);
 
 /* Every distinct file the process maps (its executable included). */
 int ct_target_pid_files(pid_t pid, ct_target_fn fn, void *ctx);
+
+/* The executable of a process (/proc/PID/exe). Returns 0, or -errno:
+ * -ESRCH when the process has ended. */
+int ct_target_exe(pid_t pid, ct_target_fn fn, void *ctx);
+
+/*
+ * The file that a process has just opened as descriptor `fd` by `path`
+ * (the watcher saw it; NULL if the path is not known whole), whose name
+ * starts with `prefix`: the process may have closed that descriptor since
+ * (ld.so does once the library is mapped), and its number may name another
+ * file. Tried in turn: the descriptor if it still names such a file; the
+ * path, in the process's root (or folder); the files of that name it maps.
+ * Returns how many files fn was called for, or -ESRCH when the process has
+ * ended (a short-lived one: not an error), -ENOENT when it is alive but
+ * none of them leads to the file.
+ */
+int ct_target_opened(pid_t pid, int fd, const char *path, const char *prefix, ct_target_fn fn, void *ctx);
 
 /* Does the basename of `path` start with one of the n prefixes? */
 bool ct_target_name_matches(const char *path, const char *const *prefixes, size_t n);

@@ -72,6 +72,16 @@ def wait_tracing(proc, err_lines=None):
             return lines
 
 
+def trace_pid(pid, args=()):
+    """Start cudatracer -v on pid with a jsonl sink; return (process, jsonl
+    path, stderr lines so far) once it says it is tracing."""
+    out = os.path.join(tempfile.mkdtemp(prefix="cttest."), "ev.jsonl")
+    atexit.register(shutil.rmtree, os.path.dirname(out), True)
+    tr = subprocess.Popen([TRACER, "-v", "-p", str(pid), "-o", "jsonl:" + out] + list(args),
+                          stderr=subprocess.PIPE, text=True)
+    return tr, out, wait_tracing(tr)
+
+
 def read_jsonl(path, meta=False):
     """The events of a jsonl trace; with meta=True, (meta line, events): the
     first line says where and when the trace was taken (docs/events.md)."""
