@@ -25,6 +25,19 @@
 #include "capture/probe.h"
 #include "capture/ring.h"
 
+/*
+ * A test hook (docs/reliability.md): CUDATRACER_TEST_FAIL_ENTRY_LINKS=1 makes
+ * the entry links of every file fail after its return links were made, the
+ * one failure that descriptor limits cannot reach now that files are read
+ * before either is attached.
+ */
+static int entry_fault(void)
+{
+	const char *v = getenv("CUDATRACER_TEST_FAIL_ENTRY_LINKS");
+
+	return v && !strcmp(v, "1") ? -EMFILE : 0;
+}
+
 int ct_probe_open(struct ct_probe *pr, struct ct_loaded_plugin *lp, uint32_t number,
 		  const struct ct_engine *engine, const bool *enabled, const bool *entry_only)
 {
@@ -236,10 +249,12 @@ static int attach_file(struct ct_probe *pr, const char *path, const char *displa
 	if (pr->engine->multi) {
 		err = attach_multi(pr, self, xo, xc, nx, true);
 		if (!err)
-			err = attach_multi(pr, self, eo, ec, ne, false);
+			err = entry_fault() ?: attach_multi(pr, self, eo, ec, ne, false);
 	} else {
 		for (size_t i = 0; i < nx && !err; i++)
 			err = attach_single(pr, self, xo[i], xc[i], true);
+		if (!err)
+			err = entry_fault();
 		for (size_t i = 0; i < ne && !err; i++)
 			err = attach_single(pr, self, eo[i], ec[i], false);
 	}

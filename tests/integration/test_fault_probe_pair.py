@@ -3,8 +3,9 @@
 
 The tracer follows a process (-p) that then loads a private copy of the real
 libcudart; just before that load the tracer's descriptor limit is lowered
-(prlimit) so that only 1 to 6 more descriptors can be opened: for some limit
-the entry links are made and the exit links fail (EMFILE). Whatever the
+(prlimit) so that only 1 to 6 more descriptors can be opened: and once the
+return links are made and the entry links fail (a test hook, since files are
+read before either direction is attached). Whatever the
 limit, the copy is either probed whole (both calls traced, with their
 returns) or not at all: one error line that says the links already made were
 removed, the library counted on the closing line, and no call seen without
@@ -32,10 +33,10 @@ def limit_leaving(pid, free):
     return limit
 
 
-def run(prog, lib, free):
+def run(prog, lib, free, env=None):
     target = subprocess.Popen([prog, lib, "wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     t.check(target.stdout.readline().startswith("ready"), "program did not start")
-    tr, out, err = t.trace_pid(target.pid, ["--plugin", "cudart"])
+    tr, out, err = t.trace_pid(target.pid, ["--plugin", "cudart"], env=env)
     limit = limit_leaving(tr.pid, free)
     resource.prlimit(tr.pid, resource.RLIMIT_NOFILE, (limit, limit))
     target.stdin.write("go\n")
@@ -55,10 +56,15 @@ def main():
     lib = os.path.join(tmp, "libcudart.so.13")
     shutil.copy(CUDART, lib)
     paths = {}
-    for free in range(1, 7):
-        rc, stderr, events = run(prog, lib, free)
+    # Limits 1 to 6, then no limit with the entry links made to fail after the
+    # return links (CUDATRACER_TEST_FAIL_ENTRY_LINKS: the files are read before
+    # either direction is attached, so no descriptor limit lands between them).
+    fault = dict(os.environ, CUDATRACER_TEST_FAIL_ENTRY_LINKS="1")
+    for free in list(range(1, 7)) + ["fault"]:
+        rc, stderr, events = run(prog, lib, 64 if free == "fault" else free,
+                                 fault if free == "fault" else None)
         closing = [l for l in stderr.splitlines() if " events, " in l]
-        what = "%d descriptors free: " % free
+        what = "%s descriptors free: " % free
         t.check(rc == 0 and closing, what + "tracer exited %d:\n%s" % (rc, stderr))
         t.check("without their call" not in closing[-1] and "nested too deep" not in closing[-1],
                 what + "calls seen without their return: " + closing[-1])
@@ -78,7 +84,8 @@ def main():
                 paths[free] = "not attached"
     print("paths taken by limit: %s" % paths)
     t.check("links removed" in paths.values(),
-            "no limit made the exit links fail after the entry links (the path under test): %s" % paths)
+            "no run made the second direction's links fail after the first's (the path under test): %s" % paths)
+    t.check(paths["fault"] == "links removed", "the entry links' failure did not remove the return links: %s" % paths)
     t.check("probed" in paths.values(), "no limit let the copy be probed: %s" % paths)
     shutil.rmtree(tmp, True)
     print("ok")

@@ -72,13 +72,13 @@ def wait_tracing(proc, err_lines=None):
             return lines
 
 
-def trace_pid(pid, args=()):
+def trace_pid(pid, args=(), env=None):
     """Start cudatracer -v on pid with a jsonl sink; return (process, jsonl
     path, stderr lines so far) once it says it is tracing."""
     out = os.path.join(tempfile.mkdtemp(prefix="cttest."), "ev.jsonl")
     atexit.register(shutil.rmtree, os.path.dirname(out), True)
     tr = subprocess.Popen([TRACER, "-v", "-p", str(pid), "-o", "jsonl:" + out] + list(args),
-                          stderr=subprocess.PIPE, text=True)
+                          stderr=subprocess.PIPE, text=True, env=env)
     return tr, out, wait_tracing(tr)
 
 
