@@ -36,6 +36,7 @@ static const char usage[] =
 	"      --exclude GLOBS    not these APIs\n"
 	"      --errors-only      only calls that returned an error\n"
 	"      --min-duration D   only calls at least this long (50us, 2ms)\n"
+	"      --gpu-activity     with a command: kernels, copies and sets on the GPU too (CUPTI)\n"
 	"\n"
 	"Output:\n"
 	"  -o, --output TYPE[:PATH]  add a sink (text, jsonl, ...); PATH - is stdout\n"
@@ -59,7 +60,8 @@ static const char usage[] =
 	"  -h, --help\n";
 
 enum { OPT_LIB = 256, OPT_PROFILE, OPT_INCLUDE, OPT_EXCLUDE, OPT_ERRORS_ONLY, OPT_MIN_DUR,
-       OPT_RINGBUF, OPT_ATTACH, OPT_CONFIG_HELP, OPT_LIST_PLUGINS, OPT_LIST_APIS, OPT_EXPLAIN };
+       OPT_RINGBUF, OPT_ATTACH, OPT_CONFIG_HELP, OPT_LIST_PLUGINS, OPT_LIST_APIS, OPT_EXPLAIN,
+       OPT_GPU_ACTIVITY };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -75,6 +77,7 @@ static const struct option long_opts[] = {
 	{ "set", required_argument, NULL, 'C' },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "attach", required_argument, NULL, OPT_ATTACH },
+	{ "gpu-activity", no_argument, NULL, OPT_GPU_ACTIVITY },
 	{ "config-help", optional_argument, NULL, OPT_CONFIG_HELP },
 	{ "list-plugins", no_argument, NULL, OPT_LIST_PLUGINS },
 	{ "list-apis", no_argument, NULL, OPT_LIST_APIS },
@@ -266,6 +269,7 @@ int main(int argc, char **argv)
 		case OPT_MIN_DUR: OV("--min-duration", "filter", "min_duration", optarg); break;
 		case OPT_RINGBUF: OV("--ringbuf-size", "tracer", "ringbuf_size", optarg); break;
 		case OPT_ATTACH: OV("--attach", "tracer", "attach", optarg); break;
+		case OPT_GPU_ACTIVITY: OV("--gpu-activity", "tracer", "gpu_activity", "true"); break;
 		case 'o': sinks[n_sinks++] = optarg; break;
 		case 'c': config_file = optarg; break;
 		case 'C': {

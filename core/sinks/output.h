@@ -17,6 +17,8 @@ void ct_output_event(struct ct_output *o, const struct ct_event *ev);
 void ct_output_tick(struct ct_output *o, uint64_t now_ns);
 /* Aggregate mode: the kernel's counts of one process's API to every sink. */
 void ct_output_totals(struct ct_output *o, const struct ct_totals *t);
+/* GPU activity to every sink that takes it. */
+void ct_output_gpu(struct ct_output *o, const struct ct_gpu_event *g);
 void ct_output_proc_exit(struct ct_output *o, uint32_t pid, uint64_t ts_ns);
 /* Final output of every sink and close its file. Returns -EIO if any sink failed. */
 int ct_output_close(struct ct_output *o, const struct ct_run_stats *st);

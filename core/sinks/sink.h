@@ -18,6 +18,9 @@ struct ct_run_stats {
 	uint64_t unpaired;   /* returns seen without their call */
 	uint64_t too_deep;   /* calls nested past the capture limit */
 	uint64_t filtered;   /* records dropped by user-space filters */
+	uint64_t gpu_events; /* kernels, copies and sets handed to sinks (--gpu-activity) */
+	uint64_t gpu_lost;   /* batches of them the ring had no room for */
+	uint64_t launches_named, launches_unnamed; /* launches whose kernel has, has no name */
 	uint64_t start_ns, end_ns; /* wall clock */
 };
 
@@ -61,6 +64,9 @@ struct ct_sink_ops {
 	/* Aggregate mode's counts; NULL: the sink needs every call's event and
 	 * cannot run in aggregate mode. */
 	int (*totals)(void *ctx, const struct ct_totals *t);
+	/* A kernel, copy or set the GPU executed (--gpu-activity); NULL: the
+	 * sink shows API calls only and GPU activity passes it by. */
+	int (*gpu)(void *ctx, const struct ct_gpu_event *g);
 };
 
 /* Calls with a byte count that the sinks show and add up: those that move
