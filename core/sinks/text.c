@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
@@ -31,21 +32,37 @@ static void fmt_dur(char *buf, size_t n, uint64_t ns)
 		snprintf(buf, n, "%.1fms", ns / 1e6);
 }
 
+static void header(struct text_sink *s)
+{
+	if (s->show_header && !s->wrote_header)
+		fprintf(s->c.out, "%-15s %-28s %-3s %-26s %s\n", "TIME", "COMM[PID/TID]", "DEV",
+			"RESULT (DURATION)", "CALL");
+	s->wrote_header = true;
+}
+
+static void clock_text(char *buf, size_t n, uint64_t ts_ns)
+{
+	time_t secs = ts_ns / 1000000000ull;
+	struct tm tm;
+
+	localtime_r(&secs, &tm);
+	snprintf(buf, n, "%02d:%02d:%02d.%06u", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned)(ts_ns % 1000000000ull / 1000));
+}
+
 static int text_event(void *ctx, const struct ct_event *ev)
 {
 	struct text_sink *s = ctx;
 	FILE *out = s->c.out;
-	time_t secs = ev->ts_ns / 1000000000ull;
-	struct tm tm;
-	char when[32], comm[CT_COMM_TEXT], who[CT_COMM_TEXT + 24], res[96], dur[24];
+	char when[32], comm[CT_COMM_TEXT], who[CT_COMM_TEXT + 24], res[96], dur[24], dev[16];
 
-	if (s->show_header && !s->wrote_header) {
-		fprintf(out, "%-15s %-28s %-26s %s\n", "TIME", "COMM[PID/TID]", "RESULT (DURATION)", "CALL");
-		s->wrote_header = true;
-	}
-	localtime_r(&secs, &tm);
-	snprintf(when, sizeof(when), "%02d:%02d:%02d.%06u", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (unsigned)(ev->ts_ns % 1000000000ull / 1000));
+	header(s);
+	clock_text(when, sizeof(when), ev->ts_ns);
+	/* The thread's current device; "-" while none of its calls said. */
+	if (ev->device >= 0)
+		snprintf(dev, sizeof(dev), "%d", ev->device);
+	else
+		snprintf(dev, sizeof(dev), "-");
 	snprintf(who, sizeof(who), "%s[%u/%u]", ct_text_comm(comm, ev->comm), ev->pid, ev->tid);
 	fmt_dur(dur, sizeof(dur), ev->dur_ns);
 	if (ev->entry_only)
@@ -57,7 +74,7 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	else
 		snprintf(res, sizeof(res), "%" PRId64 "(unknown) %s", ev->result, dur);
 	/* Indent by depth, capped: a broken record's depth must not print gigabytes. */
-	fprintf(out, "%-15s %-28s %-26s %*s%s(", when, who, res, (int)(2 * (ev->depth < 32 ? ev->depth : 32)), "",
+	fprintf(out, "%-15s %-28s %-3s %-26s %*s%s(", when, who, dev, res, (int)(2 * (ev->depth < 32 ? ev->depth : 32)), "",
 		ev->api->symbol);
 	for (int i = 0; i < ev->n_fields; i++) {
 		s->val.len = 0;
@@ -71,6 +88,38 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	if (ev->parent_api)
 		fprintf(out, " [in %s]", ev->parent_api);
 	fputc('\n', out);
+	return 0;
+}
+
+/* GPU activity: the device's work, as a line of its own under the same columns. */
+static int text_gpu(void *ctx, const struct ct_gpu_event *g)
+{
+	struct text_sink *s = ctx;
+	char when[32], who[48], dev[16], dur[24], name[96];
+
+	header(s);
+	clock_text(when, sizeof(when), g->ts_ns);
+	snprintf(who, sizeof(who), "[gpu %u stream %u]", g->device, g->stream);
+	snprintf(dev, sizeof(dev), "%u", g->device);
+	fmt_dur(dur, sizeof(dur), g->dur_ns);
+	if (g->kind == CT_GPU_KERNEL)
+		fprintf(s->c.out, "%-15s %-28s %-3s %-26s kernel %s", when, who, dev, dur,
+			g->name ? "" : "(unnamed)");
+	else
+		fprintf(s->c.out, "%-15s %-28s %-3s %-26s %s %" PRIu64 " bytes", when, who, dev, dur,
+			g->kind == CT_GPU_MEMCPY ? (snprintf(name, sizeof(name), "memcpy %s", g->copy_kind), name) :
+						   "memset", g->bytes);
+	if (g->kind == CT_GPU_KERNEL && g->name) {
+		s->val.len = 0;
+		if (!ct_sb_room(&s->val, 4 * strlen(g->name) + 1))
+			return -ENOMEM;
+		ct_sb_text_str(&s->val, g->name);
+		fwrite(s->val.p, 1, s->val.len, s->c.out);
+	}
+	if (g->has_launch)
+		fprintf(s->c.out, " [launched by %s in pid %u tid %u]", g->launch_api ? g->launch_api : "?",
+			g->pid, g->launch_tid);
+	fputc('\n', s->c.out);
 	return 0;
 }
 
@@ -88,4 +137,5 @@ const struct ct_sink_ops ct_sink_text = {
 	.ctx_size = sizeof(struct text_sink),
 	.event = text_event,
 	.destroy = text_destroy,
+	.gpu = text_gpu,
 };
