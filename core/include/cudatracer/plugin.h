@@ -113,9 +113,9 @@ enum ct_role {
 	CT_ROLE_RANK,       /* the caller's rank in the call's communicator */
 	CT_ROLE_NRANKS,     /* the communicator's size */
 	/* Devices and contexts, for the device of every call (docs/plugins.md):
-	 * a context the call uses or makes current, and one it created or
-	 * retained (read at exit); a DEVICE argument of the same call says
-	 * which device the new context is on. */
+	 * a context the call uses or makes current; and a context whose device
+	 * the call's DEVICE argument gives (one it created or retained, read at
+	 * exit, or one it was asked the device of). */
 	CT_ROLE_CONTEXT,
 	CT_ROLE_CONTEXT_NEW,
 	CT_ROLE_MAX
