@@ -73,6 +73,7 @@ struct session {
 	struct ct_event ev;
 	struct ct_record full;
 	bool gpu;              /* --gpu-activity: the command's driver loads the injection library */
+	uint64_t gpu_messages; /* what the injection libraries said */
 	struct ct_gpu_source gpu_src;
 	struct ct_gpu_sink gpu_sink;
 };
@@ -209,6 +210,9 @@ static void on_gpu_event(void *ctx, const struct ct_gpu_event *g)
 /* What the injection library in a traced process had to say (CUPTI missing, refused ...). */
 static void on_gpu_message(void *ctx, uint32_t pid, enum ct_wire_level level, const char *text)
 {
+	struct session *s = ctx;
+
+	s->gpu_messages++;
 	if (level == CT_W_INFO)
 		ct_info("pid %u: GPU activity: %s", pid, text);
 	else
@@ -725,11 +729,13 @@ static void gpu_report(struct session *s)
 
 	if (!s->gpu)
 		return;
-	if (!g->processes) {
+	if (!g->processes && !s->gpu_messages) {
 		ct_warn("--gpu-activity: no process of the command started CUDA with the injection library "
 			"(the driver loads it at cuInit; without a CUDA driver, or without a CUDA call, nothing does)");
 		return;
 	}
+	if (!g->processes)
+		return; /* the library said why it could not */
 	fprintf(stderr, "cudatracer: GPU activity: %llu kernels (%llu unnamed), %llu copies, %llu sets, "
 		"%llu without their launching call\n", (unsigned long long)g->kernels,
 		(unsigned long long)g->unnamed, (unsigned long long)g->copies, (unsigned long long)g->sets,

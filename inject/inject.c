@@ -82,9 +82,16 @@ static uint64_t mono_ns(void)
 /* ---- finding libcupti ---- */
 
 #define CUPTI_MAJOR (CUPTI_API_VERSION / 10000)
-#define STR_(x) #x
-#define STR(x) STR_(x)
-#define CUPTI_SONAME "libcupti.so." STR(CUPTI_MAJOR)
+
+/* libcupti.so.13 for the CUDA 13 header: the major the records' layouts are of. */
+static const char *cupti_soname(void)
+{
+	static char name[32];
+
+	if (!name[0])
+		snprintf(name, sizeof(name), "libcupti.so.%d", CUPTI_MAJOR);
+	return name;
+}
 
 struct runtime_dir {
 	char dir[4096];
@@ -120,30 +127,35 @@ static void *try_open(const char *path, char *found, size_t n)
  */
 static void *open_cupti(char *found, size_t n)
 {
-	const char *env = getenv("CUDATRACER_CUPTI");
+	const char *env = getenv("CUDATRACER_CUPTI"), *so = cupti_soname();
 	struct runtime_dir rt = { "" };
 	char path[4200];
 	void *h;
 
-	if ((h = dlopen(CUPTI_SONAME, RTLD_NOW | RTLD_NOLOAD))) {
-		snprintf(found, n, "%s (already loaded)", CUPTI_SONAME);
+	if ((h = dlopen(so, RTLD_NOW | RTLD_NOLOAD))) {
+		snprintf(found, n, "%s (already loaded)", so);
 		return h;
 	}
 	if (env && *env)
 		return try_open(env, found, n);
 	dl_iterate_phdr(find_cudart, &rt);
 	if (rt.dir[0]) {
-		snprintf(path, sizeof(path), "%s/" CUPTI_SONAME, rt.dir);
-		if ((h = try_open(path, found, n)))
-			return h;
-		snprintf(path, sizeof(path), "%s/../../cuda_cupti/lib/" CUPTI_SONAME, rt.dir);
+		static const char *const beside[] = { "%s/%s", "%s/../../cuda_cupti/lib/%s" };
+
+		for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+			snprintf(path, sizeof(path), beside[i], rt.dir, so);
+			if ((h = try_open(path, found, n)))
+				return h;
+		}
+	}
+	static const char *const toolkit[] = { "/usr/local/cuda/extras/CUPTI/lib64", "/usr/local/cuda/lib64" };
+
+	for (size_t i = 0; i < sizeof(toolkit) / sizeof(toolkit[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", toolkit[i], so);
 		if ((h = try_open(path, found, n)))
 			return h;
 	}
-	if ((h = try_open("/usr/local/cuda/extras/CUPTI/lib64/" CUPTI_SONAME, found, n)) ||
-	    (h = try_open("/usr/local/cuda/lib64/" CUPTI_SONAME, found, n)))
-		return h;
-	return try_open(CUPTI_SONAME, found, n);
+	return try_open(so, found, n);
 }
 
 static int load_cupti(void)
@@ -154,7 +166,7 @@ static int load_cupti(void)
 	if (!h) {
 		ct_batch_msg(CT_W_ERROR, "no %s found (in the process, CUDATRACER_CUPTI, beside libcudart "
 			     "(pip's nvidia-cuda-cupti), /usr/local/cuda or the loader's path): %s; GPU activity off",
-			     CUPTI_SONAME, dlerror());
+			     cupti_soname(), dlerror());
 		return -1;
 	}
 #define X(name, required)                                                                    \
@@ -259,6 +271,11 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	CUpti_Activity *r = NULL;
 	size_t dropped = 0;
 
+	/* Turned off (a step of start() failed, or the process is exiting): nothing goes out. */
+	if (!atomic_load(&active)) {
+		free(buffer);
+		return;
+	}
 	while (valid && cu.cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS)
 		send_record(r);
 	free(buffer);
@@ -328,9 +345,13 @@ static int enable_api_records(void)
 
 static void flush_at_exit(void)
 {
-	if (!atomic_exchange(&active, false))
+	static atomic_bool flushed;
+
+	if (!atomic_load(&active) || atomic_exchange(&flushed, true))
 		return;
+	/* The last buffers, through buffer_completed, while still active. */
 	cu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	atomic_store(&active, false);
 	if (ct_batch_names_cut() || other_records) {
 		struct ct_w_dropped d = { .names_cut = ct_batch_names_cut(), .other = other_records };
 
@@ -394,6 +415,7 @@ static int start(void)
 		hello.clock_offset = (int64_t)(m + (mono_ns() - m) / 2) - (int64_t)t;
 	}
 	step = "cuptiActivityRegisterCallbacks";
+	atomic_store(&active, true);
 	r = cu.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS)
 		goto fail;
@@ -411,10 +433,10 @@ static int start(void)
 		cu.cuptiActivityFlushPeriod(FLUSH_PERIOD_MS);
 	ct_batch_put(CT_W_HELLO, CT_GPU_WIRE_VERSION, &hello, sizeof(hello));
 	ct_batch_flush();
-	atomic_store(&active, true);
 	atexit(flush_at_exit);
 	return 0;
 fail:
+	atomic_store(&active, false);
 	disable_all();
 	ct_batch_msg(CT_W_ERROR, "%s failed: %s (%d); GPU activity off, API calls traced as before", step,
 		     result_text(r), (int)r);

@@ -510,7 +510,10 @@ static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 		for (int d = 0; d < 2; d++) {
 			const uint32_t *v = d ? g->block : g->grid;
 
-			ct_sb_lit(b, d ? ",\"block\":[" : ",\"grid\":[");
+			if (d)
+				ct_sb_lit(b, ",\"block\":[");
+			else
+				ct_sb_lit(b, ",\"grid\":[");
 			for (int i = 0; i < 3; i++) {
 				if (i)
 					ct_sb_ch(b, ',');
