@@ -60,7 +60,7 @@ def main():
 
     # csv: RFC 4180 still; the comm and the func argument escaped.
     rows = list(csv.reader(io.StringIO(raw["csv"].decode(), newline=""), strict=True))
-    t.check(len(rows) == 5 and all(len(r) == 12 for r in rows), "csv rows: %r" % rows)
+    t.check(len(rows) == 5 and all(len(r) == 13 for r in rows), "csv rows: %r" % rows)
     t.check(all(r[3] == COMM_TEXT for r in rows[1:]), "csv comm: %r" % [r[3] for r in rows])
     t.check(rows[4][11].startswith("func=%s grid=(1,1,1)" % KERNEL_TEXT), "csv args: %r" % rows[4][11])
 
