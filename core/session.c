@@ -908,7 +908,7 @@ out:
 	if (s->stats.filtered)
 		fprintf(stderr, ", %llu filtered out", (unsigned long long)s->stats.filtered);
 	fputc('\n', stderr);
-	if (s->stats.launches_unnamed || ct_decode_strings_unread())
+	if (s->stats.launches_named || s->stats.launches_unnamed || ct_decode_strings_unread())
 		fprintf(stderr, "cudatracer: launches: %llu with their kernel named, %llu unnamed (handles made "
 			"before tracing, or whose name could not be read); %llu names unread at entry and at return\n",
 			(unsigned long long)s->stats.launches_named, (unsigned long long)s->stats.launches_unnamed,
