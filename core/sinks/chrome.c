@@ -436,6 +436,20 @@ static int gpu_track(struct chrome_ctx *s, const struct ct_gpu_event *g, uint32_
 	return 0;
 }
 
+/* One end of a flow arrow (ph: its phase and binding, as JSON text). */
+static void flow(struct chrome_ctx *s, const char *ph, uint64_t ts, uint32_t pid, uint32_t tid)
+{
+	sep(s);
+	ct_sb_lit(&s->b, "{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":");
+	ct_sb_put(&s->b, ph, strlen(ph));
+	ct_sb_lit(&s->b, ",\"id\":");
+	ct_sb_u64(&s->b, s->flows);
+	ct_sb_lit(&s->b, ",\"ts\":");
+	ts_us(&s->b, ts);
+	pid_tid(&s->b, pid, tid);
+	ct_sb_ch(&s->b, '}');
+}
+
 static int chrome_gpu(void *ctx, const struct ct_gpu_event *g)
 {
 	struct chrome_ctx *s = ctx;
@@ -479,18 +493,8 @@ static int chrome_gpu(void *ctx, const struct ct_gpu_event *g)
 		/* The arrow starts in the call (the slice that encloses its time on
 		 * the launching thread) and ends at the work's own slice. */
 		s->flows++;
-		sep(s);
-		ct_sb_lit(b, "{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":\"s\",\"id\":");
-		ct_sb_u64(b, s->flows);
-		ct_sb_lit(b, ",\"ts\":");
-		ts_us(b, g->launch_mono_ns);
-		pid_tid(b, g->pid, g->launch_tid);
-		ct_sb_lit(b, "},\n{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":\"f\",\"bp\":\"e\",\"id\":");
-		ct_sb_u64(b, s->flows);
-		ct_sb_lit(b, ",\"ts\":");
-		ts_us(b, g->mono_ns);
-		pid_tid(b, pid, tid);
-		ct_sb_ch(b, '}');
+		flow(s, "\"s\"", g->launch_mono_ns, g->pid, g->launch_tid);
+		flow(s, "\"f\",\"bp\":\"e\"", g->mono_ns, pid, tid);
 	}
 	s->events++;
 	if (s->b.len >= CHUNK)
