@@ -350,29 +350,58 @@ static int html_gpu(void *ctx, const struct ct_gpu_event *g)
 	return ct_gpustats_gpu(&s->gpu, g);
 }
 
-/* GPU time per kernel and copy throughput per process (--gpu-activity). */
+/* Per process: calls and work by device; GPU time per kernel and copy
+ * throughput (--gpu-activity). */
 static int page_gpu(struct html_ctx *s, FILE *o)
 {
 	struct ct_proc_stat **procs;
+	bool titled = false;
 	size_t n;
 	int err;
 
-	if (!s->gpu.gpu_events)
-		return 0;
 	err = ct_apistats_procs(&s->stats, &procs, &n);
 	if (err)
 		return err;
-	fputs("<h2>GPU activity</h2>\n", o);
 	for (size_t i = 0; i < n && !err; i++) {
 		struct ct_kernel_stat **k = NULL;
 		struct ct_copy_stat **c = NULL;
-		size_t nk = 0, nc = 0;
+		struct ct_device_stat **d = NULL;
+		size_t nk = 0, nc = 0, nd = 0;
 
 		err = ct_gpustats_kernels(&s->gpu, procs[i]->pid, &k, &nk);
 		if (!err)
 			err = ct_gpustats_copies(&s->gpu, procs[i]->pid, &c, &nc);
-		if (!err && (nk || nc))
+		if (!err)
+			err = ct_gpustats_devices(&s->gpu, procs[i]->pid, &d, &nd);
+		/* Devices only where one is known, as in the summary. */
+		if (nd == 1 && d[0]->device < 0)
+			nd = 0;
+		if (!err && (nk || nc || nd)) {
+			if (!titled)
+				fputs("<h2>Devices and GPU activity</h2>\n", o);
+			titled = true;
 			fprintf(o, "<h3>pid %u</h3>\n", procs[i]->pid);
+		}
+		if (!err && nd) {
+			fprintf(o, "<table class=\"devices\" data-pid=\"%u\"><tr><th>Device</th><th>Calls</th>"
+				"<th>Calls(ns)</th><th>Kernels</th><th>Kernels(ns)</th><th>Copies</th><th>Copy bytes</th>"
+				"<th>Copies(ns)</th></tr>\n", procs[i]->pid);
+			for (size_t j = 0; j < nd; j++) {
+				if (d[j]->device < 0)
+					fputs("<tr><td>unknown</td>", o);
+				else
+					fprintf(o, "<tr><td>%d</td>", d[j]->device);
+				td_u64(o, d[j]->calls);
+				td_u64(o, d[j]->call_ns);
+				td_u64(o, d[j]->kernels);
+				td_u64(o, d[j]->kernel_ns);
+				td_u64(o, d[j]->copies);
+				td_u64(o, d[j]->copy_bytes);
+				td_u64(o, d[j]->copy_ns);
+				fputs("</tr>\n", o);
+			}
+			fputs("</table>\n", o);
+		}
 		if (!err && nk) {
 			fprintf(o, "<table class=\"kernels\" data-pid=\"%u\"><tr><th>Kernel</th><th>Count</th>"
 				"<th>Total(ns)</th><th>Avg(ns)</th><th>Min(ns)</th><th>Max(ns)</th><th>P50(ns)</th>"
@@ -410,6 +439,7 @@ static int page_gpu(struct html_ctx *s, FILE *o)
 		}
 		free(k);
 		free(c);
+		free(d);
 	}
 	free(procs);
 	return err;

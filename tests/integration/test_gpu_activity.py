@@ -129,7 +129,7 @@ def check_sinks(tr, out):
         t.check(line in summary, "summary lacks %r:\n%s" % (line, summary), tr)
     with open(os.path.join(d, "report.html")) as f:
         html = f.read()
-    t.check("<h2>GPU activity</h2>" in html and "<td>vecAdd(float*, float const*, int)</td>" in html and
+    t.check("<h2>Devices and GPU activity</h2>" in html and '<table class="devices"' in html and "<td>vecAdd(float*, float const*, int)</td>" in html and
             "<td>HtoD</td>" in html, "html tables", tr)
     with open(os.path.join(d, "out.txt")) as f:
         text = f.read()
