@@ -60,6 +60,7 @@ static const CUpti_ActivityKind device_kinds[] = {
 	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
 };
 static atomic_bool active;
+static pid_t started_in; /* a forked child inherits the state, not a working CUPTI */
 static uint64_t other_records;
 
 static const char *result_text(CUptiResult r)
@@ -272,7 +273,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	size_t dropped = 0;
 
 	/* Turned off (a step of start() failed, or the process is exiting): nothing goes out. */
-	if (!atomic_load(&active)) {
+	if (!atomic_load(&active) || getpid() != started_in) {
 		free(buffer);
 		return;
 	}
@@ -347,7 +348,8 @@ static void flush_at_exit(void)
 {
 	static atomic_bool flushed;
 
-	if (!atomic_load(&active) || atomic_exchange(&flushed, true))
+	/* A forked child's CUPTI is not its parent's: never flush it (it may hang). */
+	if (!atomic_load(&active) || getpid() != started_in || atomic_exchange(&flushed, true))
 		return;
 	/* The last buffers, through buffer_completed, while still active. */
 	cu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -415,6 +417,7 @@ static int start(void)
 		hello.clock_offset = (int64_t)(m + (mono_ns() - m) / 2) - (int64_t)t;
 	}
 	step = "cuptiActivityRegisterCallbacks";
+	started_in = getpid();
 	atomic_store(&active, true);
 	r = cu.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS)
