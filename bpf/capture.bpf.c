@@ -520,6 +520,10 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	f = &t->f[d & (CT_MAX_DEPTH - 1)];
 	if (s->flags & CT_SPEC_READS_EXIT)
 		f->rec.flags |= ct_do_reads(s, CT_READ_EXIT, f->rec.args, f->rec.mem);
+	/* A string whose page was not in memory at entry (cuBLAS's kernel names
+	 * as cuLibraryGetKernel gets them): the call has touched it by now. */
+	if (s->str_slot != CT_NO_SLOT && !f->str_len)
+		ct_read_str(s, f);
 	f->rec.dur_ns = now - f->rec.ts_ns;
 	f->rec.depth = d;
 	f->rec.ret = PT_REGS_RC(ctx);

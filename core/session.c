@@ -26,6 +26,9 @@
 #include "record.h"
 #include "watch_event.h"
 #include "decode/decode.h"
+#include "decode/device.h"
+#include "decode/gpu.h"
+#include "capture/gpu.h"
 #include "capture/guard.h"
 #include "symbols/symbolizer.h"
 #include "util/log.h"
@@ -72,6 +75,10 @@ struct session {
 	int release_fd; /* write end of the pipe that holds the command */
 	struct ct_event ev;
 	struct ct_record full;
+	bool gpu;              /* --gpu-activity: the command's driver loads the injection library */
+	uint64_t gpu_messages; /* what the injection libraries said */
+	struct ct_gpu_source gpu_src;
+	struct ct_gpu_sink gpu_sink;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -195,12 +202,42 @@ static bool keep(const struct session *s, const struct ct_event *ev)
 	return true;
 }
 
-/* The ring's records: every plugin's, in the order each thread made its calls. */
+static void on_gpu_event(void *ctx, const struct ct_gpu_event *g)
+{
+	struct session *s = ctx;
+
+	s->stats.gpu_events++;
+	ct_output_gpu(&s->out, g);
+}
+
+/* What the injection library in a traced process had to say (CUPTI missing, refused ...). */
+static void on_gpu_message(void *ctx, uint32_t pid, enum ct_wire_level level, const char *text)
+{
+	struct session *s = ctx;
+
+	s->gpu_messages++;
+	if (level == CT_W_INFO)
+		ct_info("pid %u: GPU activity: %s", pid, text);
+	else
+		ct_warn("pid %u: GPU activity: %s", pid, text);
+}
+
+/* The ring's records: every plugin's, in the order each thread made its calls;
+ * and the injection library's batches of GPU activity. */
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
-	const struct ct_record *r = ct_record_whole(data, len, &s->full);
-	uint32_t plugin = r ? CT_CALL_PLUGIN(r->call) : 0;
+	const struct ct_gpu_chunk *c = data;
+	const struct ct_record *r;
+	uint32_t plugin;
+
+	if (len >= CT_GPU_CHUNK_HEAD && c->call == CT_CALL_GPU) {
+		if (c->len <= len - CT_GPU_CHUNK_HEAD)
+			ct_gpu_decode(&s->gpu_sink, c->pid, c->tid, c->data, c->len);
+		return 0;
+	}
+	r = ct_record_whole(data, len, &s->full);
+	plugin = r ? CT_CALL_PLUGIN(r->call) : 0;
 
 	if (!r || plugin >= (uint32_t)s->n_plugins ||
 	    ct_decode(s->plugins[plugin].p, r, s->wall_offset, &s->ev)) {
@@ -215,11 +252,20 @@ static int on_record(void *ctx, void *data, size_t len)
 			s->ev.parent_api = s->plugins[pl].p->apis[api].symbol;
 		}
 	}
+	ct_device_note(&s->ev); /* before the filters: a filtered call still sets the device */
 	if (!keep(s, &s->ev)) {
 		s->stats.filtered++;
 		return 0;
 	}
 	s->stats.events++;
+	if (s->ev.api->flags & CT_API_LAUNCH) {
+		const struct ct_field *k = ct_event_role(&s->ev, CT_ROLE_KERNEL);
+
+		if (k && k->valid && k->str)
+			s->stats.launches_named++;
+		else if (k && k->valid)
+			s->stats.launches_unnamed++;
+	}
 	ct_output_event(&s->out, &s->ev);
 	return 0;
 }
@@ -317,7 +363,9 @@ static int on_watch(void *ctx, void *data, size_t len)
 		/* The process's records were all written before it exited: deliver
 		 * them first, then tell the sinks it is gone. */
 		ct_rings_consume(&s->rings, 0);
+		ct_gpu_forget(&s->gpu_sink, e->pid);
 		ct_output_proc_exit(&s->out, e->pid, now_ns(CLOCK_REALTIME));
+		ct_device_forget(e->pid);
 		ct_sym_forget(e->pid);
 		ct_names_forget(e->pid);
 		ct_comms_forget(e->pid);
@@ -440,6 +488,11 @@ static int spawn_held(struct session *s)
 		signal(SIGPIPE, SIG_DFL);
 		if (read(fds[0], &go, 1) != 1)
 			_exit(127); /* the tracer gave up */
+		/* The driver loads the library at cuInit (the only thread here is this one). */
+		if (s->gpu && setenv("CUDA_INJECTION64_PATH", s->gpu_src.path, 1))
+			_exit(127);
+		if (s->gpu && s->conf->tracer.cupti_path && setenv("CUDATRACER_CUPTI", s->conf->tracer.cupti_path, 1))
+			_exit(127);
 		execvp(s->target->argv[0], s->target->argv);
 		fprintf(stderr, "cudatracer: cannot run %s: %s\n", s->target->argv[0], strerror(errno));
 		_exit(127);
@@ -500,6 +553,46 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 		ct_err("cannot map the capture engine's ring buffer: %s", strerror(-err));
 		return err;
 	}
+	if (s->gpu)
+		return ct_gpu_source_open(&s->gpu_src, ct_engine_ring_fd(&s->engine), eo.pids_fd, filter);
+	return 0;
+}
+
+/*
+ * --gpu-activity: only a command can have the driver load the injection
+ * library (at its cuInit); a running process has initialised CUDA already,
+ * and nothing loads a library into it without ptrace. A variable that is
+ * set already belongs to another tool (nsys, a profiler): it is kept, and
+ * GPU activity is off.
+ */
+static int gpu_setup(struct session *s)
+{
+	const char *other = getenv("CUDA_INJECTION64_PATH");
+
+	if (!s->conf->tracer.gpu_activity)
+		return 0;
+	if (s->aggregate) {
+		ct_err("--gpu-activity sends every kernel to the sinks, and tracer.mode = aggregate records "
+		       "no events: use tracer.mode = events");
+		return -EINVAL;
+	}
+	if (!s->target->argv) {
+		ct_err("--gpu-activity needs command mode: CUDA loads the injection library only at cuInit, "
+		       "and there is no safe way to load a library into a %s process without ptrace; restart "
+		       "the job under cudatracer (cudatracer --gpu-activity ... -- COMMAND)",
+		       s->target->pid ? "running" : "system-wide traced");
+		return -EINVAL;
+	}
+	if (other && *other) {
+		ct_warn("CUDA_INJECTION64_PATH is already set (%s): another tool injects into CUDA; "
+			"--gpu-activity is off, API calls are traced as before", other);
+		return 0;
+	}
+	if (ct_gpu_find_library(&s->gpu_src, s->conf->tracer.inject_library))
+		return -ENOENT;
+	s->gpu = true;
+	s->gpu_sink = (struct ct_gpu_sink){ .event = on_gpu_event, .message = on_gpu_message, .ctx = s,
+					    .wall_offset_ns = s->wall_offset };
 	return 0;
 }
 
@@ -514,6 +607,9 @@ static int setup(struct session *s)
 		err = -ENOMEM;
 		goto out;
 	}
+	err = gpu_setup(s);
+	if (err)
+		goto out;
 	/* The config checked the list: 1 to CT_MAX_PLUGINS names. */
 	for (size_t n = 0; n < c->tracer.plugins.n; n++) {
 		struct ct_loaded_plugin *lp = &s->plugins[s->n_plugins];
@@ -610,6 +706,12 @@ static void report(struct session *s)
 
 	if (!refresh_stats(s, st))
 		return;
+	if (s->gpu && s->gpu_src.skel) {
+		uint64_t g[CT_GPU_STAT_MAX] = { 0 };
+
+		if (!ct_gpu_source_stats(&s->gpu_src, g))
+			s->stats.gpu_lost = g[CT_GPU_STAT_LOST] + g[CT_GPU_STAT_UNREAD] + g[CT_GPU_STAT_TOO_LONG];
+	}
 	if (st[CT_STAT_AGG_FULL])
 		ct_warn("%llu calls were not counted: the kernel's table of (process, API) pairs is full "
 			"(%u pairs)", (unsigned long long)st[CT_STAT_AGG_FULL], s->engine.agg_entries);
@@ -701,9 +803,38 @@ static int check_aggregate(const struct ct_config *c)
 	return 0;
 }
 
+/* What GPU activity came, and what of it was lost or unnamed. */
+static void gpu_report(struct session *s)
+{
+	const struct ct_gpu_stats *g = &s->gpu_sink.stats;
+
+	if (!s->gpu)
+		return;
+	if (!g->processes && !s->gpu_messages) {
+		ct_warn("--gpu-activity: no process of the command started CUDA with the injection library "
+			"(the driver loads it at cuInit; without a CUDA driver, or without a CUDA call, nothing does)");
+		return;
+	}
+	if (!g->processes)
+		return; /* the library said why it could not */
+	fprintf(stderr, "cudatracer: GPU activity: %llu kernels (%llu unnamed), %llu copies, %llu sets, "
+		"%llu without their launching call\n", (unsigned long long)g->kernels,
+		(unsigned long long)g->unnamed, (unsigned long long)g->copies, (unsigned long long)g->sets,
+		(unsigned long long)g->uncorrelated);
+	if (s->stats.gpu_lost)
+		ct_warn("%llu batches of GPU activity did not fit in the ring buffer: raise [tracer] ringbuf_size",
+			(unsigned long long)s->stats.gpu_lost);
+	if (g->cupti_dropped)
+		ct_warn("CUPTI dropped %llu activity records (its buffers were full)",
+			(unsigned long long)g->cupti_dropped);
+	if (g->malformed)
+		ct_warn("%llu GPU activity items were malformed and skipped", (unsigned long long)g->malformed);
+}
+
 static void teardown(struct session *s)
 {
 	ct_sym_reset();
+	ct_device_reset();
 	ct_names_reset();
 	ct_comms_reset();
 	ct_procenv_reset();
@@ -711,6 +842,8 @@ static void teardown(struct session *s)
 	for (int i = s->n_plugins - 1; i >= 0; i--)
 		if (s->probes[i].lp)
 			ct_probe_close(&s->probes[i]);
+	if (s->gpu_src.skel)
+		ct_gpu_source_close(&s->gpu_src);
 	if (s->engine.skel)
 		ct_engine_close(&s->engine);
 	for (int i = s->n_plugins - 1; i >= 0; i--) {
@@ -902,6 +1035,7 @@ out:
 	if (s->watcher.obj)
 		ct_watcher_detach(&s->watcher);
 	ct_rings_consume(&s->rings, -1);
+	ct_gpu_finish(&s->gpu_sink);
 	report(s);
 	if (s->aggregate && s->engine.skel)
 		feed_totals(s);
@@ -909,8 +1043,16 @@ out:
 	outerr = ct_output_close(&s->out, &s->stats);
 	/* After an error that kept tracing from starting, a count of nothing
 	 * would only bury the message that said why. */
-	if (s->traced && !failed)
+	if (s->traced && !failed) {
 		say_totals(s);
+		if (s->stats.launches_named || s->stats.launches_unnamed || ct_decode_strings_unread())
+			ct_note("launches: %llu with their kernel named, %llu unnamed (handles made before "
+				"tracing, or whose name could not be read); %llu names unread at entry and at return",
+				(unsigned long long)s->stats.launches_named,
+				(unsigned long long)s->stats.launches_unnamed,
+				(unsigned long long)ct_decode_strings_unread());
+		gpu_report(s);
+	}
 	if (s->stats.lost)
 		ct_warn("%llu records did not fit in the ring buffer: raise [tracer] ringbuf_size",
 			(unsigned long long)s->stats.lost);

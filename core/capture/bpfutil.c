@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Small libbpf helpers for objects opened from memory, without skeletons. */
+/* Small libbpf helpers: constants of objects opened from memory, per-CPU counters. */
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "capture/bpfutil.h"
 
@@ -43,5 +45,26 @@ int ct_bpf_set_const(struct bpf_object *obj, const char *name, const void *val, 
 	if (!at)
 		return -ENOENT;
 	memcpy(at, val, sz);
+	return 0;
+}
+
+int ct_bpf_percpu_sum(int fd, unsigned n, uint64_t *out)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < n; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
 	return 0;
 }

@@ -339,23 +339,7 @@ int ct_engine_ring_fd(const struct ct_engine *e)
 
 int ct_engine_stats(const struct ct_engine *e, uint64_t *out)
 {
-	int fd = bpf_map__fd(e->skel->maps.stats), ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals;
-
-	if (ncpu <= 0)
-		return -EINVAL;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	for (uint32_t k = 0; k < CT_STAT_MAX; k++) {
-		out[k] = 0;
-		if (bpf_map_lookup_elem(fd, &k, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			out[k] += vals[c];
-	}
-	free(vals);
-	return 0;
+	return ct_bpf_percpu_sum(bpf_map__fd(e->skel->maps.stats), CT_STAT_MAX, out);
 }
 
 /* One CPU's counts into the sum; a CPU that never ran the pair's calls has zeros. */

@@ -25,6 +25,9 @@ struct ct_tracer_conf {
 	char *aggregate_path; /* aggregate mode: where the table goes */
 	bool scan_libraries; /* check every library a traced process loads for a linked-in runtime */
 	bool scan_execs;     /* system-wide: check each new executable for a linked-in runtime */
+	bool gpu_activity;   /* kernels, copies and sets on the device, from CUPTI (docs/gpu.md) */
+	char *inject_library; /* the injection library for gpu_activity; unset: found beside the binary */
+	char *cupti_path;    /* the libcupti the injection library opens; unset: it looks (docs/gpu.md) */
 };
 
 struct ct_filter_conf {

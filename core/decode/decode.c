@@ -218,6 +218,13 @@ static void name_handles(const struct ct_record *r, struct ct_event *ev)
 	}
 }
 
+static uint64_t strings_unread;
+
+uint64_t ct_decode_strings_unread(void)
+{
+	return strings_unread;
+}
+
 int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall_offset_ns,
 	      struct ct_event *ev)
 {
@@ -242,7 +249,11 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->entry_only = (r->flags & CT_REC_ENTRY_ONLY) != 0;
 	ev->comm_info = NULL;
 	ev->env = ct_procenv_get(r->pid);
+	ev->device = -1; /* device.c says, for the session */
 	ev->n_fields = 0;
+	/* A string the engine could read neither at entry nor at return. */
+	if (api->str_slot < CT_REC_ARGS && r->args[api->str_slot] && !(r->flags & CT_REC_HAS_STR))
+		strings_unread++;
 	for (size_t i = 0; i < api->n_args && i < CT_MAX_ARGS; i++) {
 		decode_field(r, api, &api->args[i], ev, &ev->fields[i]);
 		ev->n_fields++;

@@ -16,6 +16,10 @@ const char *ct_enum_name(const struct ct_enum *e, int64_t v);
 int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall_offset_ns,
 	      struct ct_event *ev);
 
+/* Strings an API reads (a kernel's name) that the engine could read neither
+ * at entry nor at return, since the start. */
+uint64_t ct_decode_strings_unread(void);
+
 /*
  * A record as the engine sent it (the prefix its API uses) made whole for
  * the decoder: data itself when it came whole, else buf holding it followed

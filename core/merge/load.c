@@ -165,8 +165,9 @@ static int load_one(struct ct_merge *m, int ti)
 			err = -EINVAL;
 			break;
 		}
-		if (!l.has_ts)
-			continue; /* a kind of line this merge does not know */
+		/* A kind of line this merge does not know (GPU activity, kind gpu, has its own). */
+		if (!l.has_ts || l.kind[0])
+			continue;
 		pi = proc_of(m, ti, &l);
 		if (pi < 0 || grow((void **)&m->events, m->n_events, sizeof(*m->events))) {
 			err = -ENOMEM;

@@ -16,6 +16,10 @@
  * of Perfetto's default (CLOCK_BOOTTIME); or the wall clock (clock = wall)
  * to line up with tools that stamp in UTC.
  *
+ * GPU activity (--gpu-activity) goes on a process per device ("GPU 0") with
+ * a track per stream, each kernel, copy or set joined to the call that
+ * launched it by a flow arrow.
+ *
  * It streams: events go to disk in chunks, so memory stays flat however
  * long the run. Each chunk is written together with a closing trailer that
  * the next chunk overwrites, so a regular file is valid JSON between any
@@ -98,8 +102,14 @@ struct chrome_ctx {
 	const struct ct_plugin *plugins[64];
 	unsigned n_plugins;
 	struct ct_memtrack mem;
+	struct ct_u64map gpu_tracks; /* (device, pid, context, stream) -> track number */
+	struct ct_u64map gpu_devices; /* device + 1 -> named */
+	uint64_t n_gpu_tracks;
 	int err;          /* first write error; later writes are skipped */
 };
+
+/* A device's process in the trace: past every real pid (at most 2^22). */
+#define GPU_PID_BASE 1000000000u
 
 static const struct ct_key chrome_keys[] = {
 	{ "args", CT_KEY_BOOL, "true", offsetof(struct chrome_ctx, args),
@@ -325,6 +335,11 @@ static void call_event(struct chrome_ctx *s, const struct ct_event *ev)
 		ct_sb_hex(b, ev->ret_handle);
 		ct_sb_lit(b, "\",");
 	}
+	if (ev->device >= 0) {
+		ct_sb_lit(b, "\"device\":");
+		ct_sb_u64(b, (uint64_t)ev->device);
+		ct_sb_ch(b, ',');
+	}
 	ct_sb_lit(b, "\"depth\":");
 	ct_sb_u64(b, ev->depth);
 	ct_sb_lit(b, "}}");
@@ -528,6 +543,104 @@ static int chrome_event(void *ctx, const struct ct_event *ev)
 	return 0;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+/* The stream's track on its device's process, named the first time. */
+static int gpu_track(struct chrome_ctx *s, const struct ct_gpu_event *g, uint32_t *tid)
+{
+	uint64_t key = mix(mix(mix(mix(0, g->device), g->pid), g->context), g->stream);
+	uintptr_t t = (uintptr_t)ct_u64map_get(&s->gpu_tracks, key);
+	char name[96];
+
+	if (!ct_u64map_get(&s->gpu_devices, (uint64_t)g->device + 1)) {
+		if (ct_u64map_put(&s->gpu_devices, (uint64_t)g->device + 1, (void *)1))
+			return -ENOMEM;
+		snprintf(name, sizeof(name), "GPU %u", g->device);
+		meta(s, "process_name", GPU_PID_BASE + g->device, 0, name);
+	}
+	if (!t) {
+		t = (uintptr_t)++s->n_gpu_tracks;
+		if (ct_u64map_put(&s->gpu_tracks, key, (void *)t))
+			return -ENOMEM;
+		snprintf(name, sizeof(name), "stream %u (pid %u, context %u)", g->stream, g->pid, g->context);
+		meta(s, "thread_name", GPU_PID_BASE + g->device, (uint32_t)t, name);
+	}
+	*tid = (uint32_t)t;
+	return 0;
+}
+
+/* One end of a launch's flow arrow (ph: its phase and binding, as JSON text),
+ * numbered with the nesting arrows so that no two arrows share an id. */
+static void launch_flow(struct chrome_ctx *s, const char *ph, uint64_t ts, uint32_t pid, uint32_t tid)
+{
+	sep(s);
+	ct_sb_lit(&s->b, "{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":");
+	ct_sb_put(&s->b, ph, strlen(ph));
+	ct_sb_lit(&s->b, ",\"id\":");
+	ct_sb_u64(&s->b, s->flow_id);
+	ct_sb_lit(&s->b, ",\"ts\":");
+	ts_us(&s->b, ts);
+	pid_tid(&s->b, pid, tid);
+	ct_sb_ch(&s->b, '}');
+}
+
+static int chrome_gpu(void *ctx, const struct ct_gpu_event *g)
+{
+	struct chrome_ctx *s = ctx;
+	struct ct_sb *b = &s->b;
+	uint32_t pid = GPU_PID_BASE + g->device, tid;
+	char what[64];
+	int err;
+
+	if (!s->open)
+		return s->err ? s->err : -EIO;
+	if (!ct_sb_room(b, EVENT_MAX + 6 * (g->name ? strlen(g->name) : 0)))
+		return -ENOMEM;
+	err = gpu_track(s, g, &tid);
+	if (err)
+		return err;
+	sep(s);
+	ct_sb_lit(b, "{\"name\":");
+	if (g->kind == CT_GPU_KERNEL) {
+		ct_sb_json_str(b, g->name ? g->name : "(unnamed kernel)");
+	} else {
+		snprintf(what, sizeof(what), g->kind == CT_GPU_MEMCPY ? "memcpy %s" : "memset", g->copy_kind);
+		ct_sb_json_str(b, what);
+	}
+	ct_sb_lit(b, ",\"cat\":\"gpu\",\"ph\":\"X\",\"ts\":");
+	ts_us(b, s->clock == CLOCK_WALL ? g->ts_ns : g->mono_ns);
+	ct_sb_lit(b, ",\"dur\":");
+	ts_us(b, g->dur_ns);
+	pid_tid(b, pid, tid);
+	ct_sb_lit(b, ",\"args\":{\"correlation\":");
+	ct_sb_u64(b, g->correlation);
+	if (g->kind != CT_GPU_KERNEL) {
+		ct_sb_lit(b, ",\"bytes\":");
+		ct_sb_u64(b, g->bytes);
+	}
+	if (g->has_launch && g->launch_api) {
+		ct_sb_lit(b, ",\"launched_by\":");
+		ct_sb_json_str(b, g->launch_api);
+	}
+	ct_sb_lit(b, "}}");
+	if (g->has_launch) {
+		/* The arrow starts in the call (the slice that encloses its time on
+		 * the launching thread) and ends at the work's own slice. */
+		s->flow_id++;
+		launch_flow(s, "\"s\"", s->clock == CLOCK_WALL ? g->launch_ts_ns : g->launch_mono_ns, g->pid,
+			    g->launch_tid);
+		launch_flow(s, "\"f\",\"bp\":\"e\"", s->clock == CLOCK_WALL ? g->ts_ns : g->mono_ns, pid, tid);
+	}
+	s->events++;
+	if (s->b.len >= CHUNK)
+		return chunk_flush(s, NULL);
+	return 0;
+}
+
 static int chrome_tick(void *ctx, uint64_t now_ns)
 {
 	struct chrome_ctx *s = ctx;
@@ -587,6 +700,8 @@ static void chrome_destroy(void *ctx)
 	ct_u64map_free(&s->procs);
 	ct_u64map_free(&s->threads);
 	ct_u64map_free(&s->copies);
+	ct_u64map_free(&s->gpu_tracks);
+	ct_u64map_free(&s->gpu_devices);
 	ct_memtrack_free(&s->mem);
 }
 
@@ -601,4 +716,5 @@ const struct ct_sink_ops ct_sink_chrome = {
 	.tick = chrome_tick,
 	.close = chrome_close,
 	.destroy = chrome_destroy,
+	.gpu = chrome_gpu,
 };

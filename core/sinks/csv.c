@@ -7,6 +7,9 @@
  * own: one column a name would be empty for most rows, and a JSON parser
  * takes the object apart without guessing where a value ends. Rows are built in one
  * buffer and handed to stdio in large writes.
+ * The device column comes last. GPU activity (--gpu-activity) is not written
+ * here: its rows would need columns of their own (jsonl, chrome and summary
+ * have it).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -82,7 +85,7 @@ static int csv_open(void *ctx)
 	if (!ct_sb_room(&s->b, CSV_FLUSH + CSV_ROW_MAX))
 		return -ENOMEM;
 	if (s->header)
-		ct_sb_lit(&s->b, "ts_ns,pid,tid,comm,plugin,api,dur_ns,depth,result,error,bytes,args\r\n");
+		ct_sb_lit(&s->b, "ts_ns,pid,tid,comm,plugin,api,dur_ns,depth,result,error,bytes,args,device\r\n");
 	return 0;
 }
 
@@ -128,6 +131,9 @@ static int csv_event(void *ctx, const struct ct_event *ev)
 		ct_sb_u64(b, ct_event_bytes(ev));
 	ct_sb_ch(b, ',');
 	csv_field(b, s->args.p);
+	ct_sb_ch(b, ','); /* the thread's current device; empty: not known */
+	if (ev->device >= 0)
+		ct_sb_u64(b, (uint64_t)ev->device);
 	ct_sb_lit(b, "\r\n");
 	return b->len >= CSV_FLUSH ? csv_write(s) : 0;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "sinks/apistats.h"
 #include "sinks/kernstats.h"
+#include "sinks/gpustats.h"
 #include "sinks/memtrack.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
@@ -63,6 +64,7 @@ struct html_ctx {
 	uint64_t max_points;
 	struct ct_apistats stats;
 	struct ct_kernstats kern;
+	struct ct_gpustats gpu;
 	struct ct_memtrack mem;
 	struct call *calls;
 	size_t n_calls, cap_calls;
@@ -239,6 +241,8 @@ static int html_event(void *ctx, const struct ct_event *ev)
 	err = ct_apistats_add(&s->stats, ev);
 	if (!err)
 		err = ct_kernstats_add(&s->kern, ev);
+	if (!err)
+		err = ct_gpustats_call(&s->gpu, ev);
 	if (!err)
 		err = ct_memtrack_event(&s->mem, ev, &ch);
 	if (!err && (ch.op == CT_MEMOP_ALLOC || ch.op == CT_MEMOP_FREE) && ch.kind == CT_MEM_DEVICE)
@@ -461,6 +465,108 @@ static int page_apis(struct html_ctx *s, FILE *o)
 	return err;
 }
 
+static int html_gpu(void *ctx, const struct ct_gpu_event *g)
+{
+	struct html_ctx *s = ctx;
+
+	return ct_gpustats_gpu(&s->gpu, g);
+}
+
+/* Per process: calls and work by device; GPU time per kernel and copy
+ * throughput (--gpu-activity). */
+static int page_gpu(struct html_ctx *s, FILE *o)
+{
+	struct ct_proc_stat **procs;
+	bool titled = false;
+	size_t n;
+	int err;
+
+	err = ct_apistats_procs(&s->stats, &procs, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct ct_kernel_stat **k = NULL;
+		struct ct_copy_stat **c = NULL;
+		struct ct_device_stat **d = NULL;
+		size_t nk = 0, nc = 0, nd = 0;
+
+		err = ct_gpustats_kernels(&s->gpu, procs[i]->pid, &k, &nk);
+		if (!err)
+			err = ct_gpustats_copies(&s->gpu, procs[i]->pid, &c, &nc);
+		if (!err)
+			err = ct_gpustats_devices(&s->gpu, procs[i]->pid, &d, &nd);
+		/* Devices only where one is known, as in the summary. */
+		if (nd == 1 && d[0]->device < 0)
+			nd = 0;
+		if (!err && (nk || nc || nd)) {
+			if (!titled)
+				fputs("<h2>Devices and GPU activity</h2>\n", o);
+			titled = true;
+			fprintf(o, "<h3>pid %u</h3>\n", procs[i]->pid);
+		}
+		if (!err && nd) {
+			fprintf(o, "<table class=\"devices\" data-pid=\"%u\"><tr><th>Device</th><th>Calls</th>"
+				"<th>Calls(ns)</th><th>Kernels</th><th>Kernels(ns)</th><th>Copies</th><th>Copy bytes</th>"
+				"<th>Copies(ns)</th></tr>\n", procs[i]->pid);
+			for (size_t j = 0; j < nd; j++) {
+				if (d[j]->device < 0)
+					fputs("<tr><td>unknown</td>", o);
+				else
+					fprintf(o, "<tr><td>%d</td>", d[j]->device);
+				td_u64(o, d[j]->calls);
+				td_u64(o, d[j]->call_ns);
+				td_u64(o, d[j]->kernels);
+				td_u64(o, d[j]->kernel_ns);
+				td_u64(o, d[j]->copies);
+				td_u64(o, d[j]->copy_bytes);
+				td_u64(o, d[j]->copy_ns);
+				fputs("</tr>\n", o);
+			}
+			fputs("</table>\n", o);
+		}
+		if (!err && nk) {
+			fprintf(o, "<table class=\"kernels\" data-pid=\"%u\"><tr><th>Kernel</th><th>Count</th>"
+				"<th>Total(ns)</th><th>Avg(ns)</th><th>Min(ns)</th><th>Max(ns)</th><th>P50(ns)</th>"
+				"<th>P99(ns)</th></tr>\n", procs[i]->pid);
+			for (size_t j = 0; j < nk; j++) {
+				const struct ct_hist *h = &k[j]->hist;
+
+				fputs("<tr><td>", o);
+				ct_html_str(o, k[j]->name);
+				fputs("</td>", o);
+				td_u64(o, h->count);
+				td_u64(o, h->sum);
+				td_u64(o, h->count ? h->sum / h->count : 0);
+				td_u64(o, h->min);
+				td_u64(o, h->max);
+				td_u64(o, ct_hist_percentile(h, 50));
+				td_u64(o, ct_hist_percentile(h, 99));
+				fputs("</tr>\n", o);
+			}
+			fputs("</table>\n", o);
+		}
+		if (!err && nc) {
+			fprintf(o, "<table class=\"copies\" data-pid=\"%u\"><tr><th>Kind</th><th>Count</th>"
+				"<th>Bytes</th><th>Total(ns)</th><th>GB/s</th></tr>\n", procs[i]->pid);
+			for (size_t j = 0; j < nc; j++) {
+				fputs("<tr><td>", o);
+				ct_html_str(o, c[j]->kind);
+				fputs("</td>", o);
+				td_u64(o, c[j]->count);
+				td_u64(o, c[j]->bytes);
+				td_u64(o, c[j]->ns);
+				fprintf(o, "<td class=\"n\">%.3f</td></tr>\n", ct_copy_gbps(c[j]->bytes, c[j]->ns));
+			}
+			fputs("</table>\n", o);
+		}
+		free(k);
+		free(c);
+		free(d);
+	}
+	free(procs);
+	return err;
+}
+
 static uint64_t series_max(struct html_ctx *s)
 {
 	uint64_t m = 0;
@@ -641,6 +747,8 @@ static int html_close(void *ctx, const struct ct_run_stats *st)
 	fputs(".</p>\n", o);
 	err = page_apis(s, o);
 	if (!err)
+		err = page_gpu(s, o);
+	if (!err)
 		err = page_memory(s, o);
 	if (!err)
 		page_timeline(s, o);
@@ -656,6 +764,7 @@ static void html_destroy(void *ctx)
 
 	ct_apistats_free(&s->stats);
 	ct_kernstats_free(&s->kern);
+	ct_gpustats_free(&s->gpu);
 	ct_memtrack_free(&s->mem);
 	free(s->calls);
 	for (size_t i = 0; i < s->n_threads; i++)
@@ -683,4 +792,5 @@ const struct ct_sink_ops ct_sink_html = {
 	.event = html_event,
 	.close = html_close,
 	.destroy = html_destroy,
+	.gpu = html_gpu,
 };

@@ -427,6 +427,12 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 	w = ct_w_ts(w, ev->ts_ns + (uint64_t)s->skew_ns, &s->ts);
 	w = put_cached(w, &t->head);
 	w = put_thread(s, w, ev);
+	if (ev->device >= 0) {
+		w = ct_w_lit(w, ",\"device\":");
+		w = ct_w_u64(w, (uint64_t)ev->device);
+	} else {
+		w = ct_w_lit(w, ",\"device\":null");
+	}
 	if (ev->env)
 		w = put_env(s, w, ev->env);
 	if (ev->comm_info)
@@ -466,6 +472,90 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 	return b->len >= JSONL_FLUSH ? jsonl_write(s) : 0;
 }
 
+static const char *const gpu_ops[] = { [CT_GPU_KERNEL] = "kernel", [CT_GPU_MEMCPY] = "memcpy",
+					[CT_GPU_MEMSET] = "memset" };
+
+/* {"ts_ns":..,"kind":"gpu","op":"kernel","pid":..,"device":..,...}: docs/events.md */
+static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
+{
+	struct jsonl_sink *s = ctx;
+	struct ct_sb *b = &s->b;
+	uint64_t skew = (uint64_t)s->skew_ns;
+
+	if (!ct_sb_room(b, JSONL_LINE_FIXED + 6 * ((g->name ? strlen(g->name) : 0) +
+						  (g->launch_api ? strlen(g->launch_api) : 0))))
+		return -ENOMEM;
+	ct_sb_lit(b, "{\"ts_ns\":");
+	ct_sb_u64(b, g->ts_ns + skew);
+	ct_sb_lit(b, ",\"kind\":\"gpu\",\"op\":\"");
+	ct_sb_put(b, gpu_ops[g->kind], strlen(gpu_ops[g->kind]));
+	ct_sb_lit(b, "\",\"pid\":");
+	ct_sb_u64(b, g->pid);
+	ct_sb_lit(b, ",\"device\":");
+	ct_sb_u64(b, g->device);
+	ct_sb_lit(b, ",\"context\":");
+	ct_sb_u64(b, g->context);
+	ct_sb_lit(b, ",\"stream\":");
+	ct_sb_u64(b, g->stream);
+	ct_sb_lit(b, ",\"end_ns\":");
+	ct_sb_u64(b, g->ts_ns + g->dur_ns + skew);
+	ct_sb_lit(b, ",\"dur_ns\":");
+	ct_sb_u64(b, g->dur_ns);
+	if (g->kind == CT_GPU_KERNEL) {
+		ct_sb_lit(b, ",\"name\":");
+		if (g->name)
+			ct_sb_json_str(b, g->name);
+		else
+			ct_sb_lit(b, "null");
+		for (int d = 0; d < 2; d++) {
+			const uint32_t *v = d ? g->block : g->grid;
+
+			if (d)
+				ct_sb_lit(b, ",\"block\":[");
+			else
+				ct_sb_lit(b, ",\"grid\":[");
+			for (int i = 0; i < 3; i++) {
+				if (i)
+					ct_sb_ch(b, ',');
+				ct_sb_u64(b, v[i]);
+			}
+			ct_sb_ch(b, ']');
+		}
+		ct_sb_lit(b, ",\"shared_bytes\":");
+		ct_sb_u64(b, g->shared_bytes);
+	} else {
+		ct_sb_lit(b, ",\"bytes\":");
+		ct_sb_u64(b, g->bytes);
+		if (g->kind == CT_GPU_MEMCPY) {
+			ct_sb_lit(b, ",\"copy_kind\":");
+			ct_sb_json_str(b, g->copy_kind);
+		} else {
+			ct_sb_lit(b, ",\"value\":");
+			ct_sb_u64(b, g->set_value);
+		}
+	}
+	ct_sb_lit(b, ",\"correlation\":");
+	if (!g->has_launch) {
+		ct_sb_lit(b, "{\"id\":");
+		ct_sb_u64(b, g->correlation);
+		ct_sb_lit(b, ",\"tid\":null,\"api\":null,\"ts_ns\":null}}\n");
+	} else {
+		ct_sb_lit(b, "{\"id\":");
+		ct_sb_u64(b, g->correlation);
+		ct_sb_lit(b, ",\"tid\":");
+		ct_sb_u64(b, g->launch_tid);
+		ct_sb_lit(b, ",\"api\":");
+		if (g->launch_api)
+			ct_sb_json_str(b, g->launch_api);
+		else
+			ct_sb_lit(b, "null");
+		ct_sb_lit(b, ",\"ts_ns\":");
+		ct_sb_u64(b, g->launch_ts_ns + skew);
+		ct_sb_lit(b, "}}\n");
+	}
+	return b->len >= JSONL_FLUSH ? jsonl_write(s) : 0;
+}
+
 static int jsonl_tick(void *ctx, uint64_t now_ns)
 {
 	return jsonl_write(ctx);
@@ -500,4 +590,5 @@ const struct ct_sink_ops ct_sink_jsonl = {
 	.tick = jsonl_tick,
 	.close = jsonl_close,
 	.destroy = jsonl_destroy,
+	.gpu = jsonl_gpu,
 };

@@ -217,6 +217,20 @@ void ct_output_stats(struct ct_output *o, const struct ct_run_stats *st)
 	}
 }
 
+void ct_output_gpu(struct ct_output *o, const struct ct_gpu_event *g)
+{
+	for (int i = 0; i < o->conf->n_sinks; i++) {
+		struct ct_sink_conf *s = &o->conf->sinks[i];
+		int err;
+
+		if (o->dead[i] || !s->ops->gpu)
+			continue;
+		err = s->ops->gpu(s->ctx, g);
+		if (err)
+			sink_failed(o, i, "writing GPU activity", -err);
+	}
+}
+
 void ct_output_proc_exit(struct ct_output *o, uint32_t pid, uint64_t ts_ns)
 {
 	for (int i = 0; i < o->conf->n_sinks; i++) {

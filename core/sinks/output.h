@@ -42,6 +42,8 @@ void ct_output_tick(struct ct_output *o, uint64_t now_ns);
 void ct_output_totals(struct ct_output *o, const struct ct_totals *t);
 /* The run's counters so far, to the sinks that show them live. */
 void ct_output_stats(struct ct_output *o, const struct ct_run_stats *st);
+/* GPU activity to every sink that takes it. */
+void ct_output_gpu(struct ct_output *o, const struct ct_gpu_event *g);
 void ct_output_proc_exit(struct ct_output *o, uint32_t pid, uint64_t ts_ns);
 /* Final output of every sink and close its file. Returns -EIO if any sink failed. */
 int ct_output_close(struct ct_output *o, const struct ct_run_stats *st);

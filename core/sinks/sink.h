@@ -19,6 +19,9 @@ struct ct_run_stats {
 	uint64_t too_deep;   /* calls nested past the capture limit */
 	uint64_t filtered;   /* records dropped by user-space filters */
 	uint64_t probes;     /* functions probed, summed over the files attached */
+	uint64_t gpu_events; /* kernels, copies and sets handed to sinks (--gpu-activity) */
+	uint64_t gpu_lost;   /* batches of them the ring had no room for */
+	uint64_t launches_named, launches_unnamed; /* launches whose kernel has, has no name */
 	uint64_t start_ns, end_ns; /* wall clock */
 };
 
@@ -68,6 +71,9 @@ struct ct_sink_ops {
 	/* The run's counters so far (records lost, probes attached), about once
 	 * a second before tick, for sinks that report them live; may be NULL. */
 	void (*stats)(void *ctx, const struct ct_run_stats *st);
+	/* A kernel, copy or set the GPU executed (--gpu-activity); NULL: the
+	 * sink shows API calls only and GPU activity passes it by. */
+	int (*gpu)(void *ctx, const struct ct_gpu_event *g);
 };
 
 /* Calls with a byte count that the sinks show and add up: those that move

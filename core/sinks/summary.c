@@ -17,6 +17,7 @@
 #include "sinks/apistats.h"
 #include "sinks/collstats.h"
 #include "sinks/kernstats.h"
+#include "sinks/gpustats.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "sinks/texttable.h"
@@ -36,6 +37,7 @@ struct summary_ctx {
 	struct ct_collstats coll;
 	struct ct_kernstats kern;
 	uint64_t kernel_width;
+	struct ct_gpustats gpu;
 };
 
 static const struct ct_key summary_keys[] = {
@@ -49,6 +51,11 @@ static const struct ct_key summary_keys[] = {
 };
 
 /* ---- one process ---- */
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
 
 static void u64s(char *buf, uint64_t v)
 {
@@ -252,6 +259,97 @@ static int print_table_coll(FILE *out, const struct ct_coll_proc *cp)
 	return err;
 }
 
+/* The device side (--gpu-activity) and the calls by device. */
+static int print_table_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
+{
+	static const char *const khead[] = { "Time(%)", "Total(ns)", "Count", "Avg(ns)", "Min(ns)",
+					     "Max(ns)", "P50(ns)", "P99(ns)", "Kernel" };
+	static const char *const chead[] = { "Kind", "Count", "Bytes", "Total(ns)", "GB/s" };
+	static const char *const dhead[] = { "Device", "Calls", "Calls(ns)", "Kernels", "Kernels(ns)",
+					     "Copies", "Copy bytes", "Copies(ns)" };
+	struct ct_table kt = { 9, "rrrrrrrrl" }, ct = { 5, "lrrrr" }, dt = { 8, "lrrrrrrr" };
+	struct ct_kernel_stat **k = NULL;
+	struct ct_copy_stat **c = NULL;
+	struct ct_device_stat **d = NULL;
+	size_t nk = 0, nc = 0, nd = 0;
+	uint64_t total = 0;
+	char v[9][32];
+	int err;
+
+	err = ct_gpustats_kernels(g, pid, &k, &nk);
+	if (!err)
+		err = ct_gpustats_copies(g, pid, &c, &nc);
+	if (!err)
+		err = ct_gpustats_devices(g, pid, &d, &nd);
+	if (!err)
+		err = ct_table_row(&kt, khead);
+	if (!err)
+		err = ct_table_row(&ct, chead);
+	if (!err)
+		err = ct_table_row(&dt, dhead);
+	for (size_t i = 0; i < nk; i++)
+		total += k[i]->hist.sum;
+	for (size_t i = 0; i < nk && !err; i++) {
+		const struct ct_hist *h = &k[i]->hist;
+		const char *row[9] = { v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], k[i]->name };
+
+		snprintf(v[0], 32, "%.1f", pct(h->sum, total));
+		u64s(v[1], h->sum);
+		u64s(v[2], h->count);
+		u64s(v[3], h->count ? h->sum / h->count : 0);
+		u64s(v[4], h->min);
+		u64s(v[5], h->max);
+		u64s(v[6], ct_hist_percentile(h, 50));
+		u64s(v[7], ct_hist_percentile(h, 99));
+		err = ct_table_row(&kt, row);
+	}
+	for (size_t i = 0; i < nc && !err; i++) {
+		const char *row[5] = { c[i]->kind, v[0], v[1], v[2], v[3] };
+
+		u64s(v[0], c[i]->count);
+		u64s(v[1], c[i]->bytes);
+		u64s(v[2], c[i]->ns);
+		snprintf(v[3], 32, "%.3f", ct_copy_gbps(c[i]->bytes, c[i]->ns));
+		err = ct_table_row(&ct, row);
+	}
+	for (size_t i = 0; i < nd && !err; i++) {
+		const char *row[8] = { v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] };
+
+		if (d[i]->device < 0)
+			strcpy(v[0], "unknown");
+		else
+			snprintf(v[0], 32, "%d", d[i]->device);
+		u64s(v[1], d[i]->calls);
+		u64s(v[2], d[i]->call_ns);
+		u64s(v[3], d[i]->kernels);
+		u64s(v[4], d[i]->kernel_ns);
+		u64s(v[5], d[i]->copies);
+		u64s(v[6], d[i]->copy_bytes);
+		u64s(v[7], d[i]->copy_ns);
+		err = ct_table_row(&dt, row);
+	}
+	if (!err && kt.rows > 1) {
+		fputs("\nGPU kernels (time on the device):\n", out);
+		ct_table_print(out, &kt, 0);
+	}
+	if (!err && ct.rows > 1) {
+		fputs("\nGPU copies and sets (throughput over their time on the device):\n", out);
+		ct_table_print(out, &ct, 0);
+	}
+	/* Only where a device is known: a run that never said has nothing to split. */
+	if (!err && nd && (nd > 1 || d[0]->device >= 0)) {
+		fputs("\nBy device (calls by the device current on their thread):\n", out);
+		ct_table_print(out, &dt, 0);
+	}
+	ct_table_free(&kt);
+	ct_table_free(&ct);
+	ct_table_free(&dt);
+	free(k);
+	free(c);
+	free(d);
+	return err;
+}
+
 static void json_u64(FILE *out, const char *key, uint64_t v, bool comma)
 {
 	fprintf(out, "%s\"%s\":%" PRIu64, comma ? "," : "", key, v);
@@ -279,6 +377,67 @@ static void print_json_coll(FILE *out, const struct ct_coll_proc *cp)
 		fputc('}', out);
 	}
 	fputc(']', out);
+}
+
+static int print_json_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
+{
+	struct ct_kernel_stat **k = NULL;
+	struct ct_copy_stat **c = NULL;
+	struct ct_device_stat **d = NULL;
+	size_t nk = 0, nc = 0, nd = 0;
+	int err = ct_gpustats_kernels(g, pid, &k, &nk);
+
+	if (!err)
+		err = ct_gpustats_copies(g, pid, &c, &nc);
+	if (!err)
+		err = ct_gpustats_devices(g, pid, &d, &nd);
+	if (err)
+		goto out;
+	fputs(",\"gpu_kernels\":[", out);
+	for (size_t i = 0; i < nk; i++) {
+		const struct ct_hist *h = &k[i]->hist;
+
+		fputs(i ? ",{\"name\":" : "{\"name\":", out);
+		ct_json_str(out, k[i]->name);
+		json_u64(out, "count", h->count, true);
+		json_u64(out, "total_ns", h->sum, true);
+		json_u64(out, "avg_ns", h->count ? h->sum / h->count : 0, true);
+		json_u64(out, "min_ns", h->min, true);
+		json_u64(out, "max_ns", h->max, true);
+		json_u64(out, "p50_ns", ct_hist_percentile(h, 50), true);
+		json_u64(out, "p99_ns", ct_hist_percentile(h, 99), true);
+		fputc('}', out);
+	}
+	fputs("],\"gpu_copies\":[", out);
+	for (size_t i = 0; i < nc; i++) {
+		fputs(i ? ",{\"kind\":" : "{\"kind\":", out);
+		ct_json_str(out, c[i]->kind);
+		json_u64(out, "count", c[i]->count, true);
+		json_u64(out, "bytes", c[i]->bytes, true);
+		json_u64(out, "total_ns", c[i]->ns, true);
+		fprintf(out, ",\"gbps\":%.6f}", ct_copy_gbps(c[i]->bytes, c[i]->ns));
+	}
+	fputs("],\"devices\":[", out);
+	for (size_t i = 0; i < nd; i++) {
+		if (d[i]->device < 0)
+			fputs(i ? ",{\"device\":null" : "{\"device\":null", out);
+		else
+			fprintf(out, "%s{\"device\":%d", i ? "," : "", d[i]->device);
+		json_u64(out, "calls", d[i]->calls, true);
+		json_u64(out, "calls_ns", d[i]->call_ns, true);
+		json_u64(out, "kernels", d[i]->kernels, true);
+		json_u64(out, "kernels_ns", d[i]->kernel_ns, true);
+		json_u64(out, "copies", d[i]->copies, true);
+		json_u64(out, "copy_bytes", d[i]->copy_bytes, true);
+		json_u64(out, "copies_ns", d[i]->copy_ns, true);
+		fputc('}', out);
+	}
+	fputc(']', out);
+out:
+	free(k);
+	free(c);
+	free(d);
+	return err;
 }
 
 static void json_shape(FILE *out, const char *key, const struct ct_u64map *set, const struct ct_kern_shape *first)
@@ -371,6 +530,8 @@ static int print_json_proc(const struct summary_ctx *s, FILE *out, const struct 
 	free(v);
 	err = print_json_kernels(s, out, p->pid);
 	print_json_coll(out, cp);
+	if (!err)
+		err = print_json_gpu(out, &s->gpu, p->pid);
 	fputc('}', out);
 	return err;
 }
@@ -449,6 +610,8 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 				err = print_table_kernels(s, out, procs[i]->pid);
 			if (!err)
 				err = print_table_coll(out, ct_collstats_proc(&s->coll, procs[i]->pid));
+			if (!err)
+				err = print_table_gpu(out, &s->gpu, procs[i]->pid);
 		}
 		if (rs && rs->lost)
 			fprintf(out, "\nwarning: %" PRIu64 " records lost: the figures above undercount\n",
@@ -497,7 +660,16 @@ static int summary_event(void *ctx, const struct ct_event *ev)
 
 	if (!err)
 		err = ct_kernstats_add(&s->kern, ev);
+	if (!err)
+		err = ct_gpustats_call(&s->gpu, ev);
 	return err ? err : ct_collstats_add(&s->coll, ev);
+}
+
+static int summary_gpu(void *ctx, const struct ct_gpu_event *g)
+{
+	struct summary_ctx *s = ctx;
+
+	return ct_gpustats_gpu(&s->gpu, g);
 }
 
 static int summary_totals(void *ctx, const struct ct_totals *t)
@@ -535,6 +707,7 @@ static void summary_destroy(void *ctx)
 	ct_apistats_free(&s->st);
 	ct_collstats_free(&s->coll);
 	ct_kernstats_free(&s->kern);
+	ct_gpustats_free(&s->gpu);
 }
 
 const struct ct_sink_ops ct_sink_summary = {
@@ -548,4 +721,5 @@ const struct ct_sink_ops ct_sink_summary = {
 	.close = summary_close,
 	.destroy = summary_destroy,
 	.totals = summary_totals,
+	.gpu = summary_gpu,
 };

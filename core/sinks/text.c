@@ -29,6 +29,7 @@ static const struct ct_key text_keys[] = {
 #define COMM_W 16
 #define PID_W 7
 #define DUR_W 11
+#define DEV_W 3 /* the thread's current device; "-" while none of its calls said */
 #define RESULT_MIN_W 11 /* "cudaSuccess", and room for "(entry)" */
 
 /* The result column fits every name the event's runtime can return: measured
@@ -52,29 +53,51 @@ static void measure_results(struct text_sink *s, const struct ct_plugin *p)
 	}
 }
 
+/* The column header, once, before the first line; the result column as wide
+ * as the longest result name of the runtimes seen so far. */
+static void header(struct text_sink *s, const struct ct_plugin *p)
+{
+	if (s->result_w < RESULT_MIN_W)
+		s->result_w = RESULT_MIN_W;
+	measure_results(s, p);
+	if (s->show_header && !s->wrote_header)
+		fprintf(s->c.out, "%-15s %-*s %*s %*s %-*s %*s  %-*s  %s\n", "TIME", COMM_W, "COMM", PID_W, "PID",
+			PID_W, "TID", DEV_W, "DEV", DUR_W, "DUR(us)", s->result_w, "RESULT", "CALL");
+	s->wrote_header = true;
+}
+
+/* Microseconds with their nanosecond digits; "-" for a call recorded at entry. */
+static void dur_text(char *buf, size_t n, bool entry_only, uint64_t ns)
+{
+	if (entry_only)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+}
+
+static void clock_text(char *buf, size_t n, uint64_t ts_ns)
+{
+	time_t secs = ts_ns / 1000000000ull;
+	struct tm tm;
+
+	localtime_r(&secs, &tm);
+	snprintf(buf, n, "%02d:%02d:%02d.%06u", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned)(ts_ns % 1000000000ull / 1000));
+}
+
 static int text_event(void *ctx, const struct ct_event *ev)
 {
 	struct text_sink *s = ctx;
 	FILE *out = s->c.out;
-	time_t secs = ev->ts_ns / 1000000000ull;
-	struct tm tm;
-	char when[32], comm[CT_COMM_TEXT], res[64], dur[32];
+	char when[32], comm[CT_COMM_TEXT], res[64], dur[32], dev[16];
 
-	if (s->result_w < RESULT_MIN_W)
-		s->result_w = RESULT_MIN_W;
-	measure_results(s, ev->plugin);
-	if (s->show_header && !s->wrote_header) {
-		fprintf(out, "%-15s %-*s %*s %*s %*s  %-*s  %s\n", "TIME", COMM_W, "COMM", PID_W, "PID", PID_W, "TID",
-			DUR_W, "DUR(us)", s->result_w, "RESULT", "CALL");
-		s->wrote_header = true;
-	}
-	localtime_r(&secs, &tm);
-	snprintf(when, sizeof(when), "%02d:%02d:%02d.%06u", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (unsigned)(ev->ts_ns % 1000000000ull / 1000));
-	if (ev->entry_only)
-		snprintf(dur, sizeof(dur), "-");
+	header(s, ev->plugin);
+	clock_text(when, sizeof(when), ev->ts_ns);
+	if (ev->device >= 0)
+		snprintf(dev, sizeof(dev), "%d", ev->device);
 	else
-		snprintf(dur, sizeof(dur), "%" PRIu64 ".%03u", ev->dur_ns / 1000, (unsigned)(ev->dur_ns % 1000));
+		snprintf(dev, sizeof(dev), "-");
+	dur_text(dur, sizeof(dur), ev->entry_only, ev->dur_ns);
 	if (ev->entry_only)
 		snprintf(res, sizeof(res), "(entry)");
 	else if (!ev->has_result)
@@ -84,8 +107,8 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	else
 		snprintf(res, sizeof(res), "%" PRId64 "(unknown)", ev->result);
 	/* Indent by depth, capped: a broken record's depth must not print gigabytes. */
-	fprintf(out, "%-15s %-*s %*u %*u %*s  %-*s  %*s%s(", when, COMM_W, ct_text_comm(comm, ev->comm), PID_W,
-		ev->pid, PID_W, ev->tid, DUR_W, dur, s->result_w, res,
+	fprintf(out, "%-15s %-*s %*u %*u %-*s %*s  %-*s  %*s%s(", when, COMM_W, ct_text_comm(comm, ev->comm), PID_W,
+		ev->pid, PID_W, ev->tid, DEV_W, dev, DUR_W, dur, s->result_w, res,
 		(int)(2 * (ev->depth < 32 ? ev->depth : 32)), "", ev->api->symbol);
 	for (int i = 0; i < ev->n_fields; i++) {
 		s->val.len = 0;
@@ -99,6 +122,39 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	if (ev->parent_api)
 		fprintf(out, " [in %s]", ev->parent_api);
 	fputc('\n', out);
+	return 0;
+}
+
+/* GPU activity: the device's work, as a line of its own under the same columns. */
+static int text_gpu(void *ctx, const struct ct_gpu_event *g)
+{
+	struct text_sink *s = ctx;
+	char when[32], dev[16], dur[32], what[96];
+
+	header(s, NULL);
+	clock_text(when, sizeof(when), g->ts_ns);
+	snprintf(dev, sizeof(dev), "%u", g->device);
+	dur_text(dur, sizeof(dur), false, g->dur_ns);
+	if (g->kind == CT_GPU_KERNEL)
+		snprintf(what, sizeof(what), "kernel %s", g->name ? "" : "(unnamed)");
+	else if (g->kind == CT_GPU_MEMCPY)
+		snprintf(what, sizeof(what), "memcpy %s %" PRIu64 " bytes", g->copy_kind, g->bytes);
+	else
+		snprintf(what, sizeof(what), "memset %" PRIu64 " bytes", g->bytes);
+	/* COMM, PID and TID say where it ran: on the GPU, in a stream. */
+	fprintf(s->c.out, "%-15s %-*s %*u %*s %-*s %*s  %-*s  [stream %u] %s", when, COMM_W, "[gpu]", PID_W,
+		g->pid, PID_W, "-", DEV_W, dev, DUR_W, dur, s->result_w, "-", g->stream, what);
+	if (g->kind == CT_GPU_KERNEL && g->name) {
+		s->val.len = 0;
+		if (!ct_sb_room(&s->val, 4 * strlen(g->name) + 1))
+			return -ENOMEM;
+		ct_sb_text_str(&s->val, g->name);
+		fwrite(s->val.p, 1, s->val.len, s->c.out);
+	}
+	if (g->has_launch)
+		fprintf(s->c.out, " [launched by %s in pid %u tid %u]", g->launch_api ? g->launch_api : "?",
+			g->pid, g->launch_tid);
+	fputc('\n', s->c.out);
 	return 0;
 }
 
@@ -117,4 +173,5 @@ const struct ct_sink_ops ct_sink_text = {
 	.ctx_size = sizeof(struct text_sink),
 	.event = text_event,
 	.destroy = text_destroy,
+	.gpu = text_gpu,
 };

@@ -41,6 +41,11 @@ extern const struct ct_enum cu_result; /* generated from cuda.h: enum cudaError_
 #define NEW(n) CT_ARG(n, CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_NONE)
 /* ... a handle that the call names (from its string or the handle it came from). */
 #define NEW_NAMED(n) CT_ARG(n, CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_HANDLE_NEW)
+/* Contexts, for the device of every call: one the call created or retained
+ * (its device is the call's DEVICE argument), one it uses or makes current. */
+#define NEW_CTX CT_ARG("pctx", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_CONTEXT_NEW)
+#define CTX(s) CT_ARG("ctx", CT_ARG_HANDLE, CT_SLOT(s), 8, CT_ROLE_CONTEXT)
+#define OUT_CTX CT_ARG("pctx", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_CONTEXT)
 
 /* Argument lists that several calls of a family share, by pointer width. */
 /* cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) */
@@ -89,17 +94,30 @@ static const struct ct_api cuda_apis[] = {
 	/* How libcudart, PyTorch and Triton find driver functions; hundreds at start-up. */
 	CT_API("cuGetProcAddress", CT_API_HOT, CT_STR(0), OUT(1), CT_ARGS(PROC_ADDRESS_ARGS),
 	       CT_VARIANTS("_v2")),
-	/* cuCtxCreate: the CUDA 3.x and 3.2 forms share one signature. */
-	CT_API("cuCtxCreate", 0, OUT(0), CT_ARGS(NEW("pctx"), FLAGS("flags", 1), DEVICE(2)),
+	/* cuCtxCreate: the CUDA 3.x and 3.2 forms share one signature. A new
+	 * context is pushed on the calling thread's stack: current. */
+	CT_API("cuCtxCreate", CT_API_PUSH_CONTEXT, OUT(0), CT_ARGS(NEW_CTX, FLAGS("flags", 1), DEVICE(2)),
 	       CT_VARIANTS("_v2")),
-	CT_API("cuCtxCreate_v3", 0, OUT(0),
-	       CT_ARGS(NEW("pctx"), HPTR("paramsArray", 1),
+	CT_API("cuCtxCreate_v3", CT_API_PUSH_CONTEXT, OUT(0),
+	       CT_ARGS(NEW_CTX, HPTR("paramsArray", 1),
 		       CT_ARG("numParams", CT_ARG_INT, CT_SLOT(2), 4, CT_ROLE_NONE),
 		       FLAGS("flags", 3), DEVICE(4))),
-	CT_API("cuCtxCreate_v4", 0, OUT(0),
-	       CT_ARGS(NEW("pctx"), HPTR("ctxCreateParams", 1), FLAGS("flags", 2), DEVICE(3))),
+	CT_API("cuCtxCreate_v4", CT_API_PUSH_CONTEXT, OUT(0),
+	       CT_ARGS(NEW_CTX, HPTR("ctxCreateParams", 1), FLAGS("flags", 2), DEVICE(3))),
 	CT_API("cuCtxDestroy", 0, CT_ARGS(HANDLE("ctx", 0)), CT_VARIANTS("_v2")),
-	CT_API("cuCtxSetCurrent", 0, CT_ARGS(HANDLE("ctx", 0))),
+	CT_API("cuCtxSetCurrent", CT_API_SET_CONTEXT, CT_ARGS(CTX(0))),
+	CT_API("cuCtxPushCurrent", CT_API_PUSH_CONTEXT, CT_ARGS(CTX(0)), CT_VARIANTS("_v2")),
+	CT_API("cuCtxPopCurrent", CT_API_POP_CONTEXT, OUT(0), CT_ARGS(OUT_CTX), CT_VARIANTS("_v2")),
+	/* It tells: the thread's current context, and the device of its current context. */
+	CT_API("cuCtxGetCurrent", CT_API_HOT | CT_API_SET_CONTEXT, OUT(0), CT_ARGS(OUT_CTX)),
+	CT_API("cuCtxGetDevice", CT_API_HOT | CT_API_SET_DEVICE, OUT(0),
+	       CT_ARGS(CT_ARG("device", CT_ARG_INT, CT_MEMW(0), 4, CT_ROLE_DEVICE))),
+	/* The device of a context the call names, current or not. */
+	CT_API("cuCtxGetDevice_v2", CT_API_HOT, OUT(0),
+	       CT_ARGS(CT_ARG("device", CT_ARG_INT, CT_MEMW(0), 4, CT_ROLE_DEVICE),
+		       CT_ARG("ctx", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_CONTEXT_NEW))),
+	/* How the runtime gets each device's context: named by its device, not made current. */
+	CT_API("cuDevicePrimaryCtxRetain", 0, OUT(0), CT_ARGS(NEW_CTX, DEVICE(1))),
 	CT_API("cuCtxSynchronize", CT_API_SYNC),
 	CT_API("cuCtxSynchronize_v2", CT_API_SYNC, CT_ARGS(HANDLE("ctx", 0))),
 

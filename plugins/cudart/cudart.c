@@ -130,8 +130,10 @@ static const struct ct_api apis[] = {
 	CT_API("cudaEventDestroy", 0, CT_ARGS(HANDLE("event", 0))),
 
 	/* devices */
-	CT_API("cudaGetDevice", CT_API_HOT, OUT0, CT_ARGS(OUT_INT("device"))),
-	CT_API("cudaSetDevice", 0, CT_ARGS(DEVICE("device", 0))),
+	/* The thread's current device: set, or told (docs/plugins.md, CT_API_SET_DEVICE). */
+	CT_API("cudaGetDevice", CT_API_HOT | CT_API_SET_DEVICE, OUT0,
+	       CT_ARGS(CT_ARG("device", CT_ARG_INT, CT_MEMW(0), 4, CT_ROLE_DEVICE))),
+	CT_API("cudaSetDevice", CT_API_SET_DEVICE, CT_ARGS(DEVICE("device", 0))),
 	CT_API("cudaGetDeviceCount", 0, OUT0, CT_ARGS(OUT_INT("count"))),
 	CT_API("cudaDeviceGetAttribute", CT_API_HOT, OUT0,
 	       CT_ARGS(OUT_INT("value"), INT("attr", 1), DEVICE("device", 2))),

@@ -144,10 +144,10 @@ static const struct ct_api hip_apis[] = {
 	    CT_ARGS(CT_ARG("event", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE))),
 
 	/* devices */
-	CT_API("hipSetDevice", 0,
+	CT_API("hipSetDevice", CT_API_SET_DEVICE,
 	    CT_ARGS(CT_ARG("deviceId", CT_ARG_INT, CT_SLOT(0), 4, CT_ROLE_DEVICE))),
 	/* Frameworks ask for the current device around nearly every call. */
-	CT_API("hipGetDevice", CT_API_HOT, OUT(0, 0),
+	CT_API("hipGetDevice", CT_API_HOT | CT_API_SET_DEVICE, OUT(0, 0),
 	    CT_ARGS(CT_ARG("deviceId", CT_ARG_INT, CT_MEMW(0), 4, CT_ROLE_DEVICE))),
 	CT_API("hipGetDeviceCount", 0, OUT(0, 0),
 	    CT_ARGS(CT_ARG("count", CT_ARG_INT, CT_MEMW(0), 4, CT_ROLE_NONE))),

@@ -13,7 +13,7 @@ import os
 
 import cttest
 
-CALLS = ["cuInit", "cuCtxSetCurrent", "cuMemAlloc_v2", "cuModuleLoad", "cuModuleGetFunction",
+CALLS = ["cuInit", "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent", "cuMemAlloc_v2", "cuModuleLoad", "cuModuleGetFunction",
          "cuLibraryLoadData", "cuLibraryGetKernel", "cuKernelGetFunction", "cuLaunchKernel",
          "cuLaunchKernel", "cuLaunchKernel", "cuLaunchKernelEx", "cuCtxSynchronize", "cuMemFree_v2"]
 

@@ -60,7 +60,7 @@ def main():
 
     # csv: RFC 4180 still; the comm escaped as text, the arguments one JSON object (ESC as \u001b).
     rows = list(csv.reader(io.StringIO(raw["csv"].decode(), newline=""), strict=True))
-    t.check(len(rows) == 5 and all(len(r) == 12 for r in rows), "csv rows: %r" % rows)
+    t.check(len(rows) == 5 and all(len(r) == 13 for r in rows), "csv rows: %r" % rows)
     t.check(all(r[3] == COMM_TEXT for r in rows[1:]), "csv comm: %r" % [r[3] for r in rows])
     t.check("\\u001b[2J\u00e9" in rows[4][11] and json.loads(rows[4][11])["func"] == KERNEL
             and json.loads(rows[4][11])["grid"] == ev[3]["args"]["grid"], "csv args: %r" % rows[4][11])

@@ -42,11 +42,12 @@ class Trace:
         self.rc, self.stdout, self.stderr, self.events, self.files = rc, stdout, stderr, events, files
 
     def calls(self, api=None, plugin=None):
-        return [e for e in self.events
-                if (api is None or e["api"] == api) and (plugin is None or e["plugin"] == plugin)]
+        """API calls (GPU activity lines, kind gpu, have no api)."""
+        return [e for e in self.events if "api" in e
+                and (api is None or e["api"] == api) and (plugin is None or e["plugin"] == plugin)]
 
     def apis(self, plugin=None):
-        return [e["api"] for e in self.events if plugin is None or e["plugin"] == plugin]
+        return [e["api"] for e in self.events if "api" in e and (plugin is None or e["plugin"] == plugin)]
 
     def lost(self):
         """The lost-record count from the tracer's closing report."""

@@ -41,7 +41,8 @@ static const char *const traced[] = {
 	"cuModuleGetFunction", "cuLibraryLoadData", "cuLibraryGetKernel", "cuKernelGetFunction",
 	"cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel", "cuStreamCreate",
 	"cuStreamDestroy", "cuStreamSynchronize", "cuEventRecord", "cuEventSynchronize",
-	"cuGraphLaunch", "cuDriverGetVersion", "cuGetProcAddress",
+	"cuGraphLaunch", "cuDriverGetVersion", "cuGetProcAddress", "cuCtxPushCurrent",
+	"cuCtxPopCurrent", "cuCtxGetCurrent", "cuCtxGetDevice", "cuDevicePrimaryCtxRetain",
 };
 
 /* As the core sees the table: loaded, validated, one API per symbol. */

@@ -4,17 +4,17 @@
  * one JSON object in the last field. */
 #include "test_sink_fixture.h"
 
-static const char header[] = "ts_ns,pid,tid,comm,plugin,api,dur_ns,depth,result,error,bytes,args\r\n";
+static const char header[] = "ts_ns,pid,tid,comm,plugin,api,dur_ns,depth,result,error,bytes,args,device\r\n";
 
 /* The arguments: one JSON object in one field, quoted as it has quotes. */
 static const char want_rows[] =
-	"1700000000000001000,5,5,app,fake,xMalloc,250,0,xSuccess,0,64,\"{\"\"devPtr\"\":\"\"0x1000\"\",\"\"size\"\":64}\"\r\n"
-	"1700000000000002000,5,5,app,fake,xMark,,0,,0,,\"{\"\"label\"\":\"\"a,b\"\"}\"\r\n"
-	"1700000000000003000,5,6,app-worker,fake,xFree,10,1,xErrorMemory,1,,\"{\"\"devPtr\"\":\"\"0x1000\"\"}\"\r\n"
-	"1700000000000004000,5,5,app,fake,xDeviceSynchronize,7,0,999,1,,{}\r\n"
-	"1700000000000005000,5,5,\"we,ird\"\"x\",fake,xSetName,3,0,xSuccess,0,,\"{\"\"name\"\":\"\"line1\\nline2\"\"}\"\r\n"
+	"1700000000000001000,5,5,app,fake,xMalloc,250,0,xSuccess,0,64,\"{\"\"devPtr\"\":\"\"0x1000\"\",\"\"size\"\":64}\",\r\n"
+	"1700000000000002000,5,5,app,fake,xMark,,0,,0,,\"{\"\"label\"\":\"\"a,b\"\"}\",\r\n"
+	"1700000000000003000,5,6,app-worker,fake,xFree,10,1,xErrorMemory,1,,\"{\"\"devPtr\"\":\"\"0x1000\"\"}\",\r\n"
+	"1700000000000004000,5,5,app,fake,xDeviceSynchronize,7,0,999,1,,{},\r\n"
+	"1700000000000005000,5,5,\"we,ird\"\"x\",fake,xSetName,3,0,xSuccess,0,,\"{\"\"name\"\":\"\"line1\\nline2\"\"}\",\r\n"
 	"1700000000000006000,5,5,app,fake,xMemcpy2D,9,0,xSuccess,0,1000,"
-	"\"{\"\"width\"\":100,\"\"height\"\":10,\"\"kind\"\":\"\"xDeviceToDevice\"\"}\"\r\n";
+	"\"{\"\"width\"\":100,\"\"height\"\":10,\"\"kind\"\":\"\"xDeviceToDevice\"\"}\",\r\n";
 
 static void feed(struct fx_sink *s)
 {
@@ -48,7 +48,7 @@ static void test_rows(void **state)
 	assert_int_equal(fx_python(
 		"import csv, io, sys\n"
 		"rows = list(csv.reader(io.StringIO(sys.stdin.read(), newline=''), strict=True))\n"
-		"assert len(rows) == 7 and all(len(r) == 12 for r in rows), rows\n"
+		"assert len(rows) == 7 and all(len(r) == 13 for r in rows), rows\n"
 		"import json\n"
 		"assert json.loads(rows[2][11]) == {'label': 'a,b'}\n"
 		"assert rows[5][3] == 'we,ird\"x' and json.loads(rows[5][11]) == {'name': 'line1\\nline2'}\n"
@@ -80,8 +80,8 @@ static void test_tick_flushes(void **state)
 	fx_sink_event(&s, &ev);
 	assert_int_equal(s.ops->tick(s.ctx, 1), 0);
 	out = fx_sink_peek(&s);
-	assert_text_equal(out, "ts_ns,pid,tid,comm,plugin,api,dur_ns,depth,result,error,bytes,args\r\n"
-			       "1700000000000004000,5,5,app,fake,xDeviceSynchronize,7,0,xSuccess,0,,{}\r\n");
+	assert_text_equal(out, "ts_ns,pid,tid,comm,plugin,api,dur_ns,depth,result,error,bytes,args,device\r\n"
+			       "1700000000000004000,5,5,app,fake,xDeviceSynchronize,7,0,xSuccess,0,,{},\r\n");
 	free(out);
 	free(fx_sink_close(&s, NULL));
 }

@@ -104,6 +104,7 @@ static inline struct ct_event fx_event_v(const struct ct_plugin *pl, unsigned ap
 	ev.pid = pid;
 	ev.tid = tid;
 	ev.comm = tid == pid ? "app" : "app-worker";
+	ev.device = -1; /* as decoded: no call of the thread said */
 	ev.entry_only = a->flags & CT_API_ENTRY_ONLY;
 	if (!ev.entry_only) {
 		ev.dur_ns = dur;

@@ -11,7 +11,8 @@
 
 #define HEAD(ts, api) "{\"ts_ns\":17000000000000" ts ",\"plugin\":\"fake\",\"api\":\"" api "\""
 #define SYNC(ts, thread, result) HEAD(ts, "xDeviceSynchronize") thread ",\"dur_ns\":7" result ",\"args\":{}}\n"
-#define T(pid, tid, comm, depth) ",\"pid\":" #pid ",\"tid\":" #tid ",\"comm\":\"" comm "\",\"depth\":" #depth
+/* A thread's keys, and the device (null: none of its calls said). */
+#define T(pid, tid, comm, depth) ",\"pid\":" #pid ",\"tid\":" #tid ",\"comm\":\"" comm "\",\"depth\":" #depth ",\"device\":null"
 #define R(code, name, error) ",\"result\":" #code ",\"result_name\":" name ",\"error\":" #error
 
 /* The output after its first line, which must be the trace's meta line
@@ -206,7 +207,7 @@ static void test_long_kernel_name(void **state)
 		const char *type, *before, *esc, *after;
 	} plain[] = {
 		{ "text", "func=", "\\x01", ", grid=(1,1,1))\n" },
-		{ "csv", "\"{\"\"func\"\":\"\"", "\\u0001", "\"\",\"\"grid\"\":[1,1,1]}\"\r\n" },
+		{ "csv", "\"{\"\"func\"\":\"\"", "\\u0001", "\"\",\"\"grid\"\":[1,1,1]}\",\r\n" },
 	};
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
 		size_t lb = strlen(plain[i].before), le = strlen(plain[i].esc);

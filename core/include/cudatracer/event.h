@@ -67,6 +67,40 @@ struct ct_event {
 	const struct ct_comm_info *comm_info;
 	/* The process's job environment; NULL when it has none of the variables. */
 	const struct ct_proc_env *env;
+	/* The thread's current device as its calls told (decode/device.c): the
+	 * device a SET_DEVICE call made current, or that of its current context;
+	 * -1 while none of its calls said (attached mid-run). */
+	int32_t device;
+};
+
+/*
+ * What the GPU did (--gpu-activity, docs/gpu.md): one kernel, copy or set
+ * executed on a device, from CUPTI's activity records, with the API call
+ * that launched it. Sinks get these through their `gpu` callback.
+ */
+enum ct_gpu_kind { CT_GPU_KERNEL = 1, CT_GPU_MEMCPY, CT_GPU_MEMSET };
+
+struct ct_gpu_event {
+	enum ct_gpu_kind kind;
+	uint32_t pid;         /* the process, as the tracer's other events name it */
+	uint64_t mono_ns, dur_ns; /* start on the device, CLOCK_MONOTONIC as the API events' */
+	uint64_t ts_ns;       /* the same start, wall clock */
+	uint32_t device;      /* CUDA device ordinal */
+	uint32_t context, stream; /* CUPTI's ids of the context and stream */
+	const char *name;     /* kernels: demangled name; NULL: its name was not received */
+	uint32_t grid[3], block[3];
+	uint32_t shared_bytes; /* static + dynamic shared memory per block */
+	uint64_t bytes;       /* copies and sets */
+	const char *copy_kind; /* copies: "HtoD", "DtoH", "DtoD", "HtoH", "PtoP", ... */
+	uint32_t set_value;   /* sets */
+	uint32_t correlation; /* CUPTI's correlation id; 0: none */
+	/* The call that launched it (from CUPTI's runtime/driver API record of
+	 * that correlation id): its thread, API and start; has_launch false
+	 * when that record never came. */
+	bool has_launch;
+	uint32_t launch_tid;
+	const char *launch_api;
+	uint64_t launch_mono_ns, launch_ts_ns;
 };
 
 /* Field lookup by role; NULL if the API has no such argument. */

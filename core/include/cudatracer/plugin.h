@@ -116,6 +116,12 @@ enum ct_role {
 	 * or its x, y and z as three UINT arguments in that order. */
 	CT_ROLE_GRID,       /* blocks in the grid (OpenCL: the global work size) */
 	CT_ROLE_BLOCK,      /* threads in a block (OpenCL: the local work size) */
+	/* Devices and contexts, for the device of every call (docs/plugins.md):
+	 * a context the call uses or makes current; and a context whose device
+	 * the call's DEVICE argument gives (one it created or retained, read at
+	 * exit, or one it was asked the device of). */
+	CT_ROLE_CONTEXT,
+	CT_ROLE_CONTEXT_NEW,
 	CT_ROLE_MAX
 };
 
@@ -175,7 +181,16 @@ struct ct_read {
 #define CT_API_P2P           (1u << 12)
 #define CT_API_BUS_ALLREDUCE (1u << 13)
 #define CT_API_BUS_SHARE     (1u << 14)
-#define CT_API_FLAGS_ALL  ((1u << 15) - 1)
+/* The thread's current device, as the decoder follows it: after a call
+ * that succeeded, SET_DEVICE makes its DEVICE argument current (cudaSetDevice,
+ * hipSetDevice; cudaGetDevice too: it tells); SET_CONTEXT makes its CONTEXT
+ * (or CONTEXT_NEW) argument the thread's current context, PUSH_CONTEXT
+ * pushes it, POP_CONTEXT pops the top one (the driver's context stack). */
+#define CT_API_SET_DEVICE    (1u << 15)
+#define CT_API_SET_CONTEXT   (1u << 16)
+#define CT_API_PUSH_CONTEXT  (1u << 17)
+#define CT_API_POP_CONTEXT   (1u << 18)
+#define CT_API_FLAGS_ALL  ((1u << 19) - 1)
 #define CT_API_DEV_ALLOC (CT_API_ALLOC | CT_API_DEVICE_MEM)
 #define CT_API_DEV_FREE (CT_API_FREE | CT_API_DEVICE_MEM)
 /* Calls that move bytes: copies and sets. */
@@ -194,7 +209,7 @@ struct ct_api {
 	uint32_t flags;   /* CT_API_* */
 	uint8_t result;   /* enum ct_result */
 	int8_t err_arg;   /* CT_RES_HANDLE: index in args of the error code, or -1 */
-	uint8_t str_slot; /* slot of a C string read at entry, or CT_NO_STR */
+	uint8_t str_slot; /* slot of a C string read at entry (again at return if it could not be), or CT_NO_STR */
 	const struct ct_arg *args;
 	size_t n_args;
 	const struct ct_read *reads;
@@ -275,7 +290,8 @@ typedef const struct ct_plugin *(*ct_plugin_entry_fn)(void);
 
 #define CT_VARIANTS(...) .variants = (const char *const[]){ __VA_ARGS__ }, \
 	.n_variants = CT_COUNT_OF_(const char *const, __VA_ARGS__)
-/* The C string the pointer in `slot` points to, read at entry. */
+/* The C string the pointer in `slot` points to, read at entry; if its page
+ * is not in memory then, at return. */
 #define CT_STR(slot) .str_slot = (slot)
 
 /* A call that returns a handle; its error code, if any, is args[err] (or -1: none). */

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The GPU activity source: bpf/gpu.bpf.c on the entry of the injection
+ * library's ct_gpu_batch(), sharing the capture engine's ring and the
+ * watcher's pid map. A uprobe is set on the file, so every process of the
+ * session that loads the library later is probed from its first batch.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "wire.h"
+#include "capture/bpfutil.h"
+#include "util/log.h"
+#include "gpu.skel.h"
+#include "capture/gpu.h"
+
+#define INJECT_NAME "libcudatracer-inject.so"
+
+int ct_gpu_find_library(struct ct_gpu_source *g, const char *conf_path)
+{
+	char exe[PATH_MAX], dirs[3][PATH_MAX];
+	ssize_t n;
+
+	if (conf_path && *conf_path) {
+		if (access(conf_path, R_OK)) {
+			ct_err("tracer.inject_library %s: %s", conf_path, strerror(errno));
+			return -ENOENT;
+		}
+		snprintf(g->path, sizeof(g->path), "%s", conf_path);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = 0;
+	snprintf(dirs[0], sizeof(dirs[0]), "%.*s", PATH_MAX - 64, exe);
+	snprintf(dirs[1], sizeof(dirs[1]), "%.*s/../lib/cudatracer", PATH_MAX - 64, exe);
+	snprintf(dirs[2], sizeof(dirs[2]), "%s", CT_INJECT_DIR);
+	for (int i = 0; i < 3; i++) {
+		char path[PATH_MAX + 64];
+
+		snprintf(path, sizeof(path), "%.*s/" INJECT_NAME, PATH_MAX - 64, dirs[i]);
+		if (!access(path, R_OK) && realpath(path, g->path))
+			return 0;
+	}
+	ct_err("--gpu-activity: no " INJECT_NAME " in %s, %s or %s (set tracer.inject_library)", dirs[0],
+	       dirs[1], dirs[2]);
+	return -ENOENT;
+}
+
+int ct_gpu_source_open(struct ct_gpu_source *g, int ring_fd, int pids_fd, bool filter_pids)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = CT_GPU_BATCH_SYMBOL);
+	int err;
+
+	g->skel = gpu_bpf__open();
+	if (!g->skel)
+		return -errno;
+	g->skel->rodata->ct_filter_pids = filter_pids;
+	if ((err = bpf_map__reuse_fd(g->skel->maps.events, ring_fd)) ||
+	    (pids_fd >= 0 && (err = bpf_map__reuse_fd(g->skel->maps.pids, pids_fd))) ||
+	    (err = gpu_bpf__load(g->skel))) {
+		ct_err("loading the GPU activity probe failed: %s (run with -v to see the verifier's log)",
+		       strerror(-err));
+		return err;
+	}
+	g->link = bpf_program__attach_uprobe_opts(g->skel->progs.ct_gpu_batch_entry, -1, g->path, 0, &uo);
+	if (!g->link) {
+		err = -errno;
+		ct_err("cannot probe %s in %s: %s", CT_GPU_BATCH_SYMBOL, g->path, strerror(-err));
+		return err;
+	}
+	ct_info("GPU activity: %s injected at cuInit (CUDA_INJECTION64_PATH)", g->path);
+	return 0;
+}
+
+int ct_gpu_source_stats(const struct ct_gpu_source *g, uint64_t *out)
+{
+	return ct_bpf_percpu_sum(bpf_map__fd(g->skel->maps.gpu_stats), CT_GPU_STAT_MAX, out);
+}
+
+void ct_gpu_source_close(struct ct_gpu_source *g)
+{
+	bpf_link__destroy(g->link);
+	gpu_bpf__destroy(g->skel);
+	g->link = NULL;
+	g->skel = NULL;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The GPU activity source (--gpu-activity, docs/gpu.md): the injection
+ * library the command's CUDA driver loads, and the probe on its
+ * ct_gpu_batch() that copies each batch into the session's ring.
+ */
+#ifndef CT_CAPTURE_GPU_H
+#define CT_CAPTURE_GPU_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "gpu_chunk.h"
+
+struct gpu_bpf;
+struct bpf_link;
+
+struct ct_gpu_source {
+	struct gpu_bpf *skel;
+	struct bpf_link *link;
+	char path[PATH_MAX]; /* the injection library */
+};
+
+/*
+ * Find libcudatracer-inject.so: `conf_path` if set, else beside the binary
+ * (the build tree), in ../lib/cudatracer, in the install folder. 0 or -ENOENT
+ * (said, with where it looked).
+ */
+int ct_gpu_find_library(struct ct_gpu_source *g, const char *conf_path);
+/* Load the probe into the engine's ring (its fd) and the watcher's pid map; attach it. */
+int ct_gpu_source_open(struct ct_gpu_source *g, int ring_fd, int pids_fd, bool filter_pids);
+/* Its counters (enum ct_gpu_stat), summed over CPUs. */
+int ct_gpu_source_stats(const struct ct_gpu_source *g, uint64_t *out);
+void ct_gpu_source_close(struct ct_gpu_source *g);
+
+#endif

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: MIT
+# GPU activity (--gpu-activity) and the device of every call, without a GPU:
+# the wire decoder on synthetic batches; a stand-in libcupti through which a
+# test program feeds activity records, built from cupti_activity.h's own
+# structs, into the real injection library while traced; stand-in runtime
+# and driver libraries for the device of every call and for names read at
+# return. tests/gpu/run_gpu_activity.sh is the H200's part.
+set(P "${CMAKE_CURRENT_SOURCE_DIR}/programs")
+set(PB "${CMAKE_BINARY_DIR}/tests/programs")
+
+ct_unit_test(test_gpu_decode "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_gpu_decode.c")
+
+add_library(fake_cupti SHARED "${P}/fake_cupti.c")
+target_include_directories(fake_cupti PRIVATE "${CUDA_HOME}/include")
+target_compile_options(fake_cupti PRIVATE -fvisibility=hidden)
+set_target_properties(fake_cupti PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${PB}")
+
+add_library(fake_gpu_cudart SHARED "${P}/fake_gpu_cudart.c")
+set_target_properties(fake_gpu_cudart PROPERTIES OUTPUT_NAME cudart SUFFIX ".so.98" NO_SONAME ON
+	LIBRARY_OUTPUT_DIRECTORY "${PB}/fakegpu")
+add_library(fake_gpu_cuda SHARED "${P}/fake_gpu_cuda.c")
+set_target_properties(fake_gpu_cuda PROPERTIES OUTPUT_NAME cuda SUFFIX ".so.1" NO_SONAME ON
+	LIBRARY_OUTPUT_DIRECTORY "${PB}/fakegpu")
+
+add_executable(gpu_activity "${P}/gpu_activity.c")
+target_include_directories(gpu_activity PRIVATE "${CUDA_HOME}/include")
+target_link_libraries(gpu_activity PRIVATE dl pthread)
+set_target_properties(gpu_activity PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
+add_dependencies(gpu_activity fake_cupti fake_gpu_cudart fake_gpu_cuda cudatracer-inject)
+
+ct_integration_test(test_gpu_activity "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_gpu_activity.py"
+	LABELS gpu)
+ct_integration_test(test_device_tracking "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_device_tracking.py"
+	LABELS gpu)

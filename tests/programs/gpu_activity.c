@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The device side without a device. gpu_activity DIR [PHASE...] loads the
+ * stand-in runtime and driver from DIR (libcudart.so.98, libcuda.so.1) and
+ * runs each phase:
+ *
+ *   devices  cudaSetDevice, primary contexts, a context stack pushed and
+ *            popped, a thread that never set a device;
+ *   names    cuLibraryGetKernel with its name in a page not yet in memory
+ *            that the call itself fills (read at return), and one never
+ *            filled (unread), then a launch of each kernel;
+ *   gpu      what the CUDA driver does at cuInit with CUDA_INJECTION64_PATH:
+ *            dlopen it and call InitializeInjection(); then activity records
+ *            built with cupti_activity.h's structs go through the stand-in
+ *            libcupti (CUDATRACER_CUPTI) into the injection library's
+ *            buffer callbacks: a kernel and its launching call, a copy
+ *            joined by its runtime call, a set whose call never comes, a
+ *            kernel that comes before its call, an unnamed kernel.
+ *
+ * It prints one JSON object: what the test must find (tids, times).
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <cupti.h>
+
+static void *need(void *lib, const char *sym)
+{
+	void *f = dlsym(lib, sym);
+
+	if (!f) {
+		fprintf(stderr, "gpu_activity: %s: %s\n", sym, dlerror());
+		exit(2);
+	}
+	return f;
+}
+
+static void *open_lib(const char *dir, const char *name)
+{
+	char path[4096];
+	void *h;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+	if (!h) {
+		fprintf(stderr, "gpu_activity: %s\n", dlerror());
+		exit(2);
+	}
+	return h;
+}
+
+static uint64_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static unsigned tid(void)
+{
+	return (unsigned)syscall(SYS_gettid);
+}
+
+static int (*set_device)(int);
+static int (*memset_async)(void *, int, size_t, void *);
+
+static void *other_thread(void *arg)
+{
+	memset_async((void *)0x1000, 0, 16, NULL); /* no call of this thread said its device */
+	*(unsigned *)arg = tid();
+	return NULL;
+}
+
+static void phase_devices(void *rt, void *drv)
+{
+	int (*retain)(void **, int) = need(drv, "cuDevicePrimaryCtxRetain");
+	int (*set_ctx)(void *) = need(drv, "cuCtxSetCurrent");
+	int (*push)(void *) = need(drv, "cuCtxPushCurrent_v2");
+	int (*pop)(void **) = need(drv, "cuCtxPopCurrent_v2");
+	void *ctx, *popped;
+	pthread_t t;
+	unsigned other;
+
+	set_device(1);
+	memset_async((void *)0x1000, 1, 16, NULL);     /* device 1 */
+	retain(&ctx, 2);
+	set_ctx(ctx);
+	memset_async((void *)0x1000, 2, 16, NULL);     /* device 2: its context's */
+	push((void *)0xbad);
+	memset_async((void *)0x1000, 3, 16, NULL);     /* unknown: a context never seen made */
+	pop(&popped);
+	memset_async((void *)0x1000, 4, 16, NULL);     /* device 2 again */
+	pthread_create(&t, NULL, other_thread, &other);
+	pthread_join(t, NULL);
+	set_device(0);
+	memset_async((void *)0x1000, 5, 16, NULL);     /* device 0 */
+	printf("\"devices\":{\"tid\":%u,\"other_tid\":%u},", tid(), other);
+}
+
+static void phase_names(void *drv)
+{
+	int (*get_kernel)(void **, void *, const char *) = need(drv, "cuLibraryGetKernel");
+	int (*launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+		      void **, void **) = need(drv, "cuLaunchKernel");
+	/* Fresh pages: nothing is mapped in until the first write. */
+	char *late = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *never = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *k1, *k2;
+
+	get_kernel(&k1, (void *)0x5157, late);
+	get_kernel(&k2, (void *)0x1, never);
+	launch(k1, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+	launch(k2, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
+	printf("\"names\":{\"late\":\"%s\"},", late);
+}
+
+/* ---- gpu ---- */
+
+static uint8_t buf[1 << 16];
+static size_t used;
+
+static void *add(size_t size)
+{
+	void *r = buf + used;
+
+	memset(r, 0, size);
+	used += size;
+	return r;
+}
+
+static void api(CUpti_ActivityKind kind, uint32_t cbid, uint32_t corr, uint64_t start, uint64_t end)
+{
+	CUpti_ActivityAPI *a = add(sizeof(*a));
+
+	a->kind = kind;
+	a->cbid = cbid;
+	a->start = start;
+	a->end = end;
+	a->processId = (uint32_t)getpid();
+	a->threadId = tid();
+	a->correlationId = corr;
+}
+
+static void kernel(uint32_t corr, const char *name, uint64_t start, uint64_t dur, uint32_t stream)
+{
+	CUpti_ActivityKernel10 *k = add(sizeof(*k));
+
+	k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k->start = start;
+	k->end = start + dur;
+	k->deviceId = 1;
+	k->contextId = 1;
+	k->streamId = stream;
+	k->correlationId = corr;
+	k->name = name;
+	k->gridX = 4, k->gridY = 2, k->gridZ = 1;
+	k->blockX = 256, k->blockY = 1, k->blockZ = 1;
+	k->staticSharedMemory = 1024;
+	k->dynamicSharedMemory = 512;
+}
+
+static void phase_gpu(void *rt)
+{
+	int (*launch)(const void *, unsigned long, unsigned, unsigned long, unsigned, void **, size_t, void *) =
+		need(rt, "cudaLaunchKernel");
+	const char *inject = getenv("CUDA_INJECTION64_PATH"), *cupti = getenv("CUDATRACER_CUPTI");
+	int (*emit)(const void *, size_t);
+	void (*enabled)(unsigned *, unsigned *, unsigned *);
+	unsigned kinds, runtime_calls, driver_calls;
+	void *lib, *fake;
+	uint64_t t0, t1, t;
+
+	if (!inject) {
+		printf("\"gpu\":null,");
+		return;
+	}
+	/* What the driver does at cuInit. */
+	lib = dlopen(inject, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		fprintf(stderr, "gpu_activity: %s\n", dlerror());
+		exit(2);
+	}
+	((int (*)(void))need(lib, "InitializeInjection"))();
+	/* Traced whatever the library made of CUPTI. */
+	t0 = mono();
+	launch((void *)0x401000, 4 | 2ul << 32, 1, 256, 1, NULL, 0, NULL);
+	t1 = mono();
+	fake = cupti ? dlopen(cupti, RTLD_NOW | RTLD_NOLOAD) : NULL;
+	if (!fake || !dlsym(fake, "fake_cupti_emit")) {
+		printf("\"gpu\":\"real\",");
+		return;
+	}
+	emit = need(fake, "fake_cupti_emit");
+	enabled = need(fake, "fake_cupti_enabled");
+	enabled(&kinds, &runtime_calls, &driver_calls);
+	t = t1 + 100000;
+	/* Buffer 1: the launch and its kernel; a copy (joined by its runtime call);
+	 * a set whose call never comes; a kernel whose call comes in buffer 2. */
+	api(CUPTI_ACTIVITY_KIND_RUNTIME, 1, 7, t0, t1);
+	kernel(7, "_Z6vecAddPfPKfi", t, 3000, 7);
+	api(CUPTI_ACTIVITY_KIND_RUNTIME, 2, 9, t0 + 1, t1);
+	{
+		CUpti_ActivityMemcpy6 *m = add(sizeof(*m));
+
+		m->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+		m->copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+		m->bytes = 1 << 20;
+		m->start = t + 10000;
+		m->end = t + 10000 + 50000;
+		m->deviceId = 1;
+		m->contextId = 1;
+		m->streamId = 7;
+		m->correlationId = 8;        /* the driver call's, never sent */
+		m->runtimeCorrelationId = 9; /* the runtime call's */
+	}
+	{
+		CUpti_ActivityMemset4 *m = add(sizeof(*m));
+
+		m->kind = CUPTI_ACTIVITY_KIND_MEMSET;
+		m->value = 0xab;
+		m->bytes = 4096;
+		m->start = t + 70000;
+		m->end = t + 71000;
+		m->deviceId = 1;
+		m->contextId = 1;
+		m->streamId = 13;
+		m->correlationId = 10;
+	}
+	kernel(11, "_ZN2ct5scaleIfEEvPT_S1_i", t + 80000, 2000, 13);
+	kernel(12, NULL, t + 90000, 1000, 13);
+	emit(buf, used);
+	used = 0;
+	api(CUPTI_ACTIVITY_KIND_DRIVER, 1, 11, t0 + 2, t1);
+	api(CUPTI_ACTIVITY_KIND_RUNTIME, 1, 12, t0 + 3, t1);
+	emit(buf, used);
+	printf("\"gpu\":{\"tid\":%u,\"t0\":%llu,\"t\":%llu,\"kinds\":%u,\"runtime_calls\":%u,\"driver_calls\":%u},",
+	       tid(), (unsigned long long)t0, (unsigned long long)t, kinds, runtime_calls, driver_calls);
+}
+
+int main(int argc, char **argv)
+{
+	void *rt, *drv;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: gpu_activity DIR [devices] [names] [gpu]\n");
+		return 2;
+	}
+	rt = open_lib(argv[1], "libcudart.so.98");
+	drv = open_lib(argv[1], "libcuda.so.1");
+	set_device = need(rt, "cudaSetDevice");
+	memset_async = need(rt, "cudaMemsetAsync");
+	printf("{");
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "devices"))
+			phase_devices(rt, drv);
+		else if (!strcmp(argv[i], "names"))
+			phase_names(drv);
+		else if (!strcmp(argv[i], "gpu"))
+			phase_gpu(rt);
+	}
+	printf("\"pid\":%d}\n", getpid());
+	return 0;
+}

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+/*
+ * GPU activity batches (inject/wire.h) to events (decode/gpu.c): a kernel
+ * joined with the call that launched it, a record that comes before its
+ * call, a copy joined by its runtime call, CUPTI's own clock moved onto the
+ * tracer's, messages, CUPTI's dropped count, and batches that break the
+ * format (skipped and counted, never read past).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "decode/gpu.h"
+
+#define WALL 1700000000000000000ll
+#define PID 4242
+
+/* What the sink got: events copied, strings too (they live as long as the process's state). */
+struct got {
+	struct ct_gpu_event ev[16];
+	char name[16][128], api[16][64];
+	int n;
+	char msg[256];
+	uint32_t msg_pid;
+	enum ct_wire_level msg_level;
+};
+
+static struct got got;
+
+static void on_event(void *ctx, const struct ct_gpu_event *g)
+{
+	int i = got.n++;
+
+	assert_true(i < 16);
+	got.ev[i] = *g;
+	snprintf(got.name[i], sizeof(got.name[i]), "%s", g->name ? g->name : "(null)");
+	snprintf(got.api[i], sizeof(got.api[i]), "%s", g->launch_api ? g->launch_api : "(null)");
+}
+
+static void on_message(void *ctx, uint32_t pid, enum ct_wire_level level, const char *text)
+{
+	got.msg_pid = pid;
+	got.msg_level = level;
+	snprintf(got.msg, sizeof(got.msg), "%s", text);
+}
+
+static struct ct_gpu_sink sink_new(void)
+{
+	memset(&got, 0, sizeof(got));
+	return (struct ct_gpu_sink){ .event = on_event, .message = on_message, .wall_offset_ns = WALL };
+}
+
+/* A batch being built, as the injection library builds one. */
+struct batch {
+	_Alignas(8) uint8_t b[CT_GPU_BATCH_MAX];
+	size_t len;
+};
+
+static void put(struct batch *b, uint16_t type, uint32_t aux, void *item, size_t len)
+{
+	struct ct_w_head *h = item;
+	size_t n = CT_W_ALIGN(len);
+
+	h->type = type;
+	h->len = (uint16_t)n;
+	h->aux = aux;
+	memset(b->b + b->len, 0, n);
+	memcpy(b->b + b->len, item, len);
+	b->len += n;
+}
+
+static void put_name(struct batch *b, uint32_t id, const char *name)
+{
+	struct {
+		struct ct_w_head h;
+		char t[256];
+	} it;
+
+	strcpy(it.t, name);
+	put(b, CT_W_NAME, id, &it, sizeof(it.h) + strlen(name) + 1);
+}
+
+static void put_hello(struct batch *b, uint32_t flags, int64_t offset)
+{
+	struct ct_w_hello h = { .cupti_version = 130001, .header_version = 130001, .ns_pid = PID,
+				.flags = flags, .clock_offset = offset };
+
+	put(b, CT_W_HELLO, CT_GPU_WIRE_VERSION, &h, sizeof(h));
+}
+
+static void put_api(struct batch *b, uint32_t corr, uint32_t tid, uint64_t start, uint32_t name_id)
+{
+	struct ct_w_api a = { .start = start, .end = start + 500, .correlation = corr, .tid = tid,
+			      .cbid = 1, .name_id = name_id };
+
+	put(b, CT_W_API, CT_W_RUNTIME, &a, sizeof(a));
+}
+
+static void put_kernel(struct batch *b, uint32_t corr, uint64_t start, uint32_t name_id)
+{
+	struct ct_w_kernel k = { .start = start, .end = start + 3000, .correlation = corr, .device = 1,
+				 .context = 2, .stream = 7, .name_id = name_id, .grid = { 4, 2, 1 },
+				 .block = { 256, 1, 1 }, .shared_bytes = 1536 };
+
+	put(b, CT_W_KERNEL, 0, &k, sizeof(k));
+}
+
+static void test_kernel_joined(void **state)
+{
+	struct ct_gpu_sink s = sink_new();
+	struct batch b = { .len = 0 };
+
+	put_hello(&b, CT_W_CLOCK_MONOTONIC, 0);
+	put_name(&b, 1, "_Z6vecAddPfPKfi");
+	put_name(&b, 2, "cudaLaunchKernel_v7000");
+	put_api(&b, 7, 42, 1000, 2);
+	put_kernel(&b, 7, 5000, 1);
+	ct_gpu_decode(&s, PID, 43, b.b, b.len);
+	assert_int_equal(got.n, 1);
+	assert_int_equal(got.ev[0].kind, CT_GPU_KERNEL);
+	assert_int_equal(got.ev[0].pid, PID);
+	assert_int_equal(got.ev[0].mono_ns, 5000);
+	assert_int_equal(got.ev[0].dur_ns, 3000);
+	assert_int_equal(got.ev[0].ts_ns, WALL + 5000);
+	assert_int_equal(got.ev[0].device, 1);
+	assert_int_equal(got.ev[0].context, 2);
+	assert_int_equal(got.ev[0].stream, 7);
+	assert_int_equal(got.ev[0].grid[0], 4);
+	assert_int_equal(got.ev[0].block[0], 256);
+	assert_int_equal(got.ev[0].shared_bytes, 1536);
+	assert_string_equal(got.name[0], "vecAdd(float*, float const*, int)");
+	assert_true(got.ev[0].has_launch);
+	assert_int_equal(got.ev[0].correlation, 7);
+	assert_int_equal(got.ev[0].launch_tid, 42);
+	assert_string_equal(got.api[0], "cudaLaunchKernel_v7000");
+	assert_int_equal(got.ev[0].launch_mono_ns, 1000);
+	assert_int_equal(got.ev[0].launch_ts_ns, WALL + 1000);
+	assert_int_equal(s.stats.processes, 1);
+	assert_int_equal(s.stats.kernels, 1);
+	assert_int_equal(s.stats.unnamed, 0);
+	ct_gpu_finish(&s);
+}
+
+/* CUPTI completes buffers in any order: a kernel may come before its call. */
+static void test_record_before_its_call(void **state)
+{
+	struct ct_gpu_sink s = sink_new();
+	struct batch a = { .len = 0 }, b = { .len = 0 }, empty = { .len = 0 };
+
+	put_hello(&a, CT_W_CLOCK_MONOTONIC, 0);
+	put_kernel(&a, 11, 9000, 0);   /* unnamed, its call not yet known */
+	put_kernel(&a, 12, 9500, 0);   /* its call never comes */
+	ct_gpu_decode(&s, PID, 1, a.b, a.len);
+	assert_int_equal(got.n, 0);
+	put_name(&b, 3, "cuLaunchKernel");
+	put_api(&b, 11, 77, 2000, 3);
+	ct_gpu_decode(&s, PID, 1, b.b, b.len);
+	assert_int_equal(got.n, 1);
+	assert_int_equal(got.ev[0].correlation, 11);
+	assert_true(got.ev[0].has_launch);
+	assert_int_equal(got.ev[0].launch_tid, 77);
+	assert_string_equal(got.api[0], "cuLaunchKernel");
+	assert_string_equal(got.name[0], "(null)");
+	/* The other waits CT_GPU_PENDING_CHUNKS batches of its process, then goes alone. */
+	for (int i = 0; i < CT_GPU_PENDING_CHUNKS - 2; i++)
+		ct_gpu_decode(&s, PID, 1, empty.b, 0);
+	assert_int_equal(got.n, 1);
+	ct_gpu_decode(&s, PID, 1, empty.b, 0);
+	assert_int_equal(got.n, 2);
+	assert_int_equal(got.ev[1].correlation, 12);
+	assert_false(got.ev[1].has_launch);
+	assert_int_equal(s.stats.unnamed, 2);
+	assert_int_equal(s.stats.uncorrelated, 1);
+	ct_gpu_finish(&s);
+}
+
+/* At the process's exit what still waits goes out, without its call. */
+static void test_forget_flushes(void **state)
+{
+	struct ct_gpu_sink s = sink_new();
+	struct batch a = { .len = 0 };
+
+	put_kernel(&a, 20, 100, 0);
+	ct_gpu_decode(&s, PID, 1, a.b, a.len);
+	assert_int_equal(got.n, 0);
+	ct_gpu_forget(&s, PID);
+	assert_int_equal(got.n, 1);
+	assert_false(got.ev[0].has_launch);
+	/* and a new process of the same pid starts clean */
+	ct_gpu_decode(&s, PID, 1, a.b, a.len);
+	ct_gpu_finish(&s);
+	assert_int_equal(got.n, 2);
+}
+
+/* A copy's runtime call is preferred to its driver call; sets name their value. */
+static void test_copy_and_set(void **state)
+{
+	struct ct_gpu_sink s = sink_new();
+	struct batch b = { .len = 0 };
+	struct ct_w_memcpy m = { .start = 100, .end = 600, .bytes = 1 << 20, .correlation = 8,
+				 .rt_correlation = 9, .device = 0, .context = 1, .stream = 3, .copy_kind = 1 };
+	struct ct_w_memset z = { .start = 700, .end = 900, .bytes = 4096, .correlation = 0, .device = 0,
+				 .context = 1, .stream = 3, .value = 0xab };
+
+	put_name(&b, 5, "cudaMemcpyAsync");
+	put_name(&b, 6, "cuMemcpyHtoDAsync_v2");
+	put_api(&b, 9, 50, 10, 5);
+	put_api(&b, 8, 50, 20, 6);
+	put(&b, CT_W_MEMCPY, 0, &m, sizeof(m));
+	put(&b, CT_W_MEMSET, 0, &z, sizeof(z));
+	ct_gpu_decode(&s, PID, 1, b.b, b.len);
+	assert_int_equal(got.n, 2);
+	assert_int_equal(got.ev[0].kind, CT_GPU_MEMCPY);
+	assert_int_equal(got.ev[0].bytes, 1 << 20);
+	assert_string_equal(got.ev[0].copy_kind, "HtoD");
+	assert_int_equal(got.ev[0].correlation, 9);
+	assert_string_equal(got.api[0], "cudaMemcpyAsync");
+	assert_int_equal(got.ev[1].kind, CT_GPU_MEMSET);
+	assert_int_equal(got.ev[1].set_value, 0xab);
+	assert_false(got.ev[1].has_launch); /* no correlation id: not waited for */
+	assert_int_equal(s.stats.copies, 1);
+	assert_int_equal(s.stats.sets, 1);
+	assert_string_equal(ct_gpu_copy_kind(200), "unknown");
+	ct_gpu_finish(&s);
+}
+
+/* Without the timestamp callback CUPTI's clock is CLOCK_REALTIME: the offset moves it. */
+static void test_clock_offset(void **state)
+{
+	struct ct_gpu_sink s = sink_new();
+	struct batch b = { .len = 0 };
+
+	put_hello(&b, 0, -1000);
+	put_api(&b, 7, 1, 5000, 0);
+	put_kernel(&b, 7, 8000, 0);
+	ct_gpu_decode(&s, PID, 1, b.b, b.len);
+	assert_int_equal(got.n, 1);
+	assert_int_equal(got.ev[0].mono_ns, 7000);
+	assert_int_equal(got.ev[0].launch_mono_ns, 4000);
+	assert_int_equal(got.ev[0].dur_ns, 3000);
+	ct_gpu_finish(&s);
+}
+
+static void test_messages_and_drops(void **state)
+{
+	struct ct_gpu_sink s = sink_new();
+	struct batch b = { .len = 0 };
+	struct {
+		struct ct_w_head h;
+		char t[64];
+	} msg;
+	struct ct_w_dropped d = { .cupti = 5, .names_cut = 2 };
+
+	strcpy(msg.t, "CUPTI is already in use");
+	put(&b, CT_W_MSG, CT_W_ERROR, &msg, sizeof(msg.h) + strlen(msg.t) + 1);
+	put(&b, CT_W_DROPPED, 0, &d, sizeof(d));
+	ct_gpu_decode(&s, PID, 1, b.b, b.len);
+	assert_string_equal(got.msg, "CUPTI is already in use");
+	assert_int_equal(got.msg_pid, PID);
+	assert_int_equal(got.msg_level, CT_W_ERROR);
+	assert_int_equal(s.stats.cupti_dropped, 5);
+	assert_int_equal(s.stats.names_cut, 2);
+	assert_int_equal(s.stats.processes, 0); /* no hello: it never turned GPU activity on */
+	ct_gpu_finish(&s);
+}
+
+/* Hostile batches: nothing read past an item or the batch, each break counted. */
+static void test_malformed(void **state)
+{
+	struct ct_gpu_sink s = sink_new();
+	struct batch b = { .len = 0 };
+	struct ct_w_head h = { .type = 99, .len = 16 };
+	struct {
+		struct ct_w_head h;
+		char t[8];
+	} no_nul;
+	struct ct_w_kernel short_kernel;
+
+	/* an unknown type: skipped, the next item read */
+	memcpy(b.b, &h, sizeof(h));
+	b.len = 16;
+	put_kernel(&b, 0, 100, 0);
+	/* a kernel item too short for a kernel */
+	memset(&short_kernel, 0, sizeof(short_kernel));
+	put(&b, CT_W_KERNEL, 0, &short_kernel, 16);
+	/* a name with no NUL in its item: not kept */
+	memset(no_nul.t, 'x', sizeof(no_nul.t));
+	put(&b, CT_W_NAME, 9, &no_nul, sizeof(no_nul));
+	put(&b, CT_W_MSG, 0, &no_nul, sizeof(no_nul));
+	ct_gpu_decode(&s, PID, 1, b.b, b.len);
+	assert_int_equal(got.n, 1);
+	assert_int_equal(s.stats.malformed, 3);
+	assert_string_equal(got.msg, "");
+
+	/* a length past the batch, a length that is not a multiple of 8, zero: the rest unframed */
+	static const uint16_t bad_len[] = { 4096, 12, 0 };
+	for (size_t i = 0; i < sizeof(bad_len) / sizeof(bad_len[0]); i++) {
+		b.len = 0;
+		h = (struct ct_w_head){ .type = CT_W_KERNEL, .len = bad_len[i] };
+		memcpy(b.b, &h, sizeof(h));
+		put_kernel(&b, 0, 100, 0); /* never reached */
+		ct_gpu_decode(&s, PID, 1, b.b, 64);
+	}
+	assert_int_equal(got.n, 1);
+	assert_int_equal(s.stats.malformed, 6);
+	/* a batch cut inside a head: nothing */
+	ct_gpu_decode(&s, PID, 1, b.b, 5);
+	assert_int_equal(got.n, 1);
+	ct_gpu_finish(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kernel_joined),
+		cmocka_unit_test(test_record_before_its_call),
+		cmocka_unit_test(test_forget_flushes),
+		cmocka_unit_test(test_copy_and_set),
+		cmocka_unit_test(test_clock_offset),
+		cmocka_unit_test(test_messages_and_drops),
+		cmocka_unit_test(test_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
