@@ -482,16 +482,24 @@ static int spawn_held(struct session *s)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		char go;
+		/* "g", then for --gpu-activity the injection library's path and the
+		 * libcupti to open, each NUL-ended: known only once setup is done. */
+		char go[2 * PATH_MAX + 3];
+		size_t got = 0;
+		ssize_t n;
 
 		close(fds[1]);
 		signal(SIGPIPE, SIG_DFL);
-		if (read(fds[0], &go, 1) != 1)
+		while (got < sizeof(go) - 2 && (n = read(fds[0], go + got, sizeof(go) - 2 - got)) > 0)
+			got += (size_t)n;
+		if (!got || go[0] != 'g')
 			_exit(127); /* the tracer gave up */
+		go[got] = go[got + 1] = 0;
 		/* The driver loads the library at cuInit (the only thread here is this one). */
-		if (s->gpu && setenv("CUDA_INJECTION64_PATH", s->gpu_src.path, 1))
+		if (got > 1 && setenv("CUDA_INJECTION64_PATH", go + 1, 1))
 			_exit(127);
-		if (s->gpu && s->conf->tracer.cupti_path && setenv("CUDATRACER_CUPTI", s->conf->tracer.cupti_path, 1))
+		if (got > 1 && go[1 + strlen(go + 1) + 1] &&
+		    setenv("CUDATRACER_CUPTI", go + 1 + strlen(go + 1) + 1, 1))
 			_exit(127);
 		execvp(s->target->argv[0], s->target->argv);
 		fprintf(stderr, "cudatracer: cannot run %s: %s\n", s->target->argv[0], strerror(errno));
@@ -982,7 +990,17 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 	boost_reader(s);
 	s->traced = true;
 	if (s->release_fd >= 0) {
-		if (write(s->release_fd, "g", 1) != 1)
+		char go[2 * PATH_MAX + 3] = "g";
+		size_t len = 1;
+
+		if (s->gpu) {
+			const char *cupti = s->conf->tracer.cupti_path ? s->conf->tracer.cupti_path : "";
+
+			len += (size_t)snprintf(go + 1, sizeof(go) - 1, "%s%c%s", s->gpu_src.path, 0, cupti) + 1;
+			if (len > sizeof(go))
+				len = sizeof(go);
+		}
+		if (write(s->release_fd, go, len) != (ssize_t)len)
 			ct_warn("could not release the command: %s", strerror(errno));
 		close(s->release_fd);
 		s->release_fd = -1;

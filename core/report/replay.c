@@ -346,6 +346,8 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 			return ct_jp_u64(j, &ev->dur_ns);
 		if (!strcmp(key, "depth"))
 			return ct_jp_u32(j, &ev->depth);
+		if (!strcmp(key, "device")) /* null: not known yet on that thread */
+			return ct_jp_null(j) ? (ev->device = -1, 0) : ct_jp_i32(j, &ev->device);
 		break;
 	case 'e':
 		if (!strcmp(key, "error"))
@@ -412,6 +414,7 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 static void reset(struct ct_replay *r)
 {
 	memset(&r->ev, 0, sizeof(r->ev));
+	r->ev.device = -1; /* a trace from before devices were tracked */
 	r->comm = (struct ct_comm_info){ -1, -1, 0, 0 };
 	r->env = (struct ct_proc_env){ -1, -1, -1, "" };
 	r->comm_text[0] = r->parent_plugin[0] = r->parent_api[0] = 0;

@@ -124,7 +124,7 @@ def text(prog):
     t.check(p.returncode == 0, p.stderr)
     lines = [l for l in p.stdout.splitlines() if l != "cudart_calls: done"]
     head = lines[0]
-    t.check(head.split() == ["TIME", "COMM", "PID", "TID", "DUR(us)", "RESULT", "CALL"], "header: %r" % head)
+    t.check(head.split() == ["TIME", "COMM", "PID", "TID", "DEV", "DUR(us)", "RESULT", "CALL"], "header: %r" % head)
     call_at = head.index("CALL")
     dur_end = head.index("DUR(us)") + len("DUR(us)")
     t.check(len(lines) == 35, "%d lines" % len(lines))
@@ -132,7 +132,7 @@ def text(prog):
         cols = l.split()
         t.check(re.fullmatch(r"\d+\.\d{3}", l[:dur_end].split()[-1]) is not None, "duration in us: %r" % l)
         t.check(l[call_at - 2:call_at] == "  " and re.match(r"_*cuda\w*\(", l[call_at:]) and
-                cols[5] == "cudaErrorInsufficientDriver", "columns: %r" % l)
+                cols[6] == "cudaErrorInsufficientDriver", "columns: %r" % l)
     # -q: neither the start line nor the totals; a fatal error: no totals after it.
     p = run(["-q", "--", prog])
     t.check(p.returncode == 0 and p.stderr == "", "-q: %r" % p.stderr)
