@@ -32,6 +32,11 @@ set_target_properties(marker_plugin PROPERTIES OUTPUT_NAME ct-marker PREFIX "lib
 # Keeps a process alive a while at exit (test_fault_target_files.py).
 add_library(hold_exit MODULE "${P}/hold_exit.c")
 set_target_properties(hold_exit PROPERTIES OUTPUT_NAME ct-hold-exit PREFIX "lib" LIBRARY_OUTPUT_DIRECTORY "${PB}")
+# Preloaded into programs nvcc built, which have no sanitizer runtime.
+if(CT_SANITIZE)
+	target_compile_options(hold_exit PRIVATE -fno-sanitize=all)
+	target_link_options(hold_exit PRIVATE -fno-sanitize=all)
+endif()
 foreach(t files env verifier outputs race)
 	ct_integration_test(privilege_${t} "${I}/test_privilege_${t}.py" LABELS "root;reliability")
 endforeach()
