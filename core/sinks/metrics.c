@@ -600,7 +600,8 @@ struct ct_msnap *ct_metrics_snapshot(struct ct_metrics *m, uint64_t now_ns)
 		ct_msnap_put(s);
 		return NULL;
 	}
-	memcpy(s->h, m->h, m->n_h * sizeof(*s->h));
+	if (m->n_h) /* memcpy of nothing from NULL is still undefined */
+		memcpy(s->h, m->h, m->n_h * sizeof(*s->h));
 	/* grouped by family: the exposition format wants a family's lines together;
 	 * a call series with durations is also the duration family's series */
 	for (size_t i = 0; i < m->n; i++) {
