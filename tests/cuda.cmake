@@ -105,7 +105,7 @@ else()
 		add_custom_command(OUTPUT "${exe}"
 			COMMAND ${CMAKE_C_COMPILER} -O1 -g -o "${exe}"
 				"${CMAKE_CURRENT_SOURCE_DIR}/programs/kname_uselib.c"
-				"${lib}" "-Wl,-rpath,${ct_prog_dir}"
+				"${lib}" "-Wl,-rpath,${ct_prog_dir}" "-Wl,-rpath,${CUDA_HOME}/lib64"
 			DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/programs/kname_uselib.c" "${lib}"
 			COMMENT "kname_uselib_${rt}")
 		add_custom_target(prog_kname_uselib_${rt} ALL DEPENDS "${exe}")
