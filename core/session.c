@@ -1049,9 +1049,13 @@ out:
 	 * Whatever the reason for stopping: every record that reached the ring
 	 * is written. The watcher goes first, so that no process can be stopped
 	 * after its last event is read: every task it stopped gets its SIGCONT.
+	 * Then the probes: a program that keeps calling faster than the ring is
+	 * read would otherwise keep the last drain from ever ending.
 	 */
 	if (s->watcher.obj)
 		ct_watcher_detach(&s->watcher);
+	for (int i = 0; i < s->n_plugins; i++)
+		ct_probe_detach(&s->probes[i]);
 	ct_rings_consume(&s->rings, -1);
 	ct_gpu_finish(&s->gpu_sink);
 	report(s);

@@ -71,6 +71,8 @@ set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
 ct_integration_test(cudart_sequence "${I}/test_cudart_sequence.py" LABELS root)
 ct_integration_test(cudart_targets "${I}/test_cudart_targets.py" LABELS root)
 ct_integration_test(attach_busy "${I}/test_attach_busy.py" LABELS root)
+# Six tracers against a loop of hundreds of millions of calls a second: minutes under ASan.
+set_tests_properties(attach_busy PROPERTIES TIMEOUT 600)
 ct_integration_test(cudart_threads "${I}/test_cudart_threads.py" LABELS root)
 ct_integration_test(cudart_entry_only_unknown "${I}/test_cudart_entry_only_unknown.py" LABELS root)
 ct_integration_test(cudart_volume "${I}/test_cudart_volume.py" LABELS root TIMEOUT 600)

@@ -301,6 +301,13 @@ int ct_probe_attach_found(struct ct_probe *pr, const char *path, const char *dis
 	return attach_file(pr, path, display, false);
 }
 
+void ct_probe_detach(struct ct_probe *pr)
+{
+	for (int i = pr->n_links - 1; i >= 0; i--)
+		bpf_link__destroy(pr->links[i]);
+	pr->n_links = 0;
+}
+
 void ct_probe_close(struct ct_probe *pr)
 {
 	for (int i = pr->n_links - 1; i >= 0; i--)

@@ -56,6 +56,8 @@ int ct_probe_attach_file(struct ct_probe *pr, const char *path, const char *disp
 int ct_probe_attach_found(struct ct_probe *pr, const char *path, const char *display);
 /* Does `path` define any of this plugin's symbols? (static runtimes) */
 bool ct_probe_file_has_symbols(struct ct_probe *pr, const char *path);
+/* Take the probes out (the files stay open): no record is made after it. */
+void ct_probe_detach(struct ct_probe *pr);
 void ct_probe_close(struct ct_probe *pr);
 
 #endif
