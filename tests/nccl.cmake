@@ -43,3 +43,6 @@ endif()
 # Alignment and stragglers on synthetic traces; the procenv parser.
 ct_unit_test(test_merge "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_merge.c")
 target_compile_definitions(test_merge PRIVATE CT_TEST_TMP="${CMAKE_BINARY_DIR}/tests/tmp")
+
+# The collectives table's GPU columns: kernels attributed to the calls that launched them.
+ct_unit_test(test_collstats "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collstats.c")
