@@ -31,8 +31,18 @@ if(TARGET ct-nccl)
 	set_target_properties(nccl_ranks PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/fakenccl"
 		BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
 	ct_integration_test(nccl_merge "${I}/test_nccl_merge.py" LABELS root)
+	# Communicators of ncclCommInitAll and ncclCommSplit.
+	add_executable(nccl_comms "${P}/nccl_comms.c")
+	target_include_directories(nccl_comms PRIVATE "${NCCL_HOME}/include" "${CUDA_HOME}/include")
+	target_link_libraries(nccl_comms PRIVATE fake_nccl)
+	set_target_properties(nccl_comms PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/fakenccl"
+		BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
+	ct_integration_test(nccl_comms "${I}/test_nccl_comms.py" LABELS root)
 endif()
 
 # Alignment and stragglers on synthetic traces; the procenv parser.
 ct_unit_test(test_merge "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_merge.c")
 target_compile_definitions(test_merge PRIVATE CT_TEST_TMP="${CMAKE_BINARY_DIR}/tests/tmp")
+
+# The collectives table's GPU columns: kernels attributed to the calls that launched them.
+ct_unit_test(test_collstats "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collstats.c")

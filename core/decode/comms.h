@@ -25,6 +25,18 @@ struct ct_comm_fields {
 };
 void ct_comms_note(struct ct_event *ev, const struct ct_comm_fields *f);
 
+/*
+ * The rules, by the roles a call has:
+ *  - COMM_NEW with COMM (ncclCommSplit): split from COMM; its id is
+ *    ct_comms_split_id(COMM's id, the COMM_ID argument, the color), so that
+ *    every member of the same split names it alike; rank and size come from
+ *    later queries on it.
+ *  - COMM_NEW read from memory with NRANKS and no RANK (ncclCommInitAll):
+ *    an array of NRANKS handles from that word, handle i of rank i; as many
+ *    as the call's reads copied (CT_MAX_MEM_WORDS words at most).
+ */
+uint64_t ct_comms_split_id(uint64_t parent, int64_t color);
+
 /* Drop a process's communicators (it exited). */
 void ct_comms_forget(uint32_t pid);
 /* Drop everything (at exit). */

@@ -46,6 +46,7 @@ int ct_collstats_add(struct ct_collstats *s, const struct ct_event *ev)
 	const struct ct_field *t;
 	struct ct_coll_proc *p;
 	struct ct_coll_stat *c;
+	struct ct_coll_span *sp;
 	char num[24];
 	const char *dtype = "-";
 	int32_t n;
@@ -82,10 +83,45 @@ int ct_collstats_add(struct ct_collstats *s, const struct ct_event *ev)
 	c->bytes += ct_event_bytes(ev);
 	c->ns += ev->dur_ns;
 	n = ev->comm_info ? ev->comm_info->nranks : -1;
+	sp = &p->spans[p->next_span++ % CT_COLL_SPANS];
+	*sp = (struct ct_coll_span){ .tid = ev->tid, .start = ev->mono_ns, .end = ev->mono_ns + ev->dur_ns,
+				     .row = (size_t)(c - p->v), .bus_bytes = -1.0 };
 	if (n > 0) {
 		c->nranks = n;
 		c->bus_ns += ev->dur_ns;
-		c->bus_bytes += (double)ct_event_bytes(ev) * bus_factor(c->flags, n);
+		sp->bus_bytes = (double)ct_event_bytes(ev) * bus_factor(c->flags, n);
+		c->bus_bytes += sp->bus_bytes;
+	}
+	return 0;
+}
+
+int ct_collstats_gpu(struct ct_collstats *s, const struct ct_gpu_event *g)
+{
+	struct ct_coll_proc *p;
+	size_t kept;
+
+	s->gpu = true;
+	if (g->kind != CT_GPU_KERNEL || !g->has_launch)
+		return 0;
+	p = ct_u64map_get(&s->procs, g->pid);
+	if (!p)
+		return 0;
+	kept = p->next_span < CT_COLL_SPANS ? p->next_span : CT_COLL_SPANS;
+	for (size_t i = 0; i < kept; i++) {
+		struct ct_coll_span *sp = &p->spans[i];
+		struct ct_coll_stat *c = &p->v[sp->row];
+
+		if (sp->tid != g->launch_tid || g->launch_mono_ns < sp->start || g->launch_mono_ns > sp->end)
+			continue;
+		c->gpu_kernels++;
+		c->gpu_ns += g->dur_ns;
+		if (sp->bus_bytes >= 0) {
+			c->gpu_bus_ns += g->dur_ns;
+			if (!sp->has_gpu)
+				c->gpu_bus_bytes += sp->bus_bytes;
+		}
+		sp->has_gpu = true;
+		return 0;
 	}
 	return 0;
 }
@@ -105,6 +141,13 @@ double ct_coll_busbw(const struct ct_coll_stat *c)
 	if (c->nranks < 0)
 		return -1.0;
 	return c->bus_ns ? c->bus_bytes * 1e9 / (double)c->bus_ns : 0.0;
+}
+
+double ct_coll_gpu_busbw(const struct ct_coll_stat *c)
+{
+	if (!c->gpu_bus_ns)
+		return -1.0;
+	return c->gpu_bus_bytes * 1e9 / (double)c->gpu_bus_ns;
 }
 
 void ct_collstats_free(struct ct_collstats *s)

@@ -9,6 +9,7 @@
 #ifndef CT_COLLSTATS_H
 #define CT_COLLSTATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <cudatracer/event.h>
 #include "util/u64map.h"
@@ -24,25 +25,52 @@ struct ct_coll_stat {
 	uint64_t bus_ns;
 	double bus_bytes;
 	int32_t nranks;           /* the last known size; -1 none */
+	/* --gpu-activity: the kernels launched inside these calls (a launch by
+	 * the call's thread during its time), their device time, and the bus
+	 * bytes of the calls they ran for whose size was known. */
+	uint64_t gpu_kernels, gpu_ns, gpu_bus_ns;
+	double gpu_bus_bytes;
 };
 
 struct ct_collstats {
 	struct ct_u64map procs; /* pid -> struct ct_coll_proc */
+	bool gpu;               /* a GPU event came: --gpu-activity is on */
+};
+
+/* A recent successful call: kernels launched during it are its own. Calls
+ * arrive when they return, their kernels' records later (CUPTI flushes in
+ * buffers), so the last CT_COLL_SPANS calls of a process are kept. */
+#define CT_COLL_SPANS 256
+struct ct_coll_span {
+	uint32_t tid;
+	uint64_t start, end; /* CLOCK_MONOTONIC */
+	size_t row;
+	double bus_bytes;    /* < 0: the communicator's size was not known */
+	bool has_gpu;        /* a kernel was counted for it */
 };
 
 struct ct_coll_proc {
 	struct ct_coll_stat *v;
 	size_t n;
+	struct ct_coll_span spans[CT_COLL_SPANS];
+	size_t next_span;    /* calls seen; the ring's next slot modulo its size */
 };
 
 /* Count the event if its API is a collective or point-to-point call. */
 int ct_collstats_add(struct ct_collstats *s, const struct ct_event *ev);
+/* Add a GPU event to the call that launched it, if a kernel launched inside
+ * one of the recent calls (ev->launch_tid, ev->launch_mono_ns); and note that
+ * GPU events come. */
+int ct_collstats_gpu(struct ct_collstats *s, const struct ct_gpu_event *g);
 /* The process's rows, in the order first seen; NULL if none. */
 const struct ct_coll_proc *ct_collstats_proc(const struct ct_collstats *s, uint32_t pid);
 /* Bytes per second, 0 when no time: algbw over all successful calls, busbw
  * over those of a known size (-1: none). */
 double ct_coll_algbw(const struct ct_coll_stat *c);
 double ct_coll_busbw(const struct ct_coll_stat *c);
+/* Bus bandwidth over the device time of the calls' kernels: -1 when no
+ * kernel ran for a call of known size. */
+double ct_coll_gpu_busbw(const struct ct_coll_stat *c);
 void ct_collstats_free(struct ct_collstats *s);
 
 #endif

@@ -220,20 +220,29 @@ static int print_table_kernels(const struct summary_ctx *s, FILE *out, uint32_t 
 	return err;
 }
 
-/* A communication library's calls by API and datatype (collstats.h). */
-static int print_table_coll(FILE *out, const struct ct_coll_proc *cp)
+/* A communication library's calls by API and datatype (collstats.h); with
+ * --gpu-activity (`gpu`), their kernels' device time beside them. */
+static int print_table_coll(FILE *out, const struct ct_coll_proc *cp, bool gpu)
 {
 	static const char *const head[] = { "Calls", "Errors", "Bytes", "Total(ns)", "Avg(ns)",
-					    "AlgBW(GB/s)", "BusBW(GB/s)", "Ranks", "Runtime", "API",
-					    "Datatype" };
-	struct ct_table t = { 11, "rrrrrrrrlll" };
-	int err = ct_table_row(&t, head);
+					    "AlgBW(GB/s)", "BusBW(GB/s)", "Ranks", "GPU calls",
+					    "GPU(ns)", "GPU BusBW(GB/s)", "Runtime", "API", "Datatype" };
+	enum { NUM = 11, ALL = 14 };
+	const char *h[ALL];
+	size_t w = gpu ? ALL : ALL - 3;
+	struct ct_table t = { w, gpu ? "rrrrrrrrrrrlll" : "rrrrrrrrlll" };
+	int err;
 
+	for (size_t i = 0, j = 0; i < ALL; i++)
+		if (gpu || i < 8 || i >= NUM)
+			h[j++] = head[i];
+	err = ct_table_row(&t, h);
 	for (size_t i = 0; cp && i < cp->n && !err; i++) {
 		const struct ct_coll_stat *c = &cp->v[i];
 		uint64_t ok = c->calls - c->errors;
-		char v[8][32];
-		const char *row[11] = { v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], c->plugin, c->api, c->dtype };
+		char v[NUM][32];
+		const char *row[ALL];
+		size_t j = 0;
 
 		u64s(v[0], c->calls);
 		u64s(v[1], c->errors);
@@ -249,10 +258,24 @@ static int print_table_coll(FILE *out, const struct ct_coll_proc *cp)
 			strcpy(v[7], "-");
 		else
 			snprintf(v[7], 32, "%d", c->nranks);
+		u64s(v[8], c->gpu_kernels);
+		u64s(v[9], c->gpu_ns);
+		if (ct_coll_gpu_busbw(c) < 0)
+			strcpy(v[10], "-");
+		else
+			snprintf(v[10], 32, "%.3f", ct_coll_gpu_busbw(c) / 1e9);
+		for (size_t k = 0; k < (gpu ? NUM : 8); k++)
+			row[j++] = v[k];
+		row[j++] = c->plugin;
+		row[j++] = c->api;
+		row[j++] = c->dtype;
 		err = ct_table_row(&t, row);
 	}
 	if (!err && t.rows > 1) {
-		fputs("\nCollectives (bandwidth over the calls' own time, as the host saw it):\n", out);
+		fputs(gpu ? "\nCollectives (bandwidth over the calls' own time, as the host saw it; GPU: the "
+			    "kernels launched inside the calls, bandwidth over their device time):\n"
+			  : "\nCollectives (bandwidth over the calls' own time, as the host saw it):\n",
+		      out);
 		ct_table_print(out, &t, 0);
 	}
 	ct_table_free(&t);
@@ -355,7 +378,7 @@ static void json_u64(FILE *out, const char *key, uint64_t v, bool comma)
 	fprintf(out, "%s\"%s\":%" PRIu64, comma ? "," : "", key, v);
 }
 
-static void print_json_coll(FILE *out, const struct ct_coll_proc *cp)
+static void print_json_coll(FILE *out, const struct ct_coll_proc *cp, bool gpu)
 {
 	fputs(",\"collectives\":[", out);
 	for (size_t i = 0; cp && i < cp->n; i++) {
@@ -374,6 +397,12 @@ static void print_json_coll(FILE *out, const struct ct_coll_proc *cp)
 		fprintf(out, ",\"algbw_gbps\":%.6f", ct_coll_algbw(c) / 1e9);
 		if (c->nranks >= 0)
 			fprintf(out, ",\"busbw_gbps\":%.6f,\"nranks\":%d", ct_coll_busbw(c) / 1e9, c->nranks);
+		if (gpu) {
+			json_u64(out, "gpu_kernels", c->gpu_kernels, true);
+			json_u64(out, "gpu_ns", c->gpu_ns, true);
+			if (ct_coll_gpu_busbw(c) >= 0)
+				fprintf(out, ",\"gpu_busbw_gbps\":%.6f", ct_coll_gpu_busbw(c) / 1e9);
+		}
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -529,7 +558,7 @@ static int print_json_proc(const struct summary_ctx *s, FILE *out, const struct 
 	fputc(']', out);
 	free(v);
 	err = print_json_kernels(s, out, p->pid);
-	print_json_coll(out, cp);
+	print_json_coll(out, cp, s->coll.gpu);
 	if (!err)
 		err = print_json_gpu(out, &s->gpu, p->pid);
 	fputc('}', out);
@@ -609,7 +638,8 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 			if (!err)
 				err = print_table_kernels(s, out, procs[i]->pid);
 			if (!err)
-				err = print_table_coll(out, ct_collstats_proc(&s->coll, procs[i]->pid));
+				err = print_table_coll(out, ct_collstats_proc(&s->coll, procs[i]->pid),
+						       s->coll.gpu);
 			if (!err)
 				err = print_table_gpu(out, &s->gpu, procs[i]->pid);
 		}
@@ -669,7 +699,9 @@ static int summary_gpu(void *ctx, const struct ct_gpu_event *g)
 {
 	struct summary_ctx *s = ctx;
 
-	return ct_gpustats_gpu(&s->gpu, g);
+	int err = ct_gpustats_gpu(&s->gpu, g);
+
+	return err ? err : ct_collstats_gpu(&s->coll, g);
 }
 
 static int summary_totals(void *ctx, const struct ct_totals *t)

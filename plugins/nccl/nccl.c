@@ -81,11 +81,14 @@ static const struct ct_api apis[] = {
 	BOTH("ncclCommInitRankScalable", 0, CT_READS(CT_OUT_WORD(0, 0), CT_IN_WORDS(4, 1, 1)),
 	     CT_ARGS(NEW_COMM("newcomm", 0), NRANKS("nranks", 1), RANK("myrank", 2), INT("nId", 3),
 		     CT_ARG("commIds", CT_ARG_HEX, CT_MEMW(1), 8, CT_ROLE_COMM_ID), PTR("config", 5))),
-	/* (comm*, ndev, devlist*): one communicator a device; the first one's rank is 0 */
-	BOTH("ncclCommInitAll", 0, CT_READS(CT_OUT_WORD(0, 0)),
+	/* (comm*, ndev, devlist*): one communicator a device, comm[i] of rank i;
+	 * the first CT_MAX_MEM_WORDS handles are read (comms.h) */
+	BOTH("ncclCommInitAll", 0, CT_READS(CT_OUT_WORDS(0, CT_MAX_MEM_WORDS, 0)),
 	     CT_ARGS(NEW_COMM("comm", 0), NRANKS("ndev", 1), PTR("devlist", 2))),
+	/* Every member of one new communicator passes the same color: with the
+	 * parent's id, what names it alike on each (comms.h). */
 	BOTH("ncclCommSplit", 0, CT_READS(CT_OUT_WORD(3, 0)),
-	     CT_ARGS(COMM(0), INT("color", 1), INT("key", 2), NEW_COMM("newcomm", 0), PTR("config", 4))),
+	     CT_ARGS(COMM(0), CT_ARG("color", CT_ARG_INT, CT_SLOT(1), 4, CT_ROLE_COMM_ID), INT("key", 2), NEW_COMM("newcomm", 0), PTR("config", 4))),
 	BOTH("ncclCommShrink", 0, CT_READS(CT_OUT_WORD(3, 0)),
 	     CT_ARGS(COMM(0), PTR("excludeRanksList", 1), INT("excludeRanksCount", 2),
 		     NEW_COMM("newcomm", 0), PTR("config", 4), HEX("shrinkFlags", 5))),
