@@ -253,6 +253,8 @@ static int on_record(void *ctx, void *data, size_t len)
 		}
 	}
 	ct_device_note(&s->ev); /* before the filters: a filtered call still sets the device */
+	if (s->ev.api->flags & CT_API_LAUNCH)
+		ct_names_from_parent(&s->ev); /* a handle made before attach, named from its parent */
 	if (!keep(s, &s->ev)) {
 		s->stats.filtered++;
 		return 0;

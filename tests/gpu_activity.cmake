@@ -32,3 +32,16 @@ ct_integration_test(test_gpu_activity "${CMAKE_CURRENT_SOURCE_DIR}/integration/t
 	LABELS gpu)
 ct_integration_test(test_device_tracking "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_device_tracking.py"
 	LABELS gpu)
+
+# Kernel names from the parent call, attached mid-run: a stand-in runtime
+# whose cudaLaunchKernel launches through the stand-in driver.
+add_library(fake_launch_cudart SHARED "${P}/fake_launch_cudart.c")
+target_link_libraries(fake_launch_cudart PRIVATE dl)
+set_target_properties(fake_launch_cudart PROPERTIES OUTPUT_NAME cudart SUFFIX ".so.97" NO_SONAME ON
+	LIBRARY_OUTPUT_DIRECTORY "${PB}/fakegpu")
+add_executable(kname_attach "${P}/kname_attach.c")
+target_link_libraries(kname_attach PRIVATE dl)
+set_target_properties(kname_attach PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
+add_dependencies(kname_attach fake_launch_cudart fake_gpu_cuda)
+ct_integration_test(test_cuda_attach_names "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cuda_attach_names.py"
+	LABELS gpu)

@@ -4,10 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include "symbols/symbolizer.h"
+#include "decode/decode.h"
 #include "decode/names.h"
 #include "util/pidmap.h"
 
 static struct ct_pidmap names;
+
+/* A thread's last unnamed launch made inside another plugin's call, by tid:
+ * bounded, a slot shared by two threads keeps the later one. */
+struct orphan {
+	uint32_t pid, tid;
+	uint64_t handle, start, end; /* CLOCK_MONOTONIC */
+	const char *parent_api;      /* a plugin table's symbol: lives as long as the session */
+};
+static struct orphan orphans[64];
 
 int ct_names_put(uint32_t pid, uint64_t handle, const char *name)
 {
@@ -32,12 +42,36 @@ const char *ct_names_get(uint32_t pid, uint64_t handle)
 	return ct_pidmap_get(&names, pid, handle);
 }
 
+void ct_names_from_parent(const struct ct_event *ev)
+{
+	const struct ct_field *k = ct_event_role(ev, CT_ROLE_KERNEL);
+	struct orphan *o = &orphans[ev->tid % (sizeof(orphans) / sizeof(orphans[0]))];
+	uint64_t end = ev->mono_ns + ev->dur_ns;
+
+	if (!k || !k->valid || !k->v || ev->entry_only)
+		return;
+	if (!k->str) {
+		if (ev->parent_api)
+			*o = (struct orphan){ ev->pid, ev->tid, k->v, ev->mono_ns, end, ev->parent_api };
+		return;
+	}
+	if (o->parent_api && o->pid == ev->pid && o->tid == ev->tid && !strcmp(o->parent_api, ev->api->symbol) &&
+	    ev->mono_ns <= o->start && o->end <= end && !ct_names_get(o->pid, o->handle))
+		ct_names_put(o->pid, o->handle, k->str);
+	if (o->tid == ev->tid)
+		*o = (struct orphan){ 0 };
+}
+
 void ct_names_forget(uint32_t pid)
 {
+	for (size_t i = 0; i < sizeof(orphans) / sizeof(orphans[0]); i++)
+		if (orphans[i].pid == pid)
+			orphans[i] = (struct orphan){ 0 };
 	ct_pidmap_forget(&names, pid);
 }
 
 void ct_names_reset(void)
 {
+	memset(orphans, 0, sizeof(orphans));
 	ct_pidmap_reset(&names);
 }

@@ -24,6 +24,20 @@ int ct_names_put(uint32_t pid, uint64_t handle, const char *name);
 /* The name put for (pid, handle), or NULL if none was seen. */
 const char *ct_names_get(uint32_t pid, uint64_t handle);
 
+/*
+ * Attached mid-run, a driver launch whose handle was made before attach is
+ * unnamed; made inside a runtime launch (cudart's cudaLaunchKernel, named
+ * from its host stub), it is named from that parent. Records come as calls
+ * return, so the inner launch comes first: ct_names_from_parent() keeps a
+ * thread's last unnamed launch that has a parent, and when a named launch
+ * comes on that thread, the call it named as its parent, enclosing it in
+ * time, it puts that name for the handle, so the handle's later launches
+ * are named. The inner launch itself has been written unnamed by then.
+ * Call it for every launch event (CT_API_LAUNCH), after its parent is set.
+ */
+struct ct_event;
+void ct_names_from_parent(const struct ct_event *ev);
+
 /* Drop a process's names (it exited; its pid may come back as another). */
 void ct_names_forget(uint32_t pid);
 
