@@ -28,7 +28,8 @@ def kernel_of(e):
 
 
 def is_name(v):
-    return isinstance(v, str) and v != "" and re.fullmatch(r"(0x)?[0-9a-fA-F]+", v) is None
+    # The tracer writes an address as 0x...; a kernel may well be called "add".
+    return isinstance(v, str) and v != "" and re.fullmatch(r"0x[0-9a-fA-F]+", v) is None
 
 
 def stats(path):
