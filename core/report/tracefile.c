@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "report/json.h"
@@ -104,9 +105,40 @@ int ct_tracefile_next(struct ct_tracefile *t, const char **line, size_t *len)
 	}
 }
 
+/*
+ * The trace is opened once, non-blocking (a FIFO or a terminal in its place
+ * must not hang a report run as root), and must be a regular file: the
+ * descriptor checked is the one read.
+ */
+static int open_trace(const char *path, const char *who)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), err;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ct_err("%s: %s is not a regular file: not a jsonl trace", who, path);
+		close(fd);
+		return -EINVAL;
+	}
+	/* Reads of a regular file do not block; the flag is dropped all the same. */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_trace(path, who);
 	unsigned char magic[2] = { 0 };
 	struct meta m = { .t = t };
 	struct ct_jp j;
@@ -118,9 +150,9 @@ int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
 	t->path = path;
 	t->who = who;
 	if (fd < 0) {
-		err = -errno;
-		ct_err("%s: cannot read %s: %s", who, path, strerror(errno));
-		return err;
+		if (fd != -EINVAL)
+			ct_err("%s: cannot read %s: %s", who, path, strerror(-fd));
+		return fd;
 	}
 	t->compressed = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 	t->gz = gzdopen(fd, "rb");

@@ -149,6 +149,12 @@ def main():
     r = report([cut])
     cttest.check(r.returncode == 1 and "cut.jsonl:%d: the last line is cut short" % len(lines) in r.stderr,
                  "cut trace: %d\n%s" % (r.returncode, r.stderr), trace)
+    # a FIFO in the trace's place: refused at once, never waited on
+    fifo = os.path.join(tmp, "fifo.jsonl")
+    os.mkfifo(fifo)
+    r = report([fifo])
+    cttest.check(r.returncode == 1 and "fifo.jsonl is not a regular file" in r.stderr,
+                 "fifo trace: %d\n%s" % (r.returncode, r.stderr), trace)
     print("ok: %d events replayed into %d sinks, byte for byte" % (len(events), len(SINKS)))
 
 
