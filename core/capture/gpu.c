@@ -14,11 +14,32 @@
 #include <unistd.h>
 #include "wire.h"
 #include "capture/bpfutil.h"
+#include "plugin/trust.h"
 #include "util/log.h"
 #include "gpu.skel.h"
 #include "capture/gpu.h"
 
 #define INJECT_NAME "libcudatracer-inject.so"
+
+/*
+ * The library is loaded into the command, which runs as we do: running as
+ * root it must be trusted as a plugin is (the file and every folder on the
+ * way root's, writable by nobody else), so that no other user can put code
+ * there or swap it before the driver opens the same path.
+ */
+static int trust_library(const char *path)
+{
+	char why[PATH_MAX + 128];
+	int fd = ct_trusted_open(path, ct_trust_privileged(), why, sizeof(why));
+
+	if (fd < 0) {
+		ct_err("--gpu-activity: refusing the injection library %s: %s", path,
+		       fd == -EPERM || fd == -EINVAL ? why : strerror(-fd));
+		return fd;
+	}
+	close(fd);
+	return 0;
+}
 
 int ct_gpu_find_library(struct ct_gpu_source *g, const char *conf_path)
 {
@@ -31,7 +52,7 @@ int ct_gpu_find_library(struct ct_gpu_source *g, const char *conf_path)
 			return -ENOENT;
 		}
 		snprintf(g->path, sizeof(g->path), "%s", conf_path);
-		return 0;
+		return trust_library(g->path);
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = 0;
@@ -45,7 +66,7 @@ int ct_gpu_find_library(struct ct_gpu_source *g, const char *conf_path)
 
 		snprintf(path, sizeof(path), "%.*s/" INJECT_NAME, PATH_MAX - 64, dirs[i]);
 		if (!access(path, R_OK) && realpath(path, g->path))
-			return 0;
+			return trust_library(g->path);
 	}
 	ct_err("--gpu-activity: no " INJECT_NAME " in %s, %s or %s (set tracer.inject_library)", dirs[0],
 	       dirs[1], dirs[2]);

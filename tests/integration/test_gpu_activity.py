@@ -17,6 +17,8 @@ what to do instead.
 """
 import json
 import os
+import shutil
+import tempfile
 
 import cttest as t
 
@@ -193,6 +195,17 @@ def main():
                env={"CUDA_INJECTION64_PATH": "/opt/nsys/libToolsInjection64.so"})
     t.check(tr.rc == 0 and "CUDA_INJECTION64_PATH is already set (/opt/nsys/libToolsInjection64.so)" in tr.stderr,
             "another injection", tr)
+
+    # An injection library another user could replace is never handed to the command.
+    bad = tempfile.mkdtemp(prefix="ctinject.")
+    os.chmod(bad, 0o777)
+    shutil.copy(os.path.join(t.BUILD, "libcudatracer-inject.so"), bad)
+    lib = os.path.join(bad, "libcudatracer-inject.so")
+    tr = t.run(["--plugin", "cudart", "--gpu-activity", "-C", "tracer.inject_library=" + lib],
+               command=[t.program("gpu_activity"), FAKE_DIR, "gpu"])
+    t.check(tr.rc != 0 and "refusing the injection library %s" % lib in tr.stderr and
+            "writable by every user" in tr.stderr, "an untrusted library", tr)
+    shutil.rmtree(bad)
 
     # -p cannot load the library.
     tr = t.run(["--plugin", "cudart", "--gpu-activity", "-p", str(os.getpid())], jsonl_sink=False)
