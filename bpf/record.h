@@ -65,6 +65,9 @@ struct ct_record {
 	ct_u32 depth;  /* nesting depth of traced calls on this thread, any plugin's (0 = outermost) */
 	ct_u32 parent; /* CT_REC_HAS_PARENT: call id of the nearest call of another plugin
 	                * this call was made in (a driver call inside a runtime call) */
+	ct_u64 cgroup; /* cgroup v2 id of the calling task (0: not taken) */
+	ct_u32 ustack; /* native call stack id + 1 (0: none; CT_SPEC_STACK) */
+	ct_u32 pystack; /* Python call stack id + 1 (0: none; CT_SPEC_STACK) */
 	char comm[CT_COMM_LEN];
 	ct_u64 ret;
 	ct_u64 args[CT_REC_ARGS];
@@ -96,6 +99,7 @@ struct ct_spec_read {
 #define CT_SPEC_READS_ENTRY  (1u << 2) /* the API copies user memory at entry */
 #define CT_SPEC_READS_EXIT   (1u << 3) /* ... at exit */
 #define CT_SPEC_HOOK         (1u << 4) /* its plugin's BPF hook runs for it (hook.bpf.h) */
+#define CT_SPEC_STACK        (1u << 5) /* its records carry call stacks (--stacks) */
 
 /* What the engine does for one call id; the core fills the array from the plugin's table. */
 struct ct_spec {
