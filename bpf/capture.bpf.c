@@ -62,6 +62,7 @@ struct {
 } wake SEC(".maps");
 
 #include "pids.bpf.h"
+#include "cgroup.bpf.h"
 
 /* Aggregate mode's totals, per process and call id. */
 struct {
@@ -180,7 +181,7 @@ static __always_inline bool ct_wanted(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	return !ct_filter_pids || bpf_map_lookup_elem(&pids, &tgid);
+	return (!ct_filter_pids || bpf_map_lookup_elem(&pids, &tgid)) && ct_cgroup_wanted();
 }
 
 /* The spec of a call id, or NULL for one out of range. */
@@ -191,8 +192,9 @@ static __always_inline const struct ct_spec *ct_spec_of(__u32 call)
 	return &ct_specs[call];
 }
 
-/* Who made the call: loads from its task (no helper call). The ids are the
- * initial namespace's, as bpf_get_current_pid_tgid() gives them. */
+/* Who made the call: loads from its task, and its cgroup v2 id (a helper:
+ * the task's css_set is RCU's). The ids are the initial namespace's, as
+ * bpf_get_current_pid_tgid() gives them. */
 static __always_inline void ct_who(struct ct_record *r)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -201,6 +203,7 @@ static __always_inline void ct_who(struct ct_record *r)
 	r->tid = task->pid;
 	__builtin_memcpy(r->comm, task->comm, CT_COMM_LEN);
 	r->comm[CT_COMM_LEN - 1] = 0;
+	r->cgroup = bpf_get_current_cgroup_id();
 }
 
 static __always_inline void ct_read_regs(struct pt_regs *ctx, __u64 *args, __u32 stack_words)

@@ -35,6 +35,7 @@
 #include "decode/comms.h"
 #include "decode/names.h"
 #include "sinks/hist.h"
+#include "decode/cgroup.h"
 #include "decode/procenv.h"
 #include "sinks/output.h"
 #include "sinks/sinkio.h"
@@ -537,8 +538,13 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 		.pids_fd = ct_watcher_pids_fd(&s->watcher),
 		.mode = mode,
 		.aggregate = s->aggregate,
+		.filter_cgroup = c->filter.cgroup != NULL,
+		.cgroup_fd = -1,
 	};
 	int err;
+
+	if (eo.filter_cgroup && (eo.cgroup_fd = ct_cgroup_dir_open(c->filter.cgroup)) < 0)
+		return eo.cgroup_fd;
 
 	for (int i = 0; i < s->n_plugins; i++) {
 		const struct ct_plugin *p = s->plugins[i].p;
@@ -550,6 +556,8 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 						   has_hook ? p->bpf_hook : NULL, has_hook ? p->bpf_hook_sz : 0 };
 	}
 	err = ct_engine_open(&s->engine, pl, s->n_plugins, &eo);
+	if (eo.cgroup_fd >= 0)
+		close(eo.cgroup_fd);
 	if (err)
 		return err;
 	for (int i = 0; i < s->n_plugins; i++) {
@@ -848,6 +856,7 @@ static void teardown(struct session *s)
 	ct_names_reset();
 	ct_comms_reset();
 	ct_procenv_reset();
+	ct_cgroup_reset();
 	ct_rings_free(&s->rings);
 	for (int i = s->n_plugins - 1; i >= 0; i--)
 		if (s->probes[i].lp)

@@ -4,7 +4,7 @@
  * one has one (libbpf's BPF linker: the hook's strong ct_hook() replaces
  * the engine's weak one), open it through its skeleton, fill the spec array
  * from every plugin's table, keep the program pair of the mode, share the
- * watcher's pid map, size the ring, load.
+ * watcher's pid map, size the ring, load; then the cgroup filter's slot.
  *
  * Why the linker and not freplace: a linked hook is verified and JITed as
  * part of the engine's programs (a call, no trampoline), it needs no
@@ -256,6 +256,7 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 		return -errno;
 	e->skel = skel;
 	skel->rodata->ct_filter_pids = o->filter_pids;
+	skel->rodata->ct_filter_cgroup = o->filter_cgroup;
 	skel->rodata->ct_track_parents = n > 1;
 	skel->rodata->ct_wakeup_bytes = per_cpu_wakeup(o->wakeup_bytes, ring);
 	err = fill_specs(skel, pl, n);
@@ -284,6 +285,13 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	err = capture_bpf__load(skel);
 	if (err)
 		return err;
+	if (o->filter_cgroup) {
+		uint32_t zero = 0;
+
+		/* The map holds the cgroup itself: the descriptor may be closed after. */
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup_filter), &zero, &o->cgroup_fd, BPF_ANY))
+			return -errno;
+	}
 	e->multi = multi;
 	e->aggregate = o->aggregate;
 	e->entry = progs[o->aggregate][multi][0];

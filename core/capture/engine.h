@@ -33,6 +33,8 @@ struct ct_engine_opts {
 	uint64_t wakeup_bytes;
 	bool filter_pids;
 	int pids_fd;            /* the watcher's pid map, shared */
+	bool filter_cgroup;     /* only tasks under the cgroup v2 directory cgroup_fd */
+	int cgroup_fd;
 	enum ct_attach_mode mode;
 	bool aggregate;         /* count per process and API in the kernel; no records */
 };

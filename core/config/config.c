@@ -110,6 +110,10 @@ static const struct ct_key filter_keys[] = {
 	{ "pid", CT_KEY_U64, "0", offsetof(struct ct_filter_conf, pid),
 	  "Trace only this process and its children (0: all); -p PID sets it", NULL, check_pid },
 	FK("comm", CT_KEY_STR, NULL, comm, "Keep only calls from threads of this command name"),
+	FK("cgroup", CT_KEY_STR, NULL, cgroup,
+	   "Trace only tasks in this cgroup v2 directory or below it (a path on the cgroup2 mount, "
+	   "e.g. /sys/fs/cgroup/unified/system.slice/docker-ID.scope), filtered in the kernel; "
+	   "--cgroup PATH sets it"),
 	FK("include", CT_KEY_LIST, NULL, include,
 	   "Comma-separated globs of API names to trace (default: the profile's APIs)"),
 	FK("exclude", CT_KEY_LIST, NULL, exclude, "Comma-separated globs of API names not to trace"),

@@ -33,6 +33,7 @@ struct ct_tracer_conf {
 struct ct_filter_conf {
 	uint64_t pid;       /* 0, or 1 to INT_MAX */
 	char *comm;
+	char *cgroup;       /* a cgroup v2 directory: only tasks in it or below */
 	struct ct_list include; /* API globs */
 	struct ct_list exclude;
 	uint64_t min_duration; /* ns */

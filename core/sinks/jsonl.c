@@ -68,6 +68,18 @@ struct result_piece {
 	struct piece p;
 };
 
+/*
+ * A cgroup's keys, ,"cgroup":"/…","container":"…","pod":"…", escaped once:
+ * a node's calls come from a few cgroups. Direct-mapped by id; ids are
+ * never reused, so a slot's text is its id's for good.
+ */
+#define JSONL_CG_SLOTS 16
+
+struct cgroup_piece {
+	uint64_t id; /* 0: empty slot */
+	struct ct_sb text;
+};
+
 struct jsonl_sink {
 	struct ct_sink_common c;
 	struct ct_sb b;
@@ -77,6 +89,7 @@ struct jsonl_sink {
 	struct ct_sb_ts_cache ts;
 	struct thread_piece threads[JSONL_SLOTS];
 	struct result_piece results[JSONL_SLOTS];
+	struct cgroup_piece cgroups[JSONL_CG_SLOTS];
 };
 
 /*
@@ -244,6 +257,39 @@ static char *put_result(struct jsonl_sink *s, char *w, const struct ct_event *ev
 	r->is_error = ev->is_error;
 	piece_keep(&r->p, from, w);
 	return w;
+}
+
+/* The cgroup's keys as text: the path, and the container and pod where it
+ * names them; a cgroup removed before it was resolved has its id alone. */
+static const struct ct_sb *cgroup_text(struct jsonl_sink *s, const struct ct_cgroup *cg)
+{
+	struct cgroup_piece *c = &s->cgroups[cg->id * 0x9e3779b97f4a7c15ull >> 60];
+	struct ct_sb *b = &c->text;
+
+	if (c->id == cg->id)
+		return b;
+	b->len = 0;
+	c->id = 0;
+	/* Escaped, a byte takes up to 6; pieces are copied 64 bytes at a time. */
+	if (!ct_sb_room(b, 6 * (cg->path ? strlen(cg->path) : 0) + 256))
+		return NULL;
+	if (!cg->path) {
+		ct_sb_lit(b, ",\"cgroup\":null,\"cgroup_id\":");
+		ct_sb_u64(b, cg->id);
+	} else {
+		ct_sb_lit(b, ",\"cgroup\":");
+		ct_sb_json_str(b, cg->path);
+	}
+	if (cg->container) {
+		ct_sb_lit(b, ",\"container\":");
+		ct_sb_json_str(b, cg->container);
+	}
+	if (cg->pod) {
+		ct_sb_lit(b, ",\"pod\":");
+		ct_sb_json_str(b, cg->pod);
+	}
+	c->id = cg->id;
+	return b;
 }
 
 /* A job's keys (only those set) and the host's, on the lines of a process
@@ -414,12 +460,15 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 	struct jsonl_sink *s = ctx;
 	struct ct_sb *b = &s->b;
 	struct api_text *t = api_text(s, ev);
+	const struct ct_sb *cg = NULL;
 	size_t need;
 	char *w;
 
 	if (!t)
 		return -ENOMEM;
-	need = line_max(t, ev);
+	if (ev->cgroup && !(cg = cgroup_text(s, ev->cgroup)))
+		return -ENOMEM;
+	need = line_max(t, ev) + (cg ? cg->len : 0);
 	if (b->cap - b->len < need && !ct_sb_room(b, need))
 		return -ENOMEM;
 	w = b->p + b->len;
@@ -433,6 +482,8 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 	} else {
 		w = ct_w_lit(w, ",\"device\":null");
 	}
+	if (cg)
+		w = put_cached(w, cg);
 	if (ev->env)
 		w = put_env(s, w, ev->env);
 	if (ev->comm_info)
@@ -576,6 +627,8 @@ static void jsonl_destroy(void *ctx)
 			ct_sb_free(&s->cache[i].keys[k]);
 	}
 	free(s->cache);
+	for (int i = 0; i < JSONL_CG_SLOTS; i++)
+		ct_sb_free(&s->cgroups[i].text);
 	ct_sb_free(&s->b);
 }
 

@@ -39,6 +39,17 @@ struct ct_proc_env {
 	char job_id[64];
 };
 
+/*
+ * The cgroup v2 a call was made from (decode/cgroup.c), and what its path
+ * says of the container and the Kubernetes pod it runs in.
+ */
+struct ct_cgroup {
+	uint64_t id;           /* the cgroup v2 id (its directory's inode on cgroup2fs) */
+	const char *path;      /* under the v2 root, "/..."; NULL: not resolved (removed before) */
+	const char *container; /* the container runtime's id (64 hex digits), or NULL */
+	const char *pod;       /* the Kubernetes pod UID (8-4-4-4-12), or NULL */
+};
+
 struct ct_event {
 	const struct ct_record *rec;
 	const struct ct_plugin *plugin;
@@ -71,6 +82,9 @@ struct ct_event {
 	 * device a SET_DEVICE call made current, or that of its current context;
 	 * -1 while none of its calls said (attached mid-run). */
 	int32_t device;
+	/* The calling thread's cgroup; NULL when the record has none (cgroup id
+	 * 0). Valid while the event is dispatched: a sink copies what it keeps. */
+	const struct ct_cgroup *cgroup;
 };
 
 /*
