@@ -778,6 +778,7 @@ static int on_totals(void *ctx, const struct ct_agg_key *k, const struct ct_agg 
 		.timed = !s->entry_only[pl][api], .calls = a->calls, .errors = a->errors,
 		.total_ns = a->total_ns, .min_ns = a->min_ns, .max_ns = a->max_ns, .bytes = a->bytes,
 		.hist = a->hist, .n_hist = CT_AGG_BUCKETS,
+		.env = ct_procenv_get(k->tgid), .cgroup = ct_cgroup_of_pid(k->tgid),
 	};
 	s->stats.events += a->calls;
 	ct_output_totals(&s->out, &t);

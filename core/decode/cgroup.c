@@ -96,12 +96,14 @@ static void match_component(const char *c, size_t n, struct ct_cgroup_ids *out)
 	for (size_t i = 0; i < N_SHAPES; i++) {
 		const struct shape *sh = &shapes[i];
 		size_t np = strlen(sh->prefix), ns = strlen(sh->suffix);
-		char *dst = sh->what == S_CONTAINER ? out->container : out->pod;
+		char id[CT_CONTAINER_ID_LEN + 1]; /* the longer of the two */
 
 		if (n < np + ns || memcmp(c, sh->prefix, np) || memcmp(c + n - ns, sh->suffix, ns))
 			continue;
-		if (id_of(c + np, n - np - ns, sh->form, dst))
-			return;
+		if (!id_of(c + np, n - np - ns, sh->form, id))
+			continue;
+		strcpy(sh->what == S_CONTAINER ? out->container : out->pod, id);
+		return;
 	}
 }
 
@@ -328,14 +330,21 @@ const struct ct_cgroup *ct_cgroup_get(uint64_t id)
 	return &e->pub;
 }
 
+/* pid -> cgroup id + 1 (0 none), as first read: kept past the process's
+ * exit, for its last totals. */
+static struct ct_u64map pid_ids;
+
 const struct ct_cgroup *ct_cgroup_of_pid(uint32_t pid)
 {
 	char path[64], *line = NULL, dir[PATH_MAX * 2];
 	const struct ct_cgroup *cg = NULL;
+	uintptr_t known = (uintptr_t)ct_u64map_get(&pid_ids, pid);
 	size_t cap = 0, nroot;
 	struct stat st;
 	FILE *f;
 
+	if (known)
+		return ct_cgroup_get(known - 1);
 	if (!v2.looked)
 		find_mount();
 	if (v2.fd < 0)
@@ -359,8 +368,12 @@ const struct ct_cgroup *ct_cgroup_of_pid(uint32_t pid)
 		break;
 	}
 	free(line);
-	if (f)
-		fclose(f);
+	if (!f)
+		return NULL; /* gone before it was first read: not kept */
+	fclose(f);
+	if (pid_ids.n >= CT_CGROUP_CACHE)
+		ct_u64map_free(&pid_ids);
+	ct_u64map_put(&pid_ids, pid, (void *)(uintptr_t)((cg ? cg->id : 0) + 1));
 	return cg;
 }
 
@@ -398,6 +411,7 @@ int ct_cgroup_dir_open(const char *path)
 void ct_cgroup_reset(void)
 {
 	cache_clear();
+	ct_u64map_free(&pid_ids);
 	if (v2.fd >= 0)
 		close(v2.fd);
 	v2.fd = -1;

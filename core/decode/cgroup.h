@@ -41,8 +41,9 @@ void ct_cgroup_parse(const char *path, struct ct_cgroup_ids *out);
  */
 const struct ct_cgroup *ct_cgroup_get(uint64_t id);
 
-/* A process's cgroup v2 as /proc/PID/cgroup says now (aggregate mode has
- * no records to carry it); NULL when it has exited or there is none. */
+/* A process's cgroup v2 as /proc/PID/cgroup said when first asked
+ * (aggregate mode has no records to carry it), remembered past its exit;
+ * NULL when it had exited before, or there is none. */
 const struct ct_cgroup *ct_cgroup_of_pid(uint32_t pid);
 
 /*

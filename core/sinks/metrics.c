@@ -13,13 +13,15 @@
 #include "util/strbuf.h"
 
 #define L(x) (1u << CT_ML_##x)
-#define PROC_LABELS (L(PID) | L(COMM) | L(RANK) | L(JOB))
+#define WHO_LABELS (L(CGROUP) | L(CONTAINER) | L(POD))
+#define PROC_LABELS (L(PID) | L(COMM) | L(RANK) | L(JOB) | WHO_LABELS)
 #define CALL_LABELS (L(PLUGIN) | L(API) | L(ERROR) | L(HOST) | PROC_LABELS)
 
 static const char *const label_names[CT_ML_N] = {
-	[CT_ML_API] = "api", [CT_ML_COMM] = "comm", [CT_ML_ERROR] = "error", [CT_ML_HOST] = "host",
+	[CT_ML_API] = "api", [CT_ML_CGROUP] = "cgroup", [CT_ML_COMM] = "comm",
+	[CT_ML_CONTAINER] = "container", [CT_ML_ERROR] = "error", [CT_ML_HOST] = "host",
 	[CT_ML_JOB] = "job", [CT_ML_KIND] = "kind", [CT_ML_MEMORY] = "memory", [CT_ML_PID] = "pid",
-	[CT_ML_PLUGIN] = "plugin", [CT_ML_RANK] = "rank",
+	[CT_ML_PLUGIN] = "plugin", [CT_ML_POD] = "pod", [CT_ML_RANK] = "rank",
 };
 
 /* What `labels =` may name: the kinds are part of their families. */
@@ -49,7 +51,7 @@ const struct ct_mfamily ct_mfamilies[CT_MF_N] = {
 			   CT_MT_GAUGE, L(HOST), 0 },
 	[CT_MF_FOLDED] = { "cudatracer_series_dropped_total",
 			   "Updates whose label set found no room under max_series and went to a series "
-			   "whose pid, comm, rank and job are \"other\"", "1", CT_MT_COUNTER, L(HOST), 0 },
+			   "whose per-process labels (pid, comm, rank, job, cgroup, container, pod) are \"other\"", "1", CT_MT_COUNTER, L(HOST), 0 },
 	[CT_MF_EXPORT_FAILED] = { "cudatracer_export_failures_total",
 				  "Pushes of this sink that failed (refused, timed out, or answered 4xx/5xx)",
 				  "1", CT_MT_COUNTER, L(HOST), 0 },
@@ -68,7 +70,7 @@ const char *const ct_mbucket_le[CT_MBUCKETS] = {
 
 #define NO_HIST UINT32_MAX
 
-_Static_assert(sizeof(struct ct_mkey) == 64, "keys are hashed as eight words");
+_Static_assert(sizeof(struct ct_mkey) == 72, "keys are hashed as nine words");
 
 int ct_metrics_check_labels(const void *dst, char *why, size_t why_len)
 {
@@ -82,7 +84,7 @@ int ct_metrics_check_labels(const void *dst, char *why, size_t why_len)
 				break;
 		if (k == CT_ML_N) {
 			snprintf(why, why_len, "unknown label '%s' (known: plugin, api, error, pid, comm, "
-				 "host, rank, job)", l->v[i]);
+				 "host, rank, job, cgroup, container, pod)", l->v[i]);
 			return -EINVAL;
 		}
 	}
@@ -116,6 +118,10 @@ void ct_metrics_free(struct ct_metrics *m)
 		free(v);
 	for (size_t it = 0; ct_u64map_next(&m->strs, &it, &k, &v);)
 		free(v);
+	for (size_t it = 0; ct_u64map_next(&m->whos, &it, &k, &v);)
+		free(v);
+	ct_u64map_free(&m->whos);
+	ct_u64map_free(&m->who_of);
 	ct_u64map_free(&m->procs);
 	ct_u64map_free(&m->prev);
 	ct_u64map_free(&m->strs);
@@ -128,11 +134,12 @@ void ct_metrics_free(struct ct_metrics *m)
 
 /* ---- the series table ---- */
 
-/* Four independent multiplies, then one mix: no chain of eight through the multiplier. */
+/* Four independent multiplies, then one mix: no chain of nine through the
+ * multiplier (the ninth word, the cgroup's, joins the first). */
 static uint64_t key_hash(const struct ct_mkey *k)
 {
 	const uint64_t *w = (const uint64_t *)k;
-	uint64_t h = (w[0] ^ 0x9e3779b97f4a7c15ull) * (w[1] ^ 0xc2b2ae3d27d4eb4full) +
+	uint64_t h = (w[0] ^ (w[8] << 7 | w[8] >> 57) ^ 0x9e3779b97f4a7c15ull) * (w[1] ^ 0xc2b2ae3d27d4eb4full) +
 		     (w[2] ^ 0x165667b19e3779f9ull) * (w[3] ^ 0x27d4eb2f165667c5ull) +
 		     (w[4] ^ 0x85ebca77c2b2ae63ull) * (w[5] ^ 0xff51afd7ed558ccdull) +
 		     (w[6] ^ 0xc4ceb9fe1a85ec53ull) * (w[7] ^ 0x94d049bb133111ebull);
@@ -251,6 +258,7 @@ static struct ct_mseries *series(struct ct_metrics *m, struct ct_mkey *k, bool c
 		k->pid = 0;
 		k->rank = 0;
 		k->job = NULL;
+		k->who = NULL;
 		memset(k->comm, 0, sizeof(k->comm));
 		k->folded = 1;
 		x = lookup(m, k, &slot);
@@ -310,6 +318,84 @@ static void set_comm(char *dst, const char *comm)
 	}
 }
 
+/* A string as a label value (valid UTF-8 without controls; other bytes as
+ * '?'), interned. */
+static const char *intern_label(struct ct_metrics *m, const char *s)
+{
+	char buf[4096];
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
+
+	while (*p && o < sizeof(buf) - 1) {
+		int n = ct_text_keep(p);
+
+		if (n == 0 || o + n > sizeof(buf) - 1) {
+			buf[o++] = '?';
+			p++;
+			continue;
+		}
+		memcpy(buf + o, p, n);
+		o += n;
+		p += n;
+	}
+	buf[o] = 0;
+	return intern(m, buf);
+}
+
+/* The most cgroup ids remembered, and label triples kept; past them a new
+ * cgroup's values are "other" (the strings' own cap is intern()'s). */
+#define WHO_MAX 4096
+static const struct ct_mwho who_other = { "other", "other", "other" };
+
+/* The cgroup's label values the configuration keeps, interned as a triple:
+ * two cgroups with the same kept values (the container label alone, say)
+ * are one series. */
+static const struct ct_mwho *who_of(struct ct_metrics *m, const struct ct_cgroup *cg)
+{
+	struct ct_mwho w = { "", "", "" }, *x;
+	uint32_t l = m->labels;
+	uint64_t h;
+
+	if (!cg || !(l & WHO_LABELS))
+		return NULL;
+	if (cg->id == m->who_id && m->who_last)
+		return m->who_last;
+	x = ct_u64map_get(&m->who_of, cg->id);
+	if (!x) {
+		if ((l & L(CGROUP)) && cg->path)
+			w.cgroup = intern_label(m, cg->path);
+		if ((l & L(CONTAINER)) && cg->container)
+			w.container = intern_label(m, cg->container);
+		if ((l & L(POD)) && cg->pod)
+			w.pod = intern_label(m, cg->pod);
+		/* nothing kept: the series of calls with no cgroup */
+		if (!*w.cgroup && !*w.container && !*w.pod)
+			return NULL;
+		h = ((uintptr_t)w.cgroup * 0x9e3779b97f4a7c15ull) ^ ((uintptr_t)w.container * 0xc2b2ae3d27d4eb4full) ^
+		    ((uintptr_t)w.pod * 0x165667b19e3779f9ull);
+		for (;; h++) {
+			x = ct_u64map_get(&m->whos, h);
+			if (!x || (x->cgroup == w.cgroup && x->container == w.container && x->pod == w.pod))
+				break;
+		}
+		if (!x && m->whos.n >= WHO_MAX)
+			return &who_other;
+		if (!x) {
+			x = malloc(sizeof(*x));
+			if (!x || ct_u64map_put(&m->whos, h, x)) {
+				free(x);
+				return &who_other;
+			}
+			*x = w;
+		}
+		if (m->who_of.n < WHO_MAX && ct_u64map_put(&m->who_of, cg->id, x))
+			return x;
+	}
+	m->who_id = cg->id;
+	m->who_last = x;
+	return x;
+}
+
 /* The label values of a call's series that the configuration keeps. */
 static void call_key(struct ct_metrics *m, struct ct_mkey *k, const struct ct_event *ev)
 {
@@ -338,6 +424,7 @@ static void call_key(struct ct_metrics *m, struct ct_mkey *k, const struct ct_ev
 		k->rank = ev->env->rank + 1; /* 0: not known */
 	if (ev->env && (l & L(JOB)) && ev->env->job_id[0])
 		k->job = intern(m, ev->env->job_id);
+	k->who = who_of(m, ev->cgroup);
 }
 
 static unsigned bucket_of(uint64_t ns)
@@ -352,6 +439,7 @@ static unsigned bucket_of(uint64_t ns)
 struct mproc {
 	int32_t rank; /* + 1; 0: not known */
 	const char *job;
+	const struct ct_mwho *who;
 };
 
 /* For the memory series, which memtrack keys by pid alone. */
@@ -359,13 +447,17 @@ static int remember_proc(struct ct_metrics *m, const struct ct_event *ev)
 {
 	struct mproc *p;
 
-	if (!(m->labels & (L(RANK) | L(JOB))) || !ev->env || ct_u64map_get(&m->procs, ev->pid))
+	bool env = ev->env && (m->labels & (L(RANK) | L(JOB)));
+	const struct ct_mwho *who = who_of(m, ev->cgroup);
+
+	if ((!env && !who) || ct_u64map_get(&m->procs, ev->pid))
 		return 0;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->rank = ev->env->rank + 1;
-	p->job = ev->env->job_id[0] ? intern(m, ev->env->job_id) : NULL;
+	p->rank = env ? ev->env->rank + 1 : 0;
+	p->job = env && ev->env->job_id[0] ? intern(m, ev->env->job_id) : NULL;
+	p->who = who;
 	if (ct_u64map_put(&m->procs, ev->pid, p)) {
 		free(p);
 		return -ENOMEM;
@@ -448,7 +540,8 @@ static int plugin_number(struct ct_metrics *m, const struct ct_plugin *p)
 int ct_metrics_totals(struct ct_metrics *m, const struct ct_totals *t)
 {
 	const struct ct_api *api = t->api_idx < t->plugin->n_apis ? &t->plugin->apis[t->api_idx] : NULL;
-	struct ct_event ev = { .plugin = t->plugin, .api = api, .pid = t->pid, .comm = t->comm };
+	struct ct_event ev = { .plugin = t->plugin, .api = api, .pid = t->pid, .comm = t->comm,
+			       .env = t->env, .cgroup = t->cgroup };
 	uint64_t b[CT_MBUCKETS + 1] = { 0 }, key;
 	struct ct_mkey base, k;
 	struct ct_mseries *x;
@@ -562,6 +655,8 @@ static void memory_gauges(struct ct_metrics *m)
 			base.rank = p->rank;
 		if (p && (m->labels & L(JOB)))
 			base.job = p->job;
+		if (p)
+			base.who = p->who;
 		for (unsigned kind = 0; kind < CT_MEM_KINDS; kind++) {
 			k = base;
 			k.fam = CT_MF_MEMORY;
@@ -656,6 +751,9 @@ int ct_msnap_labels(const struct ct_msnap *s, const struct ct_mseries *x, const 
 		case CT_ML_KIND: v = k->kind; break;
 		case CT_ML_MEMORY: v = ct_mem_kind_name(k->memory); break;
 		case CT_ML_PLUGIN: v = k->plugin; break;
+		case CT_ML_CGROUP: v = k->folded ? "other" : k->who ? k->who->cgroup : ""; break;
+		case CT_ML_CONTAINER: v = k->folded ? "other" : k->who ? k->who->container : ""; break;
+		case CT_ML_POD: v = k->folded ? "other" : k->who ? k->who->pod : ""; break;
 		case CT_ML_PID:
 		case CT_ML_RANK: {
 			uint64_t num = l == CT_ML_PID ? k->pid : (uint64_t)(k->rank - 1);

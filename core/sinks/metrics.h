@@ -5,7 +5,8 @@
  * use, allocations outstanding, records lost, probes attached), each keyed
  * by a label set that the user picks from a fixed list and that is bounded:
  * past max_series, a new label set's per-process labels (pid, comm, rank,
- * job) are folded into "other", and the folding is counted.
+ * job, cgroup, container, pod) are folded into "other", and the folding is
+ * counted.
  *
  * The reader thread alone updates the model (no lock per event). About once
  * a second it copies the values into an immutable snapshot and publishes it
@@ -29,8 +30,14 @@ struct ct_sb;
 
 /* Label names, in the order they are written (sorted: remote write wants it). */
 enum ct_mlabel {
-	CT_ML_API, CT_ML_COMM, CT_ML_ERROR, CT_ML_HOST, CT_ML_JOB, CT_ML_KIND,
-	CT_ML_MEMORY, CT_ML_PID, CT_ML_PLUGIN, CT_ML_RANK, CT_ML_N
+	CT_ML_API, CT_ML_CGROUP, CT_ML_COMM, CT_ML_CONTAINER, CT_ML_ERROR, CT_ML_HOST, CT_ML_JOB,
+	CT_ML_KIND, CT_ML_MEMORY, CT_ML_PID, CT_ML_PLUGIN, CT_ML_POD, CT_ML_RANK, CT_ML_N
+};
+
+/* A cgroup's label values as the configuration keeps them (interned: the
+ * same values, the same pointer); "" for one not configured or not known. */
+struct ct_mwho {
+	const char *cgroup, *container, *pod;
 };
 
 enum ct_mtype { CT_MT_COUNTER, CT_MT_GAUGE, CT_MT_HISTOGRAM };
@@ -59,12 +66,13 @@ extern const char *const ct_mbucket_le[CT_MBUCKETS];
 /* A series' label values; what the configured labels leave out is zero. */
 struct ct_mkey {
 	const char *plugin, *api, *kind, *job; /* in plugin tables or interned: stable */
+	const struct ct_mwho *who;             /* cgroup, container, pod; NULL: none */
 	uint32_t pid;
 	int32_t rank;
 	char comm[CT_COMM_LEN];
 	uint16_t fam;
 	uint8_t error, memory; /* bool; enum ct_mem_kind */
-	uint8_t folded;        /* pid, comm, rank, job are "other" */
+	uint8_t folded;        /* pid, comm, rank, job, cgroup, container, pod are "other" */
 	uint8_t pad[3];
 };
 
@@ -87,10 +95,12 @@ struct ct_metrics_conf {
 
 #define CT_METRICS_KEYS(ctx, field)                                                               \
 	{ "labels", CT_KEY_LIST, "plugin,api,error,pid,comm", offsetof(ctx, field.labels),          \
-	  "Labels of the series, from: plugin, api, error, pid, comm, host, rank, job (copy kind and " \
-	  "memory kind are always there)", NULL, ct_metrics_check_labels },                          \
+	  "Labels of the series, from: plugin, api, error, pid, comm, host, rank, job, cgroup, "      \
+	  "container, pod (copy kind and memory kind are always there)", NULL,                       \
+	  ct_metrics_check_labels },                                                                 \
 	{ "max_series", CT_KEY_U64, "5000", offsetof(ctx, field.max_series),                        \
-	  "At most this many label sets; past it, pid, comm, rank and job of new ones are folded "   \
+	  "At most this many label sets; past it, pid, comm, rank, job, cgroup, container and pod "  \
+	  "of new ones are folded "                                                                  \
 	  "into \"other\" (counted in cudatracer_series_dropped_total)" }
 
 int ct_metrics_check_labels(const void *dst, char *why, size_t why_len);
@@ -112,7 +122,11 @@ struct ct_metrics {
 	struct ct_memtrack mem;
 	struct ct_u64map procs; /* pid -> rank and job, for the memory series */
 	struct ct_u64map prev;  /* aggregate mode: (pid, plugin, api) -> the counts before */
-	struct ct_u64map strs;  /* interned strings (copy kinds without a name, jobs) */
+	struct ct_u64map strs;  /* interned strings (copy kinds without a name, jobs, cgroups) */
+	struct ct_u64map whos;  /* interned struct ct_mwho, by a hash of its three pointers */
+	struct ct_u64map who_of; /* cgroup id -> its struct ct_mwho (not owned) */
+	uint64_t who_id;        /* the last cgroup id seen, and its values */
+	const struct ct_mwho *who_last;
 	const struct ct_plugin *plugins[64];
 	unsigned n_plugins;
 };

@@ -39,6 +39,10 @@ struct ct_totals {
 	uint64_t bytes;            /* of calls that did not fail */
 	const uint64_t *hist;      /* durations in hist.h's buckets 0 .. n_hist-1 */
 	unsigned n_hist;
+	/* The process's job environment and cgroup, looked up by pid when the
+	 * totals are read (NULL: none, or it has exited). */
+	const struct ct_proc_env *env;
+	const struct ct_cgroup *cgroup;
 };
 
 /* Keys every sink has; the sink's own context begins with this struct. */

@@ -142,6 +142,64 @@ static void test_folding(void **state)
 	free(text);
 }
 
+#define CID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static void test_cgroup_labels(void **state)
+{
+	/* Two cgroups of one container, and one of none: a path that is not
+	 * UTF-8 shows '?' where Prometheus would refuse the byte. */
+	static const struct ct_cgroup a = { 11, "/system.slice/docker-" CID ".scope", CID, NULL };
+	static const struct ct_cgroup b = { 12, "/system.slice/docker-" CID ".scope/init", CID, NULL };
+	static const struct ct_cgroup c = { 13, "/user.slice/x\xff", NULL, NULL };
+	static const struct ct_cgroup p = { 14, "/kubepods/pod1b4c1d2e-0000-4000-8000-0123456789ab/" CID, CID,
+					    "1b4c1d2e-0000-4000-8000-0123456789ab" };
+	const struct ct_cgroup *cgs[] = { &a, &b, &b, &c, &p, NULL };
+	struct ct_run_stats st = { 0 };
+	struct fx_sink s = open_prom("api,container", "100");
+	char *text;
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		struct ct_event ev = fx_event(FX_MARK, 1, 1, 0, 0, 0, "x");
+
+		ev.cgroup = cgs[i];
+		fx_sink_event(&s, &ev);
+	}
+	text = fx_sink_close(&s, &st);
+	has(text, "cudatracer_calls_total{api=\"xMark\",container=\"" CID "\"} 4\n");
+	has(text, "cudatracer_calls_total{api=\"xMark\",container=\"\"} 2\n");
+	free(text);
+
+	s = open_prom("cgroup,pod", "100");
+	for (int i = 0; i < 6; i++) {
+		struct ct_event ev = fx_event(FX_MARK, 1, 1, 0, 0, 0, "x");
+
+		ev.cgroup = cgs[i];
+		fx_sink_event(&s, &ev);
+	}
+	text = fx_sink_close(&s, &st);
+	has(text, "cudatracer_calls_total{cgroup=\"/system.slice/docker-" CID ".scope\",pod=\"\"} 1\n");
+	has(text, "cudatracer_calls_total{cgroup=\"/system.slice/docker-" CID ".scope/init\",pod=\"\"} 2\n");
+	has(text, "cudatracer_calls_total{cgroup=\"/user.slice/x?\",pod=\"\"} 1\n");
+	has(text, "cudatracer_calls_total{cgroup=\"/kubepods/pod1b4c1d2e-0000-4000-8000-0123456789ab/" CID
+		  "\",pod=\"1b4c1d2e-0000-4000-8000-0123456789ab\"} 1\n");
+	has(text, "cudatracer_calls_total{cgroup=\"\",pod=\"\"} 1\n");
+	free(text);
+
+	/* Past max_series the cgroup labels fold like pid's. */
+	s = open_prom("cgroup", "2");
+	for (int i = 0; i < 5; i++) {
+		struct ct_event ev = fx_event(FX_MARK, 1, 1, 0, 0, 0, "x");
+
+		ev.cgroup = cgs[i];
+		fx_sink_event(&s, &ev);
+	}
+	text = fx_sink_close(&s, &st);
+	has(text, "cudatracer_calls_total{cgroup=\"other\"} 2\n");
+	has(text, "cudatracer_series_dropped_total 2\n");
+	free(text);
+}
+
 static void test_unknown_label(void **state)
 {
 	const struct ct_sink_ops *ops = ct_sink_find("prometheus");
@@ -151,7 +209,7 @@ static void test_unknown_label(void **state)
 
 	(void)state;
 	assert_int_equal(ct_key_set(k, ctx, "plugin,kernel", why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "unknown label 'kernel' (known: plugin, api, error, pid, comm, host, rank, job)");
+	assert_string_equal(why, "unknown label 'kernel' (known: plugin, api, error, pid, comm, host, rank, job, cgroup, container, pod)");
 	ct_keys_free(ops->keys, ctx);
 	free(ctx);
 }
@@ -213,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_and_memory),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_folding),
+		cmocka_unit_test(test_cgroup_labels),
 		cmocka_unit_test(test_unknown_label),
 		cmocka_unit_test(test_totals),
 		cmocka_unit_test(test_protobuf_writer),
