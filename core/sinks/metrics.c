@@ -297,17 +297,17 @@ static const char *intern(struct ct_metrics *m, const char *s)
 	return v;
 }
 
-/* A comm as a label value: valid UTF-8 without controls (Prometheus refuses
- * other bytes), anything else as '?'. */
-static void set_comm(char *dst, const char *comm)
+/* A string as a label value, at most cap - 1 bytes and a NUL: valid UTF-8
+ * without controls (Prometheus refuses other bytes), anything else as '?'. */
+static void label_text(char *dst, size_t cap, const char *src)
 {
-	const unsigned char *p = (const unsigned char *)comm;
+	const unsigned char *p = (const unsigned char *)src;
 	size_t o = 0;
 
-	while (p && *p && o < CT_COMM_LEN - 1) {
+	while (p && *p && o < cap - 1) {
 		int n = ct_text_keep(p);
 
-		if (n == 0 || o + n > CT_COMM_LEN - 1) {
+		if (n == 0 || o + n > cap - 1) {
 			dst[o++] = '?';
 			p++;
 			continue;
@@ -316,29 +316,20 @@ static void set_comm(char *dst, const char *comm)
 		o += n;
 		p += n;
 	}
+	dst[o] = 0;
 }
 
-/* A string as a label value (valid UTF-8 without controls; other bytes as
- * '?'), interned. */
+static void set_comm(char *dst, const char *comm)
+{
+	label_text(dst, CT_COMM_LEN, comm);
+}
+
+/* A string as a label value, interned. */
 static const char *intern_label(struct ct_metrics *m, const char *s)
 {
 	char buf[4096];
-	const unsigned char *p = (const unsigned char *)s;
-	size_t o = 0;
 
-	while (*p && o < sizeof(buf) - 1) {
-		int n = ct_text_keep(p);
-
-		if (n == 0 || o + n > sizeof(buf) - 1) {
-			buf[o++] = '?';
-			p++;
-			continue;
-		}
-		memcpy(buf + o, p, n);
-		o += n;
-		p += n;
-	}
-	buf[o] = 0;
+	label_text(buf, sizeof(buf), s);
 	return intern(m, buf);
 }
 

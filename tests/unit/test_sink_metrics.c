@@ -142,6 +142,20 @@ static void test_folding(void **state)
 	free(text);
 }
 
+/* One call from each cgroup (NULL: none), then the final text. */
+static char *feed_cgroups(struct fx_sink *s, const struct ct_cgroup *const *cgs, int n)
+{
+	struct ct_run_stats st = { 0 };
+
+	for (int i = 0; i < n; i++) {
+		struct ct_event ev = fx_event(FX_MARK, 1, 1, 0, 0, 0, "x");
+
+		ev.cgroup = cgs[i];
+		fx_sink_event(s, &ev);
+	}
+	return fx_sink_close(s, &st);
+}
+
 #define CID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 static void test_cgroup_labels(void **state)
@@ -154,30 +168,17 @@ static void test_cgroup_labels(void **state)
 	static const struct ct_cgroup p = { 14, "/kubepods/pod1b4c1d2e-0000-4000-8000-0123456789ab/" CID, CID,
 					    "1b4c1d2e-0000-4000-8000-0123456789ab" };
 	const struct ct_cgroup *cgs[] = { &a, &b, &b, &c, &p, NULL };
-	struct ct_run_stats st = { 0 };
 	struct fx_sink s = open_prom("api,container", "100");
 	char *text;
 
 	(void)state;
-	for (int i = 0; i < 6; i++) {
-		struct ct_event ev = fx_event(FX_MARK, 1, 1, 0, 0, 0, "x");
-
-		ev.cgroup = cgs[i];
-		fx_sink_event(&s, &ev);
-	}
-	text = fx_sink_close(&s, &st);
+	text = feed_cgroups(&s, cgs, 6);
 	has(text, "cudatracer_calls_total{api=\"xMark\",container=\"" CID "\"} 4\n");
 	has(text, "cudatracer_calls_total{api=\"xMark\",container=\"\"} 2\n");
 	free(text);
 
 	s = open_prom("cgroup,pod", "100");
-	for (int i = 0; i < 6; i++) {
-		struct ct_event ev = fx_event(FX_MARK, 1, 1, 0, 0, 0, "x");
-
-		ev.cgroup = cgs[i];
-		fx_sink_event(&s, &ev);
-	}
-	text = fx_sink_close(&s, &st);
+	text = feed_cgroups(&s, cgs, 6);
 	has(text, "cudatracer_calls_total{cgroup=\"/system.slice/docker-" CID ".scope\",pod=\"\"} 1\n");
 	has(text, "cudatracer_calls_total{cgroup=\"/system.slice/docker-" CID ".scope/init\",pod=\"\"} 2\n");
 	has(text, "cudatracer_calls_total{cgroup=\"/user.slice/x?\",pod=\"\"} 1\n");
@@ -188,13 +189,7 @@ static void test_cgroup_labels(void **state)
 
 	/* Past max_series the cgroup labels fold like pid's. */
 	s = open_prom("cgroup", "2");
-	for (int i = 0; i < 5; i++) {
-		struct ct_event ev = fx_event(FX_MARK, 1, 1, 0, 0, 0, "x");
-
-		ev.cgroup = cgs[i];
-		fx_sink_event(&s, &ev);
-	}
-	text = fx_sink_close(&s, &st);
+	text = feed_cgroups(&s, cgs, 5);
 	has(text, "cudatracer_calls_total{cgroup=\"other\"} 2\n");
 	has(text, "cudatracer_series_dropped_total 2\n");
 	free(text);
