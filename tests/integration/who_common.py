@@ -74,8 +74,8 @@ class Cgroups:
 def inside(cg_abs, argv, env=""):
     """A shell that puts itself into the cgroup directory, then execs argv
     (with env, "K=V K2=V2 ", set): as argv, and as one shell word list."""
-    line = "echo $$ > %s && exec %s%s" % (shlex.quote(os.path.join(cg_abs, "cgroup.procs")), env,
-                                        " ".join(shlex.quote(a) for a in argv))
+    line = "echo $$ > %s && exec %s%s" % (shlex.quote(os.path.join(cg_abs, "cgroup.procs")),
+                                        "env " + env if env else "", " ".join(shlex.quote(a) for a in argv))
     return ["sh", "-c", line]
 
 
