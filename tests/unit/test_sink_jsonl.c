@@ -276,6 +276,37 @@ static void test_meta_and_ranks(void **state)
 	free(out);
 }
 
+/* The cgroup keys: path, container and pod where known, escaped; one
+ * removed before it was resolved has its id; a cgroup seen again comes
+ * from its cached text. */
+static void test_cgroups(void **state)
+{
+#define CID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define K(rest) HEAD(rest, "xDeviceSynchronize") T(5, 5, "app", 0)
+#define END ",\"dur_ns\":7" R(0, "\"xSuccess\"", false) ",\"args\":{}}\n"
+	static const char want[] =
+		K("01000") ",\"cgroup\":\"/kubepods/pod1b4c1d2e-0000-4000-8000-0123456789ab/" CID "\""
+		",\"container\":\"" CID "\",\"pod\":\"1b4c1d2e-0000-4000-8000-0123456789ab\"" END
+		K("02000") ",\"cgroup\":\"/a \\\"b\\\"\"" END
+		K("03000") ",\"cgroup\":null,\"cgroup_id\":27" END
+		K("04000") ",\"cgroup\":\"/a \\\"b\\\"\"" END
+		K("05000") END;
+	static const struct ct_cgroup pod = { 11, "/kubepods/pod1b4c1d2e-0000-4000-8000-0123456789ab/" CID, CID,
+					      "1b4c1d2e-0000-4000-8000-0123456789ab" };
+	static const struct ct_cgroup quoted = { 12, "/a \"b\"", NULL, NULL };
+	static const struct ct_cgroup gone = { 27, NULL, NULL, NULL };
+	const struct ct_cgroup *cgs[] = { &pod, &quoted, &gone, &quoted, NULL };
+	struct ct_event ev[5];
+
+	(void)state;
+	syncs(ev, 5, NULL);
+	for (int i = 0; i < 5; i++)
+		ev[i].cgroup = cgs[i];
+	expect_lines(ev, 5, want);
+#undef K
+#undef END
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_long_kernel_name),
 		cmocka_unit_test(test_meta_and_ranks),
+		cmocka_unit_test(test_cgroups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
