@@ -3,8 +3,8 @@
 """--cgroup PATH filters in the kernel: of two processes of one traced
 command, one inside the cgroup (in a directory below it: descendants pass)
 and one outside it, only the inside one's calls are traced, every one of
-them; tracing the whole system with --cgroup takes only the inside one's
-too (whatever else runs on the machine). A PATH that is missing, a file, not on cgroup2fs or a cgroup v1
+them; probing the library for every process with --cgroup takes only the
+inside one's too (whatever else runs on the machine). A PATH that is missing, a file, not on cgroup2fs or a cgroup v1
 hierarchy is refused with what is wrong with it."""
 import os
 import signal
@@ -42,11 +42,14 @@ def main():
         cttest.check(got == {inner: want, outer: want}, "unfiltered: %r" % got, t)
 
 
-        # System-wide: whatever else runs on this machine, only the inside
-        # program's calls come.
+        # Every process that maps the library (--lib: the file the program
+        # maps, probed for all; no process is stopped to be scanned): whatever
+        # else runs on this machine, only the inside program's calls come.
+        lib = os.path.realpath(os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64",
+                                            "libcudart.so"))
         out = os.path.join(tempfile.mkdtemp(prefix="cttest."), "ev.jsonl")
-        tr = subprocess.Popen([cttest.TRACER, "-v", "--plugin", "cudart", "--cgroup", top_in, "-o", "jsonl:" + out],
-                              stderr=subprocess.PIPE, text=True)
+        tr = subprocess.Popen([cttest.TRACER, "-v", "--plugin", "cudart", "--lib", lib, "--cgroup", top_in,
+                               "-o", "jsonl:" + out], stderr=subprocess.PIPE, text=True)
         err = cttest.wait_tracing(tr)
         p = subprocess.run(["sh", "-c", line], capture_output=True, text=True, timeout=120)
         time.sleep(0.5)
