@@ -8,7 +8,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "decode/cgroup.h"
 
@@ -77,11 +80,71 @@ static void test_dir_open_refuses(void **state)
 	assert_int_equal(ct_cgroup_dir_open("/tmp"), -EINVAL);
 }
 
+/* Ids to paths on the real cgroup v2 mount: a live cgroup resolves to its
+ * path (and this process's, by pid); one removed since says so. */
+static void test_resolve(void **state)
+{
+	const char *mnt = "/sys/fs/cgroup/unified";
+	char self[128], dir[256], procs[300];
+	const struct ct_cgroup *cg;
+	struct stat st;
+	uint64_t live, gone;
+	FILE *f;
+
+	(void)state;
+	if (geteuid() || stat(mnt, &st))
+		skip(); /* needs root and this machine's v2 mount */
+	snprintf(self, sizeof(self), "%s/cttest-unit-%d", mnt, (int)getpid());
+	snprintf(dir, sizeof(dir), "%s/docker-" ID ".scope", self);
+	assert_int_equal(mkdir(self, 0755), 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(stat(dir, &st), 0);
+	live = st.st_ino;
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	f = fopen(procs, "w");
+	assert_non_null(f);
+	fprintf(f, "%d\n", (int)getpid());
+	assert_int_equal(fclose(f), 0);
+
+	cg = ct_cgroup_get(live);
+	assert_non_null(cg);
+	assert_string_equal(cg->path, dir + strlen(mnt));
+	assert_string_equal(cg->container, ID);
+	assert_null(cg->pod);
+	cg = ct_cgroup_of_pid((uint32_t)getpid());
+	assert_non_null(cg);
+	assert_int_equal(cg->id, live);
+
+	/* back to the root; then a cgroup removed before its id is looked up */
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", mnt);
+	f = fopen(procs, "w");
+	assert_non_null(f);
+	fprintf(f, "%d\n", (int)getpid());
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(stat(dir, &st), 0);
+	gone = st.st_ino;
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(rmdir(self), 0);
+	cg = ct_cgroup_get(gone);
+	assert_non_null(cg);
+	assert_int_equal(cg->id, gone);
+	assert_null(cg->path);
+	assert_null(cg->container);
+	/* the live one was kept: the same answer, though it is gone now too */
+	cg = ct_cgroup_get(live);
+	assert_string_equal(cg->path, dir + strlen(mnt));
+	assert_null(ct_cgroup_get(0));
+	ct_cgroup_reset();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_dir_open_refuses),
+		cmocka_unit_test(test_resolve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
