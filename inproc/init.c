@@ -76,13 +76,22 @@ void *ct_inproc_real_dlsym(void *handle, const char *name)
 	return ct_dlsym_real ? ((void *(*)(void *, const char *))ct_dlsym_real)(handle, name) : NULL;
 }
 
+/* dlsym(handle, traced name): a program that finds the runtime's functions
+ * by handle (dlopen, then dlsym) gets the trampoline of what it found. */
+static void *dlsym_bind(void *handle, const char *name)
+{
+	return ct_inproc_bind(ct_inproc_real_dlsym(handle, name));
+}
+
 /* Called by tramp.S's dlsym: the function to run in its place, or NULL. */
 CT_HIDDEN void *ct_inproc_dlsym_wants(const char *name)
 {
 	dlsym_init();
-	if (getproc_wrap && name && !strncmp(name, "cuGetProcAddress", 16))
+	if (!name)
+		return NULL;
+	if (getproc_wrap && !strncmp(name, "cuGetProcAddress", 16))
 		return (void *)getproc_wrap;
-	return NULL;
+	return ct_spec_find(name) >= 0 ? (void *)dlsym_bind : NULL;
 }
 
 void ct_inproc_set_getproc(ct_inproc_dlsym_fn wrap)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Trampolines for driver entry points: cuGetProcAddress hands out function
- * pointers, not symbols to interpose, so a pointer whose symbol is traced
+ * Trampolines for function pointers: cuGetProcAddress hands out driver
+ * functions, dlsym(handle, name) a runtime's, not symbols to interpose
+ * (ours are already what a name resolves to), so a pointer whose symbol is traced
  * (named by dladdr, as the eBPF engine names the address it probes) is
  * given one of tramp.S's pool stubs, bound to it, in its place. The same
  * pointer gets the same stub every time.
@@ -17,7 +18,8 @@ void *ct_inproc_bind(void *real)
 	Dl_info info;
 	int k;
 
-	if (!real || !ct_g.head || !dladdr(real, &info) || info.dli_saddr != real || !info.dli_sname)
+	if (!real || !ct_g.head || ct_inproc_is_own(real) || !dladdr(real, &info) || info.dli_saddr != real ||
+	    !info.dli_sname)
 		return real;
 	k = ct_spec_find(info.dli_sname);
 	if (k < 0)

@@ -96,7 +96,8 @@ ct_ret_stub:
 /*
  * dlsym, interposed: libcudart finds the driver's cuGetProcAddress with
  * dlsym(libcuda, "cuGetProcAddress_v2"), and every driver function through
- * it. ct_inproc_dlsym_wants(name) says whether this name is one we answer
+ * it; a program that dlopens a runtime finds its functions by handle.
+ * ct_inproc_dlsym_wants(name) says whether this name is one we answer
  * (the C function to run instead); for every other name this jumps to the
  * real dlsym with the caller's return address on the stack, so that
  * RTLD_NEXT still means the library after the caller's.
