@@ -344,17 +344,16 @@ CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
 		const struct ct_spec *s = &ct_g.specs[f->row1 - 1].spec;
 
 		t->busy = 1;
-		{
-			if (s->flags & CT_SPEC_READS_EXIT)
-				f->rec.flags |= do_reads(t, s, CT_READ_EXIT, f->rec.args, f->rec.mem, sp_after);
-			if (s->str_slot != CT_NO_SLOT && !f->str_len)
-				read_str(t, s, f, sp_after);
-			f->rec.dur_ns = now - f->rec.ts_ns;
-			f->rec.depth = (uint32_t)k;
-			f->rec.ret = rax;
-			who(t, &f->rec);
-			emit(f, s);
-		}
+		if (s->flags & CT_SPEC_READS_EXIT)
+			f->rec.flags |= do_reads(t, s, CT_READ_EXIT, f->rec.args, f->rec.mem, sp_after);
+		/* A string whose page was not in memory at entry: the call has touched it by now. */
+		if (s->str_slot != CT_NO_SLOT && !f->str_len)
+			read_str(t, s, f, sp_after);
+		f->rec.dur_ns = now - f->rec.ts_ns;
+		f->rec.depth = (uint32_t)k;
+		f->rec.ret = rax;
+		who(t, &f->rec);
+		emit(f, s);
 		t->busy = 0;
 	}
 	errno = saved;

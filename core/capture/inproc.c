@@ -30,9 +30,9 @@ static int find_lib(const char *name, char *out)
 	snprintf(dirs[1], sizeof(dirs[1]), "%.*s/../lib/cudatracer", PATH_MAX - 64, exe);
 	snprintf(dirs[2], sizeof(dirs[2]), "%s", CT_INJECT_DIR);
 	for (int i = 0; i < 3; i++) {
-		char path[2 * PATH_MAX];
+		char path[PATH_MAX + 128];
 
-		snprintf(path, sizeof(path), "%s/%s", dirs[i], name);
+		snprintf(path, sizeof(path), "%.*s/%.100s", PATH_MAX - 1, dirs[i], name);
 		if (access(path, R_OK) || !realpath(path, out))
 			continue;
 		fd = ct_trusted_open(out, ct_trust_privileged(), why, sizeof(why));
