@@ -15,6 +15,10 @@ Modes, run in rotating order for --rounds rounds, each on a fresh workload:
   floor_clock programs that only read the clock at entry and return
   floor_record ... and send one 128-byte record per call to a ring buffer:
               what any tracer that times calls and records each must pay
+  inproc      cudatracer --engine inproc, every call to a jsonl file: the
+              workload is started under it (command mode, the preload
+              library in it); its CPU time is sampled from /proc, since the
+              tracer's own rusage would count the workload it waits for
 The tracer attaches with -p to a workload held before its loop, so its CPU
 time and peak RSS are its own. Prints a markdown table; --json writes all
 figures. With --bpf-stats it times nothing and reports instead what the
@@ -114,7 +118,55 @@ def bpf_figures(progs):
             "other_ns_per_probe_run": sum(v[1] for v in other) / runs if runs else None}
 
 
+def proc_cpu(pid, out, stop):
+    """The latest utime + stime (s) and peak RSS (KiB) of pid, until stop is set."""
+    tick = os.sysconf("SC_CLK_TCK")
+    while not stop.is_set():
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                st = f.read().rsplit(")", 1)[1].split()
+            with open("/proc/%d/status" % pid) as f:
+                hwm = [int(l.split()[1]) for l in f if l.startswith("VmHWM:")]
+        except (OSError, IndexError, ValueError):
+            break
+        out["cpu_s"] = (int(st[11]) + int(st[12])) / tick
+        if hwm:
+            out["rss_kb"] = hwm[0]
+        stop.wait(0.05)
+
+
+def run_inproc(workload, n):
+    """The workload as cudatracer's command, through the in-process engine."""
+    tmp = tempfile.mkdtemp(prefix="ctbench.")
+    cmd = [os.path.join(B, "cudatracer"), "-v", "--no-config", "--engine", "inproc", "--plugin", "cudart",
+           "--profile", "full", "-o", "jsonl:" + os.path.join(tmp, "events.jsonl"),
+           "--", workload, str(n), "all", "wait"]
+    tr = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_line(tr, "Ctrl-C")
+    line = tr.stdout.readline()
+    if not line.startswith("ready"):
+        sys.exit("workload did not start under the tracer: %r" % line)
+    usage, stop = {}, threading.Event()
+    sampler = threading.Thread(target=proc_cpu, args=(tr.pid, usage, stop))
+    sampler.start()
+    tr.stdin.write("go\n")
+    tr.stdin.flush()
+    result = json.loads(tr.stdout.readline())
+    stderr = tr.stderr.read()
+    tr.wait()
+    stop.set()
+    sampler.join()
+    import re
+    m = re.search(r"(\d+) events, (\d+) records lost", stderr)
+    subprocess.run(["rm", "-rf", tmp])
+    return {"ns_per_call": result, "tracer_cpu_s": usage.get("cpu_s", 0.0),
+            "tracer_peak_rss_kb": usage.get("rss_kb", 0),
+            "events": int(m.group(1)) if m else None, "lost": int(m.group(2)) if m else None}
+
+
 def run_mode(mode, workload, n, plugin, cudart, bpf_stats=False):
+    if mode == "inproc":
+        return run_inproc(workload, n)
     tmp = tempfile.mkdtemp(prefix="ctbench.")
     wl = start_workload(workload, n)
     cmd, needle = tracer_cmd(mode, wl.pid, tmp, plugin, cudart)

@@ -18,24 +18,9 @@ struct explain {
 	const char *exe; /* the process's executable, as it sees it */
 	int runtimes;    /* files where some plugin found its symbols */
 	int suspects;    /* files named like a runtime, without its symbols */
+	bool inproc;     /* --engine inproc */
+	int exe_static;  /* plugins whose runtime is linked into the executable */
 };
-
-/* How many of the plugin's symbols `path` defines. */
-static int count_symbols(const struct ct_plugin *p, const char *path)
-{
-	const char **names = calloc(p->n_apis, sizeof(*names));
-	uint64_t *offs = calloc(p->n_apis, sizeof(*offs));
-	int found = -ENOMEM;
-
-	if (names && offs) {
-		for (size_t i = 0; i < p->n_apis; i++)
-			names[i] = p->apis[i].symbol;
-		found = ct_elf_resolve(path, names, p->n_apis, offs);
-	}
-	free(names);
-	free(offs);
-	return found;
-}
 
 static int explain_file(const char *open_path, const char *display, void *ctx)
 {
@@ -50,9 +35,14 @@ static int explain_file(const char *open_path, const char *display, void *ctx)
 
 		if (!named && !is_exe)
 			continue;
-		found = count_symbols(p, open_path);
+		found = ct_target_count_symbols(p, open_path);
 		ct_elf_info(open_path, &symtab);
-		if (found > 0) {
+		if (found > 0 && is_exe && !named && x->inproc) {
+			x->exe_static++;
+			fprintf(x->out, "  %s: %s defines %d of %zu %s APIs (the runtime is linked into the executable): "
+				"NOT interposable in-process; --engine inproc refuses it, --engine ebpf traces it\n",
+				p->name, display, found, p->n_apis, p->name);
+		} else if (found > 0) {
 			x->runtimes++;
 			fprintf(x->out, "  %s: %s defines %d of %zu %s APIs: traced%s\n", p->name, display, found,
 				p->n_apis, p->name, is_exe && !named ? " (the runtime is linked into the executable)" : "");
@@ -78,7 +68,7 @@ static void explain_linked_in(struct explain *x, const char *path)
 
 		if (ct_target_name_matches(path, p->libraries, p->n_libraries))
 			continue;
-		found = count_symbols(p, path);
+		found = ct_target_count_symbols(p, path);
 		if (found > 0)
 			fprintf(x->out, "  %s: %s links the runtime in, defining %d of %zu %s APIs: traced only with "
 				"-C tracer.scan_libraries=true\n", p->name, path, found, p->n_apis, p->name);
@@ -150,13 +140,37 @@ static int explain_program(struct explain *x, const char *program)
 	return 0;
 }
 
-int ct_explain(FILE *out, struct ct_loaded_plugin *plugins, int n, pid_t pid, const char *program)
+/* What the in-process engine sees of a command, and what it cannot. */
+static void explain_inproc(struct explain *x)
 {
-	struct explain x = { out, plugins, n, NULL, 0, 0 };
+	fprintf(x->out, "engine inproc: the command runs with cudatracer's preload library (LD_PRELOAD), "
+		"children and exec'd programs too:\n"
+		"  sees: every call into the runtime's exported functions, from the program and from its libraries, "
+		"loaded at start or later with dlopen; with the cuda plugin, the driver functions handed out by "
+		"cuGetProcAddress (so cudart's own driver calls, and cudaGetDriverEntryPoint's)\n"
+		"  cannot see: a runtime linked statically into the executable or into a library (its calls do not "
+		"go through the dynamic linker: nvcc's default -cudart static, cuBLAS's own copy); calls the runtime "
+		"makes inside itself (cudart to cudart); libraries opened with RTLD_DEEPBIND or linked -Bsymbolic "
+		"against the runtime; programs that clear LD_PRELOAD for their children, or set-ID programs\n"
+		"  differs from ebpf: no plugin BPF hooks, no call stacks; a thread's name is read at its first "
+		"traced call\n");
+	if (x->exe_static)
+		fprintf(x->out, "  this program links %d runtime%s in: use --engine ebpf, or build it with -cudart shared\n",
+			x->exe_static, x->exe_static > 1 ? "s" : "");
+}
+
+int ct_explain(FILE *out, struct ct_loaded_plugin *plugins, int n, pid_t pid, const char *program, bool inproc)
+{
+	struct explain x = { out, plugins, n, NULL, 0, 0, inproc, 0 };
 	char exe[PATH_MAX], link[64];
 	ssize_t len;
 	int err;
 
+	if (pid && inproc) {
+		fprintf(out, "--engine inproc traces a command it starts (its library must be in the process "
+			"from its first instruction): for -p PID use --engine ebpf\n");
+		return -EINVAL;
+	}
 	if (pid) {
 		snprintf(link, sizeof(link), "/proc/%d/exe", pid);
 		len = readlink(link, exe, sizeof(exe) - 1);
@@ -172,26 +186,17 @@ int ct_explain(FILE *out, struct ct_loaded_plugin *plugins, int n, pid_t pid, co
 		if (err)
 			return err;
 	} else {
-		/* As execvp would find it. */
-		if (!strchr(program, '/')) {
-			const char *path = getenv("PATH");
-			char *copy = strdup(path ? path : "/usr/bin:/bin"), *save = NULL;
-
-			for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-				snprintf(exe, sizeof(exe), "%s/%s", d, program);
-				if (!access(exe, X_OK)) {
-					program = exe;
-					break;
-				}
-			}
-			free(copy);
-		}
+		if (!ct_target_command_path(program, exe, sizeof(exe)))
+			program = exe;
 		if (access(program, R_OK)) {
 			err = -errno;
 			fprintf(out, "program %s: %s\n", program, strerror(errno));
 			return err;
 		}
-		return explain_program(&x, program);
+		err = explain_program(&x, program);
+		if (!err && inproc)
+			explain_inproc(&x);
+		return err;
 	}
 	if (!x.runtimes)
 		fprintf(out, "  no runtime of the loaded plugins is mapped: the process has not loaded one yet "

@@ -2,6 +2,7 @@
 #ifndef CT_EXPLAIN_H
 #define CT_EXPLAIN_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include "plugin/loader.h"
@@ -11,6 +12,7 @@
  * program (path), and why calls may be missing: no runtime mapped, a
  * runtime without symbols, a stripped executable. Needs no BPF.
  */
-int ct_explain(FILE *out, struct ct_loaded_plugin *plugins, int n, pid_t pid, const char *program);
+int ct_explain(FILE *out, struct ct_loaded_plugin *plugins, int n, pid_t pid, const char *program,
+	       bool inproc);
 
 #endif

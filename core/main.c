@@ -78,7 +78,8 @@ static int info_command(struct ct_config *c, int what, const struct ct_target *t
 			ct_err("--explain needs -p PID or a command");
 			err = -EINVAL;
 		} else {
-			err = ct_explain(stdout, lps, (int)n, t->pid, t->argv ? t->argv[0] : NULL);
+			err = ct_explain(stdout, lps, (int)n, t->pid, t->argv ? t->argv[0] : NULL,
+					 c->tracer.engine == CT_ENGINE_INPROC);
 		}
 	} else if (!err) {
 		for (size_t i = 0; i < n; i++)
@@ -234,6 +235,7 @@ int main(int argc, char **argv)
 		case OPT_MIN_DUR: OV("--min-duration", "filter", "min_duration", optarg); break;
 		case OPT_RINGBUF: OV("--ringbuf-size", "tracer", "ringbuf_size", optarg); break;
 		case OPT_ATTACH: OV("--attach", "tracer", "attach", optarg); break;
+		case OPT_ENGINE: OV("--engine", "tracer", "engine", optarg); break;
 		case OPT_GPU_ACTIVITY: OV("--gpu-activity", "tracer", "gpu_activity", "true"); break;
 		case 'o': sinks[n_sinks++] = optarg; break;
 		case 'c': config_file = optarg; break;
@@ -323,7 +325,8 @@ int main(int argc, char **argv)
 		ct_err("give either -p PID or a command, not both");
 		goto out;
 	}
-	if (ct_check_privileges())
+	/* The in-process engine loads no BPF: it runs as the user who runs it. */
+	if (conf.tracer.engine != CT_ENGINE_INPROC && ct_check_privileges())
 		goto out;
 	ret = ct_session_run(&conf, &t);
 out:

@@ -48,6 +48,8 @@ const struct ct_option ct_options[] = {
 					      "-C sink.summary.format=json, -C sink.summary.interval=10s"),
 	ARG("ringbuf-size", 0, OPT_RINGBUF, "N", "ring buffer size per plugin (16M)"),
 	ARG("attach", 0, OPT_ATTACH, "MODE", "auto | multi | single (one link per symbol)"),
+	ARG("engine", 0, OPT_ENGINE, "NAME", "ebpf (uprobes) | inproc (with a command: a preloaded\n"
+					   "library interposes the runtime; no root; docs/engines.md)"),
 	{ .name = "config-help", .has_arg = optional_argument, .val = OPT_CONFIG_HELP, .arg = "[=FORMAT]",
 	  .help = "every config key with its default; FORMAT ini (the default)\n"
 		  "or markdown (as docs/config.md)" },

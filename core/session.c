@@ -41,6 +41,8 @@
 #include "sinks/sinkio.h"
 #include "plugin/loader.h"
 #include "capture/engine.h"
+#include "capture/inproc.h"
+#include "capture/shmring.h"
 #include "capture/probe.h"
 #include "capture/ring.h"
 #include "session.h"
@@ -80,6 +82,8 @@ struct session {
 	uint64_t gpu_messages; /* what the injection libraries said */
 	struct ct_gpu_source gpu_src;
 	struct ct_gpu_sink gpu_sink;
+	bool inproc;           /* --engine inproc: the command's preload library writes s->shm */
+	struct ct_shmring shm;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -223,6 +227,17 @@ static void on_gpu_message(void *ctx, uint32_t pid, enum ct_wire_level level, co
 		ct_warn("pid %u: GPU activity: %s", pid, text);
 }
 
+/* --engine inproc: a process of the command has started (shm.h); it waits
+ * until this is done. What the watcher does at an exec. */
+static void inproc_started(uint32_t pid)
+{
+	ct_sym_forget(pid);
+	ct_procenv_forget(pid);
+	ct_procenv_get(pid);
+	ct_cgroup_of_pid(pid); /* its records carry no cgroup id: read while it lives */
+	ct_sym_refresh(pid);
+}
+
 /* The ring's records: every plugin's, in the order each thread made its calls;
  * and the injection library's batches of GPU activity. */
 static int on_record(void *ctx, void *data, size_t len)
@@ -231,6 +246,11 @@ static int on_record(void *ctx, void *data, size_t len)
 	const struct ct_gpu_chunk *c = data;
 	const struct ct_record *r;
 	uint32_t plugin;
+
+	if (s->inproc && len >= CT_REC_HEAD_SIZE && c->call == CT_SHM_CALL_START) {
+		inproc_started(((const struct ct_record *)data)->pid);
+		return 0;
+	}
 
 	if (len >= CT_GPU_CHUNK_HEAD && c->call == CT_CALL_GPU) {
 		if (c->len <= len - CT_GPU_CHUNK_HEAD)
@@ -473,6 +493,26 @@ static int attach_lib(struct session *s, const char *path)
 	return err;
 }
 
+/*
+ * --engine inproc, in the held child before its exec: the ring's memfd
+ * stays open across it, and the preload libraries (named by the tracer in
+ * the shared header once it found them) go first in LD_PRELOAD.
+ */
+static int inproc_env(const struct session *s)
+{
+	const char *pre = (const char *)s->shm.head + CT_SHM_PRELOAD_OFF, *old = getenv("LD_PRELOAD");
+	char num[16], env[CT_SHM_PRELOAD_MAX + PATH_MAX];
+
+	if (!pre[0] || fcntl(s->shm.fd, F_SETFD, 0))
+		return -1;
+	snprintf(num, sizeof(num), "%d", s->shm.fd);
+	snprintf(env, sizeof(env), "%.*s%s%s", CT_SHM_PRELOAD_MAX - 1, pre, old && *old ? ":" : "", old ? old : "");
+	if (setenv(CT_SHM_ENV_FD, num, 1) || setenv("LD_PRELOAD", env, 1))
+		return -1;
+	snprintf(num, sizeof(num), "%d", (int)getppid());
+	return setenv(CT_SHM_ENV_TRACER, num, 1);
+}
+
 /* Fork the command, held on a pipe until the probes are in place. */
 static int spawn_held(struct session *s)
 {
@@ -504,6 +544,8 @@ static int spawn_held(struct session *s)
 		if (got > 1 && go[1 + strlen(go + 1) + 1] &&
 		    setenv("CUDATRACER_CUPTI", go + 1 + strlen(go + 1) + 1, 1))
 			_exit(127);
+		if (s->inproc && inproc_env(s))
+			_exit(127);
 		execvp(s->target->argv[0], s->target->argv);
 		fprintf(stderr, "cudatracer: cannot run %s: %s\n", s->target->argv[0], strerror(errno));
 		_exit(127);
@@ -526,6 +568,68 @@ static void reap_child(struct session *s)
 	}
 }
 
+/* Each plugin as the engines serve it. */
+static void engine_plugins(const struct session *s, struct ct_engine_plugin *pl)
+{
+	for (int i = 0; i < s->n_plugins; i++) {
+		const struct ct_plugin *p = s->plugins[i].p;
+		/* The hook fields are read only where the plugin's descriptor has them. */
+		bool has_hook = p->sz >= offsetof(struct ct_plugin, bpf_hook_sz) + sizeof(p->bpf_hook_sz) &&
+				p->bpf_hook && p->bpf_hook_sz;
+
+		pl[i] = (struct ct_engine_plugin){ p, s->enabled[i], s->entry_only[i],
+						   has_hook ? p->bpf_hook : NULL, has_hook ? p->bpf_hook_sz : 0 };
+	}
+}
+
+/*
+ * --engine inproc: no BPF at all. The spec table goes into the shared
+ * ring, the preload libraries' paths beside it for the held child; a
+ * runtime linked into the executable, which no preload can interpose, is
+ * refused with the reason.
+ */
+static int setup_inproc(struct session *s)
+{
+	struct ct_engine_plugin pl[CT_MAX_PLUGINS];
+	struct ct_shm_spec *specs = NULL;
+	uint32_t n = 0;
+	int err;
+
+	engine_plugins(s, pl);
+	err = ct_inproc_check_program(pl, s->n_plugins, s->target->argv[0]);
+	if (!err)
+		err = ct_inproc_preload(pl, s->n_plugins, (char *)s->shm.head + CT_SHM_PRELOAD_OFF, CT_SHM_PRELOAD_MAX);
+	if (!err)
+		err = ct_inproc_specs(pl, s->n_plugins, &specs, &n);
+	if (!err)
+		err = ct_shmring_set_specs(&s->shm, specs, n, s->n_plugins > 1);
+	free(specs);
+	return err;
+}
+
+/* What --engine inproc can do, said before anything starts. */
+static int check_inproc(struct session *s)
+{
+	const struct ct_config *c = s->conf;
+	int err;
+
+	if (!s->target->argv) {
+		ct_err("--engine inproc traces a command it starts (its library must be in the process from the "
+		       "first instruction): for %s use --engine ebpf", s->target->pid ? "-p PID" : "system-wide tracing");
+		return -EINVAL;
+	}
+	if (s->aggregate || c->tracer.gpu_activity || c->tracer.lib) {
+		ct_err("--engine inproc records calls one by one into its own ring: %s needs --engine ebpf",
+		       s->aggregate ? "tracer.mode = aggregate" : c->tracer.gpu_activity ? "--gpu-activity" : "--lib");
+		return -EINVAL;
+	}
+	err = ct_shmring_create(&s->shm, c->tracer.ringbuf_size, on_record, s);
+	if (err)
+		ct_err("--engine inproc: cannot make its shared ring (%llu bytes): %s",
+		       (unsigned long long)c->tracer.ringbuf_size, strerror(-err));
+	return err;
+}
+
 /* The engine for every plugin, its ring, and each plugin's probes into it. */
 static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 {
@@ -546,15 +650,7 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 	if (eo.filter_cgroup && (eo.cgroup_fd = ct_cgroup_dir_open(c->filter.cgroup)) < 0)
 		return eo.cgroup_fd;
 
-	for (int i = 0; i < s->n_plugins; i++) {
-		const struct ct_plugin *p = s->plugins[i].p;
-		/* The hook fields are read only where the plugin's descriptor has them. */
-		bool has_hook = p->sz >= offsetof(struct ct_plugin, bpf_hook_sz) + sizeof(p->bpf_hook_sz) &&
-				p->bpf_hook && p->bpf_hook_sz;
-
-		pl[i] = (struct ct_engine_plugin){ p, s->enabled[i], s->entry_only[i],
-						   has_hook ? p->bpf_hook : NULL, has_hook ? p->bpf_hook_sz : 0 };
-	}
+	engine_plugins(s, pl);
 	err = ct_engine_open(&s->engine, pl, s->n_plugins, &eo);
 	if (eo.cgroup_fd >= 0)
 		close(eo.cgroup_fd);
@@ -656,6 +752,10 @@ static int setup(struct session *s)
 		s->n_plugins++;
 	}
 
+	if (s->inproc) {
+		err = setup_inproc(s);
+		goto out;
+	}
 	/* Last, so that a plugin's own library matches its own pattern first:
 	 * every other library is checked for a runtime linked into it. */
 	if (c->tracer.scan_libraries && filter && s->n_patterns < CT_WATCH_PATTERNS) {
@@ -710,6 +810,16 @@ static bool refresh_stats(struct session *s, uint64_t st[CT_STAT_MAX])
 	for (int i = 0; i < s->n_plugins; i++)
 		for (int j = 0; j < s->probes[i].n_files; j++)
 			s->stats.probes += s->probes[i].files[j].n_syms;
+	if (s->inproc) {
+		uint64_t sh[CT_SHM_STAT_MAX];
+
+		ct_shmring_stats(&s->shm, sh);
+		s->stats.probes = sh[CT_SHM_BOUND];
+		s->stats.lost = sh[CT_SHM_LOST];
+		s->stats.too_deep = sh[CT_SHM_DEEP];
+		memset(st, 0, CT_STAT_MAX * sizeof(*st));
+		return true;
+	}
 	if (!s->engine.skel || ct_engine_stats(&s->engine, st))
 		return false;
 	s->stats.lost = st[CT_STAT_LOST];
@@ -859,6 +969,7 @@ static void teardown(struct session *s)
 	ct_procenv_reset();
 	ct_cgroup_reset();
 	ct_rings_free(&s->rings);
+	ct_shmring_close(&s->shm);
 	for (int i = s->n_plugins - 1; i >= 0; i--)
 		if (s->probes[i].lp)
 			ct_probe_close(&s->probes[i]);
@@ -932,7 +1043,8 @@ static void say_tracing(const struct session *s)
 	else
 		snprintf(where, sizeof(where), "every process");
 	ct_note("Tracing %s in %s%s. Ctrl-C to end.", what, where,
-		s->aggregate ? ", counting in the kernel (tracer.mode = aggregate)" : "");
+		s->aggregate ? ", counting in the kernel (tracer.mode = aggregate)" :
+		s->inproc ? ", in-process (--engine inproc)" : "");
 }
 
 static void say_totals(const struct session *s)
@@ -969,12 +1081,16 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 	s->release_fd = -1;
 	ct_rings_init(&s->rings);
 	s->guard.fd = -1;
+	s->shm.fd = -1;
+	s->inproc = conf->tracer.engine == CT_ENGINE_INPROC;
 	catch_stop_signals(); /* before anything is forked */
 	s->wall_offset = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
 	s->stats.start_ns = now_ns(CLOCK_REALTIME);
 
 	stopped = stopped_before_tracing(s);
 	err = stopped ? -EINTR : s->aggregate ? check_aggregate(conf) : 0;
+	if (!err && s->inproc)
+		err = check_inproc(s);
 	/* The command first, held: the sinks' default file names carry its pid. */
 	if (!err && t->argv)
 		err = spawn_held(s);
@@ -1021,9 +1137,16 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 
 	last_tick = now_ns(CLOCK_MONOTONIC);
 	while (!stop_signal) {
-		err = ct_rings_poll(&s->rings, 100);
-		if (err == 0) /* records below the wake-up threshold are read at least every 100 ms */
-			err = ct_rings_consume(&s->rings, -1);
+		if (s->inproc) {
+			/* No wake-ups from a process's hot path: read, and nap while it is idle. */
+			err = ct_shmring_consume(&s->shm);
+			if (err == 0)
+				nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+		} else {
+			err = ct_rings_poll(&s->rings, 100);
+			if (err == 0) /* records below the wake-up threshold are read at least every 100 ms */
+				err = ct_rings_consume(&s->rings, -1);
+		}
 		ct_output_flush_live(&s->out);
 		if (err < 0 && err != -EINTR) {
 			ct_err("reading the ring buffer failed: %s", strerror(-err));
@@ -1069,6 +1192,10 @@ out:
 	for (int i = 0; i < s->n_plugins; i++)
 		ct_probe_detach(&s->probes[i]);
 	ct_rings_consume(&s->rings, -1);
+	if (s->shm.head) {
+		ct_shmring_stop(&s->shm);
+		ct_shmring_consume(&s->shm);
+	}
 	ct_gpu_finish(&s->gpu_sink);
 	report(s);
 	if (s->aggregate && s->engine.skel)

@@ -400,3 +400,8 @@ void ct_engine_close(struct ct_engine *e)
 	free(e->linked);
 	memset(e, 0, sizeof(*e));
 }
+
+void ct_engine_spec(const struct ct_api *a, bool entry_only, bool hook, struct ct_spec *s)
+{
+	spec_of(a, entry_only, hook, s);
+}

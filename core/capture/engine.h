@@ -60,5 +60,7 @@ int ct_engine_stats(const struct ct_engine *e, uint64_t *out);
 /* Aggregate mode: every (process, call id) the kernel counted. */
 int ct_engine_totals(const struct ct_engine *e, ct_engine_totals_fn fn, void *ctx);
 void ct_engine_close(struct ct_engine *e);
+/* What the engine copies for one API (its spec): also the in-process engine's. */
+void ct_engine_spec(const struct ct_api *a, bool entry_only, bool hook, struct ct_spec *s);
 
 #endif

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cudatracer/plugin.h>
+#include "symbols/elf.h"
 #include "util/log.h"
 #include "capture/target.h"
 
@@ -343,5 +345,44 @@ int ct_target_system_libs(const char *const *prefixes, size_t n_prefixes, ct_tar
 		free(dirs[i]);
 	free(dirs);
 	seen_free(&seen);
+	return found;
+}
+
+int ct_target_command_path(const char *program, char *out, size_t n)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL;
+
+	if (strchr(program, '/')) {
+		snprintf(out, n, "%s", program);
+		return access(out, R_OK) ? -errno : 0;
+	}
+	copy = strdup(path ? path : "/usr/bin:/bin");
+	if (!copy)
+		return -ENOMEM;
+	for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(out, n, "%s/%s", d, program);
+		if (!access(out, X_OK)) {
+			free(copy);
+			return 0;
+		}
+	}
+	free(copy);
+	return -ENOENT;
+}
+
+int ct_target_count_symbols(const struct ct_plugin *p, const char *path)
+{
+	const char **names = calloc(p->n_apis, sizeof(*names));
+	uint64_t *offs = calloc(p->n_apis, sizeof(*offs));
+	int found = -ENOMEM;
+
+	if (names && offs) {
+		for (size_t i = 0; i < p->n_apis; i++)
+			names[i] = p->apis[i].symbol;
+		found = ct_elf_resolve(path, names, p->n_apis, offs);
+	}
+	free(names);
+	free(offs);
 	return found;
 }

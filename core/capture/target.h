@@ -44,4 +44,12 @@ bool ct_target_name_matches(const char *path, const char *const *prefixes, size_
 int ct_target_system_libs(const char *const *prefixes, size_t n_prefixes, ct_target_fn fn, void *ctx,
 			  char *searched, size_t searched_len);
 
+/* A command's executable as execvp would find it, into out; -errno if none. */
+int ct_target_command_path(const char *program, char *out, size_t n);
+
+struct ct_plugin;
+/* How many of the plugin's symbols `path` defines itself (a runtime linked
+ * into it), or -errno. */
+int ct_target_count_symbols(const struct ct_plugin *p, const char *path);
+
 #endif

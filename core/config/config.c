@@ -30,6 +30,8 @@ static const char *const reader_priority_words[] = {
 	[CT_READER_HIGH] = "high", [CT_READER_NORMAL] = "normal", NULL };
 static const char *const attach_words[] = {
 	[CT_ATTACH_AUTO] = "auto", [CT_ATTACH_MULTI] = "multi", [CT_ATTACH_SINGLE] = "single", NULL };
+static const char *const engine_words[] = {
+	[CT_ENGINE_EBPF] = "ebpf", [CT_ENGINE_INPROC] = "inproc", NULL };
 static const char *const mode_words[] = {
 	[CT_MODE_EVENTS] = "events", [CT_MODE_AGGREGATE] = "aggregate", NULL };
 
@@ -82,6 +84,11 @@ static const struct ct_key tracer_keys[] = {
 	TC("mode", "events", mode, mode_words,
 	   "events sends every call to the sinks; aggregate only counts calls, errors, time and bytes "
 	   "per process and API in the kernel (no per-call records at all) for the summary sink"),
+	TC("engine", "ebpf", engine, engine_words,
+	   "ebpf traces with uprobes, any process; inproc (a command only) preloads a library into the "
+	   "command that interposes the runtime's functions and writes the same records into a shared "
+	   "ring: no BPF, no root, less per call; it cannot see a runtime linked into the executable "
+	   "(docs/engines.md). --engine sets it"),
 	TK("entry_only", CT_KEY_LIST, NULL, entry_only,
 	   "API globs recorded at entry only: no exit probe, no result or duration, less overhead"),
 	TK("scan_libraries", CT_KEY_BOOL, "false", scan_libraries,

@@ -21,6 +21,7 @@ struct ct_tracer_conf {
 	enum ct_attach_mode attach;
 	char *lib;          /* probe this file, for every process that maps it */
 	enum ct_trace_mode mode;
+	enum ct_engine_kind engine; /* ebpf, or inproc: interposed in a command (docs/engines.md) */
 	struct ct_list entry_only; /* API globs recorded at entry only */
 	char *aggregate_path; /* aggregate mode: where the table goes */
 	bool scan_libraries; /* check every library a traced process loads for a linked-in runtime */

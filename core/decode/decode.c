@@ -250,7 +250,9 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->entry_only = (r->flags & CT_REC_ENTRY_ONLY) != 0;
 	ev->comm_info = NULL;
 	ev->env = ct_procenv_get(r->pid);
-	ev->cgroup = ct_cgroup_get(r->cgroup);
+	/* The in-process engine cannot take the id: its process's cgroup, as
+	 * /proc says at the process's first call. */
+	ev->cgroup = r->cgroup ? ct_cgroup_get(r->cgroup) : ct_cgroup_of_pid(r->pid);
 	ev->device = -1; /* device.c says, for the session */
 	ev->n_fields = 0;
 	/* A string the engine could read neither at entry nor at return. */

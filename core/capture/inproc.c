@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --engine inproc: what the tracer puts into the command (see inproc.h).
+ * The libraries are found beside the binary, in ../lib/cudatracer or the
+ * install folder, as the injection library is, and trusted the same way:
+ * they run inside the command, as it runs.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "plugin/trust.h"
+#include "util/log.h"
+#include "capture/target.h"
+#include "capture/inproc.h"
+
+/* The library `name` in the first folder that has it, trusted; into out. */
+static int find_lib(const char *name, char *out)
+{
+	char exe[PATH_MAX], dirs[3][PATH_MAX], why[PATH_MAX + 128];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int fd;
+
+	exe[n > 0 ? n : 0] = 0;
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = 0;
+	snprintf(dirs[0], sizeof(dirs[0]), "%.*s", PATH_MAX - 64, exe);
+	snprintf(dirs[1], sizeof(dirs[1]), "%.*s/../lib/cudatracer", PATH_MAX - 64, exe);
+	snprintf(dirs[2], sizeof(dirs[2]), "%s", CT_INJECT_DIR);
+	for (int i = 0; i < 3; i++) {
+		char path[PATH_MAX + 128];
+
+		snprintf(path, sizeof(path), "%.*s/%.100s", PATH_MAX - 1, dirs[i], name);
+		if (access(path, R_OK) || !realpath(path, out))
+			continue;
+		fd = ct_trusted_open(out, ct_trust_privileged(), why, sizeof(why));
+		if (fd < 0) {
+			ct_err("--engine inproc: refusing %s: %s", out, fd == -EPERM || fd == -EINVAL ? why : strerror(-fd));
+			return fd;
+		}
+		close(fd);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int ct_inproc_preload(const struct ct_engine_plugin *pl, int n, char *out, size_t len)
+{
+	char path[PATH_MAX], name[128];
+	size_t used = 0;
+	int err;
+
+	for (int i = -1; i < n; i++) {
+		if (i < 0)
+			snprintf(name, sizeof(name), "%s", CT_INPROC_CORE);
+		else
+			snprintf(name, sizeof(name), "libcudatracer-inproc-%s.so", pl[i].p->name);
+		err = find_lib(name, path);
+		if (err == -ENOENT && i < 0)
+			ct_err("--engine inproc: no %s beside the binary, in ../lib/cudatracer or in %s", name,
+			       CT_INJECT_DIR);
+		else if (err == -ENOENT)
+			ct_err("--engine inproc: plugin %s has no stub library %s: the in-process engine interposes "
+			       "the in-tree plugins' APIs (its stubs are generated from their tables at build time); "
+			       "trace it with --engine ebpf", pl[i].p->name, name);
+		if (err)
+			return err;
+		if (used + strlen(path) + 2 > len)
+			return -ENAMETOOLONG;
+		used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ":" : "", path);
+	}
+	return 0;
+}
+
+int ct_inproc_specs(const struct ct_engine_plugin *pl, int n, struct ct_shm_spec **specs, uint32_t *n_specs)
+{
+	struct ct_shm_spec *v = calloc(CT_MAX_CALLS, sizeof(*v));
+	uint32_t k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		const struct ct_plugin *p = pl[i].p;
+
+		for (size_t a = 0; a < p->n_apis && a < CT_MAX_PLUGIN_APIS; a++) {
+			if (!pl[i].enabled[a] || strlen(p->apis[a].symbol) >= CT_SHM_NAME)
+				continue;
+			snprintf(v[k].name, sizeof(v[k].name), "%s", p->apis[a].symbol);
+			v[k].call = CT_CALL_ID(i, a);
+			/* A plugin's BPF hook cannot run in the process: the table's captures only. */
+			ct_engine_spec(&p->apis[a], pl[i].entry_only[a], false, &v[k].spec);
+			k++;
+		}
+	}
+	*specs = v;
+	*n_specs = k;
+	return 0;
+}
+
+int ct_inproc_check_program(const struct ct_engine_plugin *pl, int n, const char *program)
+{
+	char path[PATH_MAX];
+
+	if (ct_target_command_path(program, path, sizeof(path)))
+		return 0; /* execvp will say */
+	for (int i = 0; i < n; i++) {
+		int found = ct_target_count_symbols(pl[i].p, path);
+
+		if (found <= 0)
+			continue;
+		ct_err("--engine inproc: %s links the %s runtime in statically (it defines %d of its APIs; nvcc's "
+		       "default -cudart static): calls inside one executable cannot be interposed. Build it with "
+		       "-cudart shared, or trace it with --engine ebpf (uprobes see a linked-in runtime)", path,
+		       pl[i].p->name, found);
+		return -EINVAL;
+	}
+	return 0;
+}

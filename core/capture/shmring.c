@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process engine's ring (see shmring.h and inproc/shm.h). The reader
+ * trusts nothing the command wrote: every length is bounded, a position
+ * beyond the producer's is never read, and a record whose header does not
+ * name its own position is not yet there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include "util/log.h"
+#include "capture/shmring.h"
+
+#define PAGE 4096ull
+/* A record reserved and not committed for this long: its producer died
+ * writing it (SIGKILL between the two). */
+#define STUCK_NS 1000000000ull
+
+static uint64_t meta_size(void)
+{
+	uint64_t specs = (uint64_t)CT_MAX_CALLS * sizeof(struct ct_shm_spec);
+
+	return CT_SHM_HEAD_SIZE + ((specs + PAGE - 1) & ~(PAGE - 1));
+}
+
+int ct_shmring_create(struct ct_shmring *r, uint64_t data_size, ct_ring_fn fn, void *ctx)
+{
+	uint64_t meta = meta_size(), total = meta + data_size;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = memfd_create(CT_SHM_MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (r->fd < 0)
+		return -errno;
+	if (ftruncate(r->fd, (off_t)total) ||
+	    fcntl(r->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		err = -errno;
+		goto fail;
+	}
+	r->meta_len = meta;
+	r->head = mmap(NULL, meta, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->head == MAP_FAILED) {
+		r->head = NULL;
+		err = -errno;
+		goto fail;
+	}
+	r->data = mmap(NULL, 2 * data_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->data == MAP_FAILED ||
+	    mmap(r->data, data_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->fd, (off_t)meta) == MAP_FAILED ||
+	    mmap(r->data + data_size, data_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->fd,
+		 (off_t)meta) == MAP_FAILED) {
+		err = -errno;
+		if (r->data != MAP_FAILED)
+			munmap(r->data, 2 * data_size);
+		r->data = NULL;
+		goto fail;
+	}
+	r->size = data_size;
+	r->fn = fn;
+	r->ctx = ctx;
+	*r->head = (struct ct_shm_head){
+		.magic = CT_SHM_MAGIC, .version = CT_SHM_VERSION, .head_size = CT_SHM_HEAD_SIZE,
+		.total_size = total, .specs_off = CT_SHM_HEAD_SIZE, .data_off = meta, .data_size = data_size,
+	};
+	return 0;
+fail:
+	ct_shmring_close(r);
+	return err;
+}
+
+int ct_shmring_set_specs(struct ct_shmring *r, const struct ct_shm_spec *specs, uint32_t n, bool parents)
+{
+	if (n > CT_MAX_CALLS)
+		return -E2BIG;
+	memcpy((char *)r->head + r->head->specs_off, specs, n * sizeof(*specs));
+	r->head->n_specs = n;
+	r->head->track_parents = parents;
+	/* Published last: a process that maps the ring sees the table whole. */
+	__atomic_store_n(&r->head->on, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int ct_shmring_consume(struct ct_shmring *r)
+{
+	struct ct_shm_head *h = r->head;
+	uint64_t cons = __atomic_load_n(&h->cons_pos, __ATOMIC_RELAXED), prod;
+	int n = 0, err = 0;
+
+	if (r->broken)
+		return 0;
+	prod = __atomic_load_n(&h->prod_pos, __ATOMIC_ACQUIRE);
+	if (prod - cons > r->size) { /* written by no producer of ours */
+		ct_err("the in-process ring's positions are corrupt (%llu written, %llu read): no more records read",
+		       (unsigned long long)prod, (unsigned long long)cons);
+		r->broken = true;
+		return 0;
+	}
+	while (cons < prod) {
+		unsigned char *p = r->data + (cons & (r->size - 1));
+		uint64_t hdr = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
+		uint32_t len = (uint32_t)hdr & ~CT_SHM_BUSY;
+		bool mine = (uint32_t)(hdr >> 32) == (uint32_t)(cons >> 3);
+
+		if (mine && len > sizeof(struct ct_record)) {
+			ct_err("the in-process ring holds a record of %u bytes: no more records read", len);
+			r->broken = true;
+			break;
+		}
+		if (!mine || (hdr & CT_SHM_BUSY)) {
+			uint64_t now = mono_ns();
+
+			/* Being written; or its producer was killed mid-record. */
+			if (!r->stuck_ns)
+				r->stuck_ns = now;
+			if (now - r->stuck_ns < STUCK_NS)
+				break;
+			if (!mine) {
+				ct_warn("a process of the command died reserving a record in the in-process ring: "
+					"the records after it cannot be read");
+				r->broken = true;
+				break;
+			}
+			r->skipped++;
+		} else {
+			err = r->fn(r->ctx, p + CT_SHM_REC_HDR, len);
+			n++;
+		}
+		r->stuck_ns = 0;
+		cons += CT_SHM_REC_HDR + CT_SHM_ALIGN(len);
+		if (err < 0)
+			break;
+	}
+	__atomic_store_n(&h->cons_pos, cons, __ATOMIC_RELEASE);
+	return err < 0 ? err : n;
+}
+
+void ct_shmring_stats(const struct ct_shmring *r, uint64_t out[CT_SHM_STAT_MAX])
+{
+	for (int i = 0; i < CT_SHM_STAT_MAX; i++)
+		out[i] = r->head ? __atomic_load_n(&r->head->stat[i], __ATOMIC_RELAXED) : 0;
+	out[CT_SHM_LOST] += r->skipped;
+}
+
+void ct_shmring_stop(struct ct_shmring *r)
+{
+	if (r->head)
+		__atomic_store_n(&r->head->on, 0, __ATOMIC_RELEASE);
+}
+
+void ct_shmring_close(struct ct_shmring *r)
+{
+	if (r->data)
+		munmap(r->data, 2 * r->size);
+	if (r->head)
+		munmap(r->head, r->meta_len);
+	if (r->fd >= 0)
+		close(r->fd);
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+}

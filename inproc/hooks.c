@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process engine's entry and exit hooks, called by tramp.S: the
+ * same record for the same call as bpf/capture.bpf.c writes (arguments,
+ * stack words, memory at entry and at exit, a string, depth and parent,
+ * duration and result), by the same spec, into the shared ring.
+ *
+ * The hot path takes no lock and allocates nothing: a thread's calls in
+ * flight are kept in its own storage (initial-exec TLS, reached with one
+ * %fs load), a record is reserved in the ring with one compare-and-swap,
+ * and a full ring counts a lost record. errno is saved and restored around
+ * everything, and a signal handler that makes a traced call while the
+ * thread is inside a hook has its call go through untraced, never into a
+ * half-updated frame.
+ *
+ * Memory the spec asks for is read without ever faulting: from the live
+ * part of the thread's stack directly (where out-parameters usually are),
+ * anywhere else through process_vm_readv on ourselves, which fails where
+ * bpf_probe_read_user would.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include "inproc.h"
+
+struct frame {
+	uint64_t ret;     /* the caller's return address, replaced by ct_ret_stub's */
+	uint64_t sp;      /* the stack pointer at entry (where that address is) */
+	uint32_t str_len; /* bytes of rec.str with its NUL; 0: no string */
+	uint32_t row1;    /* its row in the spec table + 1 */
+	struct ct_record rec;
+};
+
+struct thread {
+	uint32_t busy;  /* in a hook: a nested traced call (a signal handler's) goes through untraced */
+	uint32_t depth; /* frames in use, innermost last */
+	uint32_t tid;
+	uint32_t pad;
+	uint64_t stack_lo, stack_hi; /* the thread's stack, for reads without a system call */
+	char comm[CT_COMM_LEN];
+	struct frame f[CT_MAX_DEPTH];
+	struct frame eo; /* where entry-only records are built */
+};
+
+static __thread struct thread thr __attribute__((tls_model("initial-exec")));
+
+void ct_hooks_fork_child(void)
+{
+	thr.tid = 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Once per thread (and after a fork): who it is, and where its stack is. */
+static void thread_init(struct thread *t)
+{
+	pthread_attr_t a;
+	void *lo;
+	size_t sz;
+
+	t->tid = (uint32_t)gettid();
+	if (prctl(PR_GET_NAME, t->comm))
+		t->comm[0] = 0;
+	t->comm[CT_COMM_LEN - 1] = 0;
+	if (!t->stack_hi && !pthread_getattr_np(pthread_self(), &a)) {
+		if (!pthread_attr_getstack(&a, &lo, &sz)) {
+			t->stack_lo = (uint64_t)lo;
+			t->stack_hi = (uint64_t)lo + sz;
+		}
+		pthread_attr_destroy(&a);
+	}
+}
+
+static void who(struct thread *t, struct ct_record *r)
+{
+	r->pid = ct_g.pid;
+	r->tid = t->tid;
+	memcpy(r->comm, t->comm, CT_COMM_LEN);
+}
+
+/* Copy n bytes at src, or fail where the memory is not readable. `sp`: the
+ * stack pointer now; the stack above it is in use, so mapped. */
+static bool read_mem(const struct thread *t, void *dst, uint64_t src, size_t n, uint64_t sp)
+{
+	struct iovec l = { dst, n }, r = { (void *)src, n };
+
+	if (src >= sp && src >= t->stack_lo && src + n <= t->stack_hi && src + n > src) {
+		memcpy(dst, (const void *)src, n);
+		return true;
+	}
+	return process_vm_readv((pid_t)ct_g.pid, &l, 1, &r, 1, 0) == (ssize_t)n;
+}
+
+static uint32_t do_reads(const struct thread *t, const struct ct_spec *s, uint8_t phase,
+			 const uint64_t *args, uint64_t *mem, uint64_t sp)
+{
+	uint32_t flags = 0;
+
+	for (int i = 0; i < CT_SPEC_READS; i++) {
+		uint32_t slot = s->reads[i].slot, dst = s->reads[i].dst, words = s->reads[i].words;
+		uint64_t ptr;
+
+		if (s->reads[i].phase != phase || !words || slot >= CT_REC_ARGS || dst >= CT_REC_MEM)
+			continue;
+		ptr = args[slot];
+		if (words > CT_REC_MEM - dst)
+			words = CT_REC_MEM - dst;
+		if (!ptr) {
+			flags |= CT_REC_READ_FAIL;
+			continue;
+		}
+		/* A short array at the end of a page: the first word alone. */
+		if (!read_mem(t, &mem[dst], ptr, words * 8, sp) && !read_mem(t, &mem[dst], ptr, 8, sp))
+			flags |= CT_REC_READ_FAIL;
+	}
+	return flags;
+}
+
+/* A C string of at most CT_REC_STR bytes with its NUL, as bpf_probe_read_user_str reads it. */
+static void read_str(const struct thread *t, const struct ct_spec *s, struct frame *f, uint64_t sp)
+{
+	uint64_t ptr, page_left;
+	struct iovec l[2], r[2];
+	ssize_t got;
+	char *nul;
+
+	f->str_len = 0;
+	if (s->str_slot >= CT_REC_ARGS || !(ptr = f->rec.args[s->str_slot]))
+		return;
+	if (ptr >= sp && ptr >= t->stack_lo && ptr + CT_REC_STR <= t->stack_hi) {
+		memcpy(f->rec.str, (const void *)ptr, CT_REC_STR);
+		got = CT_REC_STR;
+	} else {
+		/* Page by page: the string may end just before an unmapped one. */
+		page_left = 4096 - (ptr & 4095);
+		if (page_left > CT_REC_STR)
+			page_left = CT_REC_STR;
+		l[0] = (struct iovec){ f->rec.str, page_left };
+		r[0] = (struct iovec){ (void *)ptr, page_left };
+		l[1] = (struct iovec){ f->rec.str + page_left, CT_REC_STR - page_left };
+		r[1] = (struct iovec){ (void *)(ptr + page_left), CT_REC_STR - page_left };
+		got = process_vm_readv((pid_t)ct_g.pid, l, page_left < CT_REC_STR ? 2 : 1, r,
+				       page_left < CT_REC_STR ? 2 : 1, 0);
+	}
+	if (got <= 0)
+		return;
+	nul = memchr(f->rec.str, 0, (size_t)got);
+	if (!nul && got < CT_REC_STR)
+		return;
+	if (!nul) {
+		f->rec.str[CT_REC_STR - 1] = 0;
+		nul = &f->rec.str[CT_REC_STR - 1];
+	}
+	f->str_len = (uint32_t)(nul - f->rec.str) + 1;
+	f->rec.flags |= CT_REC_HAS_STR;
+}
+
+static void parent(const struct thread *t, uint32_t d, struct ct_record *r)
+{
+	uint32_t mine = CT_CALL_PLUGIN(r->call);
+
+	if (!ct_g.parents)
+		return;
+	for (int i = (int)d - 1; i >= 0; i--) {
+		uint32_t id = t->f[i].rec.call;
+
+		if (CT_CALL_PLUGIN(id) == mine)
+			continue;
+		r->parent = id;
+		r->flags |= CT_REC_HAS_PARENT;
+		return;
+	}
+}
+
+/* The used prefix of the record, as ct_emit sends it, into the ring.
+ * Returns the ring position after it, or 0 if it did not fit. */
+static uint64_t emit(const struct frame *f, const struct ct_spec *s)
+{
+	struct ct_shm_head *h = ct_g.head;
+	uint64_t len = (uint64_t)s->rec_words * 8, total, pos;
+	unsigned char *p;
+
+	if (f->str_len)
+		len = offsetof(struct ct_record, str) + f->str_len;
+	if (len > sizeof(f->rec))
+		len = sizeof(f->rec);
+	total = CT_SHM_REC_HDR + CT_SHM_ALIGN(len);
+	pos = __atomic_load_n(&h->prod_pos, __ATOMIC_RELAXED);
+	do {
+		if (pos + total - __atomic_load_n(&h->cons_pos, __ATOMIC_ACQUIRE) > h->data_size) {
+			__atomic_fetch_add(&h->stat[CT_SHM_LOST], 1, __ATOMIC_RELAXED);
+			return 0;
+		}
+	} while (!__atomic_compare_exchange_n(&h->prod_pos, &pos, pos + total, true, __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	p = ct_g.data + (pos & ct_g.mask);
+	__atomic_store_n((uint64_t *)p, CT_SHM_HDR(pos, len | CT_SHM_BUSY), __ATOMIC_RELAXED);
+	memcpy(p + CT_SHM_REC_HDR, &f->rec, len);
+	__atomic_store_n((uint64_t *)p, CT_SHM_HDR(pos, len), __ATOMIC_RELEASE);
+	return pos + total;
+}
+
+void ct_hooks_started(pid_t tracer)
+{
+	struct frame *f = &thr.eo;
+	struct ct_spec s = { .rec_words = CT_REC_HEAD_SIZE / 8 };
+	uint64_t end, t0;
+
+	thread_init(&thr);
+	memset(&f->rec, 0, CT_REC_HEAD_SIZE);
+	f->str_len = 0;
+	f->rec.call = CT_SHM_CALL_START;
+	f->rec.ts_ns = t0 = now_ns();
+	who(&thr, &f->rec);
+	end = emit(f, &s);
+	while (end && __atomic_load_n(&ct_g.head->cons_pos, __ATOMIC_ACQUIRE) < end &&
+	       __atomic_load_n(&ct_g.head->on, __ATOMIC_RELAXED) && now_ns() - t0 < CT_SHM_START_WAIT_NS &&
+	       (tracer <= 0 || !kill(tracer, 0) || errno != ESRCH))
+		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
+}
+
+static void read_args(struct ct_record *r, const uint64_t *regs, const uint64_t *sp, uint8_t stack_words)
+{
+	memcpy(r->args, regs, CT_REC_REGS * 8);
+	if (stack_words > CT_STACK_WORDS)
+		stack_words = CT_STACK_WORDS;
+	/* Past the return address: the caller's stack, readable. */
+	memcpy(&r->args[CT_REC_REGS], sp + 1, stack_words * 8u);
+}
+
+/* A function no loaded library defines (its stub was found by name, but
+ * the runtime is not there): fail the call as the runtimes do. */
+static long ct_unresolved(void)
+{
+	return 999; /* cudaErrorUnknown, CUDA_ERROR_UNKNOWN, hipErrorUnknown */
+}
+
+CT_HIDDEN uint64_t ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, uint64_t *sp)
+{
+	uint64_t real = __atomic_load_n(&slot->real, __ATOMIC_ACQUIRE);
+	struct thread *t = &thr;
+	const struct ct_shm_spec *row;
+	const struct ct_spec *s;
+	struct frame *f;
+	int saved = errno;
+	uint32_t d;
+
+	if (!real && !(real = ct_inproc_resolve(slot))) {
+		errno = saved;
+		return (uint64_t)ct_unresolved;
+	}
+	if (!slot->call1 || !ct_g.head || !__atomic_load_n(&ct_g.head->on, __ATOMIC_RELAXED) || t->busy)
+		goto out;
+	t->busy = 1;
+	if (!t->tid)
+		thread_init(t);
+	row = &ct_g.specs[slot->call1 - 1];
+	s = &row->spec;
+	d = t->depth;
+	if (s->flags & CT_SPEC_ENTRY_ONLY) {
+		f = &t->eo;
+		f->rec.call = row->call;
+		f->rec.flags = CT_REC_ENTRY_ONLY;
+		f->rec.parent = 0;
+		read_args(&f->rec, regs, sp, s->stack_words);
+		parent(t, d, &f->rec);
+		memset(f->rec.mem, 0, sizeof(f->rec.mem));
+		f->rec.flags |= do_reads(t, s, CT_READ_ENTRY, f->rec.args, f->rec.mem, (uint64_t)sp);
+		read_str(t, s, f, (uint64_t)sp);
+		f->rec.ts_ns = now_ns();
+		f->rec.dur_ns = 0;
+		f->rec.depth = d;
+		f->rec.ret = 0;
+		who(t, &f->rec);
+		emit(f, s);
+		goto done;
+	}
+	if (d >= CT_MAX_DEPTH) {
+		__atomic_fetch_add(&ct_g.head->stat[CT_SHM_DEEP], 1, __ATOMIC_RELAXED);
+		goto done;
+	}
+	f = &t->f[d];
+	f->row1 = slot->call1;
+	f->rec.call = row->call;
+	f->rec.flags = 0;
+	f->rec.parent = 0;
+	parent(t, d, &f->rec);
+	read_args(&f->rec, regs, sp, s->stack_words);
+	memset(f->rec.mem, 0, sizeof(f->rec.mem));
+	if (s->flags & CT_SPEC_READS_ENTRY)
+		f->rec.flags |= do_reads(t, s, CT_READ_ENTRY, f->rec.args, f->rec.mem, (uint64_t)sp);
+	read_str(t, s, f, (uint64_t)sp);
+	/* The return comes back through ct_ret_stub; the real function sees its
+	 * caller's stack as it was, only the return address differs. */
+	f->sp = (uint64_t)sp;
+	f->ret = *sp;
+	*sp = (uint64_t)ct_ret_stub;
+	t->depth = d + 1;
+	f->rec.ts_ns = now_ns();
+done:
+	t->busy = 0;
+out:
+	errno = saved;
+	return real;
+}
+
+CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
+{
+	uint64_t now = now_ns(), at = sp_after - 8, ret;
+	struct thread *t = &thr;
+	int saved = errno, k;
+	struct frame *f;
+
+	/* Innermost first; frames above the one returning were left by a
+	 * longjmp, and are dropped with it. */
+	for (k = (int)t->depth - 1; k >= 0 && t->f[k].sp != at; k--)
+		;
+	if (k < 0) {
+		/* Never: only our stub's callers come here, each with its frame. */
+		static const char msg[] = "cudatracer-inproc: a return with no frame: aborting\n";
+
+		if (write(2, msg, sizeof(msg) - 1) < 0)
+			abort();
+		abort();
+	}
+	f = &t->f[k];
+	ret = f->ret;
+	t->depth = (uint32_t)k;
+	if (!t->busy && ct_g.head) {
+		const struct ct_spec *s = &ct_g.specs[f->row1 - 1].spec;
+
+		t->busy = 1;
+		if (s->flags & CT_SPEC_READS_EXIT)
+			f->rec.flags |= do_reads(t, s, CT_READ_EXIT, f->rec.args, f->rec.mem, sp_after);
+		/* A string whose page was not in memory at entry: the call has touched it by now. */
+		if (s->str_slot != CT_NO_SLOT && !f->str_len)
+			read_str(t, s, f, sp_after);
+		f->rec.dur_ns = now - f->rec.ts_ns;
+		f->rec.depth = (uint32_t)k;
+		f->rec.ret = rax;
+		who(t, &f->rec);
+		emit(f, s);
+		t->busy = 0;
+	}
+	errno = saved;
+	return ret;
+}

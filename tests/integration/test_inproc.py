@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: MIT
+"""--engine inproc against the eBPF engine, on the real libcudart (no GPU:
+every call fails with error 35, but they are real calls):
+
+- the same program under both engines gives the same calls, arguments and
+  results one for one (addresses in the mmap and stack area, which move
+  with the preload libraries and the environment, compared as such), but
+  for the one call libcudart makes inside itself (the <<<>>> launch's
+  cudaLaunchKernel, called by __cudaLaunchKernel), which no interposer sees;
+- the program's own output and exit status are the same traced and not;
+- forked children (dlopen + dlsym) and exec'd programs are traced;
+- a tracer killed with SIGKILL leaves the program running to its end;
+- a runtime linked into the executable is refused, and --explain says why;
+- -p with --engine inproc is refused.
+"""
+import os
+import signal
+import subprocess
+import time
+import cttest as t
+
+SHARED = t.program("cudart_calls_shared")
+STATIC = t.program("cudart_calls_static")
+LOOP = t.program("cudart_loop_shared")
+FORKS = os.path.join(t.PROGRAMS, "fault_forks")
+CUDART = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64", "libcudart.so.13")
+NOASLR = ["setarch", "x86_64", "-R"]
+
+
+def mapped_area(v):
+    """Stack, mmap'd libraries and heap chunks of mmap: where the two runs differ."""
+    return isinstance(v, str) and v.startswith("0x") and int(v, 16) >= 0x7f0000000000
+
+
+def comparable(ev):
+    args = {k: ("<mapped>" if mapped_area(v) else v) for k, v in ev["args"].items()}
+    return (ev["plugin"], ev["api"], ev["comm"], ev["depth"], ev["result"], ev["result_name"], ev["error"],
+            ev.get("cgroup"), args)
+
+
+def both(command, extra=()):
+    e = t.run(["--no-config"] + list(extra), command=NOASLR + command)
+    i = t.run(["--no-config", "--engine", "inproc"] + list(extra), command=NOASLR + command)
+    t.check(e.rc == 0, "ebpf run failed: %d" % e.rc, e)
+    t.check(i.rc == 0, "inproc run failed: %d" % i.rc, i)
+    return e, i
+
+
+def test_same_events():
+    e, i = both([SHARED])
+    ev, iv = [comparable(x) for x in e.calls()], [comparable(x) for x in i.calls()]
+    # The one call inside libcudart: <<<>>> calls __cudaLaunchKernel, which calls cudaLaunchKernel.
+    inner = [k for k, x in enumerate(e.calls()) if x["api"] == "cudaLaunchKernel" and x["args"]["grid"] == [9, 8, 1]]
+    t.check(len(inner) == 1, "ebpf: the <<<>>> launch's cudaLaunchKernel not seen once: %r" % e.apis(), e)
+    want = ev[:inner[0]] + ev[inner[0] + 1:]
+    t.check(len(iv) == len(want), "inproc: %d calls, ebpf %d (less the inner launch)\n inproc: %s\n ebpf: %s" %
+            (len(iv), len(want), i.apis(), e.apis()), i)
+    for k, (a, b) in enumerate(zip(want, iv)):
+        t.check(a == b, "call %d differs\n ebpf:   %r\n inproc: %r" % (k, a, b), i)
+    # Kernel names come through the symbolizer the same way.
+    launches = [x for x in i.calls() if x["api"] == "cudaLaunchKernel"]
+    t.check(launches and launches[0]["args"]["func"] == "touch(int*)", "inproc: launch %r" % launches, i)
+    t.check(all(x["dur_ns"] > 0 for x in i.calls()), "inproc: a call without its duration", i)
+    t.check(i.lost() == 0, "inproc: lost records", i)
+
+
+def test_output_unchanged():
+    plain = subprocess.run([LOOP, "5"], capture_output=True, text=True)
+    i = t.run(["--no-config", "-q", "--engine", "inproc"], command=[LOOP, "5"])
+    t.check(i.rc == plain.returncode == 0 and i.stdout == plain.stdout == "loop: 5 calls\n",
+            "traced %d %r, untraced %d %r" % (i.rc, i.stdout, plain.returncode, plain.stdout), i)
+    counts = [x["args"]["count"] for x in i.calls(api="cudaMemset")]
+    t.check(counts == [0, 1, 2, 3, 4], "inproc: cudaMemset counts %r" % counts, i)
+
+
+def test_children():
+    if not os.path.exists(FORKS) or not os.path.exists(CUDART):
+        t.skip("fault_forks or %s missing" % CUDART)
+    i = t.run(["--no-config", "-q", "--engine", "inproc"], command=[FORKS, CUDART, "3"])
+    got = sorted((x["args"]["count"], x["pid"]) for x in i.calls(api="cudaMemset"))
+    t.check([c for c, _ in got] == [1, 2, 3] and len(set(p for _, p in got)) == 3,
+            "forked children (dlopen + dlsym): %r" % got, i)
+    i = t.run(["--no-config", "-q", "--engine", "inproc"], command=["sh", "-c", "%s 3; %s 2" % (LOOP, LOOP)])
+    got = [(x["pid"], x["args"]["count"]) for x in i.calls(api="cudaMemset")]
+    pids = sorted(set(p for p, _ in got), key=lambda p: [q for q, _ in got].index(p))
+    t.check(len(pids) == 2 and [c for _, c in got] == [0, 1, 2, 0, 1], "exec'd programs: %r" % got, i)
+
+
+def test_tracer_killed():
+    n = 3000000
+    tr = subprocess.Popen([t.TRACER, "--no-config", "-v", "--engine", "inproc", "-o", "summary:/dev/null",
+                           "--", LOOP, str(n)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t.wait_tracing(tr)
+    time.sleep(0.5)
+    tr.send_signal(signal.SIGKILL)
+    tr.wait()
+    start = time.monotonic()
+    out = tr.stdout.read()  # the command keeps the pipe until it ends
+    t.check(out == "loop: %d calls\n" % n, "the command did not finish after its tracer was killed: %r" % out)
+    t.check(time.monotonic() - start < 60, "the command took too long without its tracer")
+
+
+def test_refusals():
+    r = t.run(["--no-config", "--engine", "inproc"], command=[STATIC])
+    t.check(r.rc != 0 and "links the cudart runtime in statically" in r.stderr and "--engine ebpf" in r.stderr,
+            "static cudart: %d" % r.rc, r)
+    t.check(not r.calls() and "cudart_calls: done" not in r.stdout, "static cudart: the command ran", r)
+    r = t.run(["--no-config", "--engine", "inproc", "--explain"], command=[STATIC])
+    t.check(r.rc == 0 and "NOT interposable in-process" in r.stdout and "cannot see" in r.stdout,
+            "--explain of a static cudart", r)
+    r = t.run(["--no-config", "--engine", "inproc", "--explain"], command=[SHARED])
+    t.check(r.rc == 0 and "engine inproc" in r.stdout and "NOT interposable" not in r.stdout,
+            "--explain of a shared cudart:\n" + r.stdout, r)
+    r = t.run(["--no-config", "--engine", "inproc", "-p", str(os.getpid())])
+    t.check(r.rc != 0 and "for -p PID use --engine ebpf" in r.stderr, "-p with inproc", r)
+
+
+if __name__ == "__main__":
+    t.need_root()  # the eBPF engine, for the comparison
+    test_same_events()
+    test_output_unchanged()
+    test_children()
+    test_tracer_killed()
+    test_refusals()
+    print("ok")
