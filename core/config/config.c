@@ -29,7 +29,8 @@ static const char *const profile_words[] = {
 static const char *const reader_priority_words[] = {
 	[CT_READER_HIGH] = "high", [CT_READER_NORMAL] = "normal", NULL };
 static const char *const attach_words[] = {
-	[CT_ATTACH_AUTO] = "auto", [CT_ATTACH_MULTI] = "multi", [CT_ATTACH_SINGLE] = "single", NULL };
+	[CT_ATTACH_AUTO] = "auto", [CT_ATTACH_MULTI] = "multi", [CT_ATTACH_SINGLE] = "single",
+	[CT_ATTACH_SESSION] = "session", NULL };
 static const char *const mode_words[] = {
 	[CT_MODE_EVENTS] = "events", [CT_MODE_AGGREGATE] = "aggregate", NULL };
 
@@ -76,7 +77,9 @@ static const struct ct_key tracer_keys[] = {
 	TK("plugin_path", CT_KEY_STR, NULL, plugin_path,
 	   "Colon-separated folders searched for plugins before the built-in ones"),
 	TC("attach", "auto", attach, attach_words,
-	   "auto uses uprobe_multi where the kernel has it; single forces one link per symbol"),
+	   "auto uses uprobe sessions where the kernel has them (6.10+: one program for entry and return, "
+	   "no return trap where none is needed), else uprobe_multi, else one link per symbol; session, "
+	   "multi (entry and return programs) and single (one link per symbol) force one"),
 	TK("lib", CT_KEY_STR, NULL, lib,
 	   "Probe this library or executable for every process that maps it"),
 	TC("mode", "events", mode, mode_words,
