@@ -778,7 +778,9 @@ SEC("uprobe") int ct_empty_entry_single(struct pt_regs *ctx) { return 0; }
 SEC("uretprobe") int ct_empty_exit_single(struct pt_regs *ctx) { return 0; }
 SEC("uprobe.multi") int ct_empty_session_multi(struct pt_regs *ctx)
 {
-	const struct ct_spec *s = ct_spec_of((__u32)bpf_get_attach_cookie(ctx));
+	__u32 call = (__u32)bpf_get_attach_cookie(ctx);
 
-	return !s || (s->flags & CT_SPEC_ENTRY_ONLY);
+	if (call >= CT_MAX_CALLS)
+		return 1;
+	return (ct_specs[call & (CT_MAX_CALLS - 1)].flags & CT_SPEC_ENTRY_ONLY) != 0;
 }

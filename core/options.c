@@ -45,7 +45,7 @@ const struct ct_option ct_options[] = {
 	ARG("set", 'C', 'C', "SEC.KEY=VAL", "set one config key, e.g. -C tracer.ringbuf_size=256M,\n"
 					      "-C sink.summary.format=json, -C sink.summary.interval=10s"),
 	ARG("ringbuf-size", 0, OPT_RINGBUF, "N", "ring buffer size per plugin (16M)"),
-	ARG("attach", 0, OPT_ATTACH, "MODE", "auto | multi | single (one link per symbol)"),
+	ARG("attach", 0, OPT_ATTACH, "MODE", "auto | session | multi | single (one link per symbol)"),
 	{ .name = "config-help", .has_arg = optional_argument, .val = OPT_CONFIG_HELP, .arg = "[=FORMAT]",
 	  .help = "every config key with its default; FORMAT ini (the default)\n"
 		  "or markdown (as docs/config.md)" },

@@ -353,7 +353,10 @@ int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n
 		   const struct ct_engine_opts *o)
 {
 	static const enum ct_link_kind first[] = {
-		[CT_ATTACH_AUTO] = CT_LINK_SESSION, [CT_ATTACH_SESSION] = CT_LINK_SESSION,
+		/* Sessions are asked for, not the default yet: under the full test
+		 * suite a filtered session tracer twice lost calls while another
+		 * tracer ran (not reproduced alone); docs/performance.md. */
+		[CT_ATTACH_AUTO] = CT_LINK_MULTI, [CT_ATTACH_SESSION] = CT_LINK_SESSION,
 		[CT_ATTACH_MULTI] = CT_LINK_MULTI, [CT_ATTACH_SINGLE] = CT_LINK_SINGLE,
 	};
 	enum ct_link_kind kind = first[o->mode];
@@ -377,8 +380,8 @@ int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n
 			return err;
 		hook_of = i;
 	}
-	/* auto: a kind the kernel refuses falls back to the next: sessions need
-	 * 6.10 (said with -v), uprobe_multi 6.6 (a warning: attaching is slower). */
+	/* auto: a kind the kernel refuses falls back to the next: uprobe_multi
+	 * needs 6.6 (a warning: attaching one link per symbol is slower). */
 	for (;;) {
 		err = load(e, pl, n, o, kind);
 		if (!err || err == -E2BIG || o->mode != CT_ATTACH_AUTO || kind == CT_LINK_SINGLE)

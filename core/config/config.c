@@ -65,7 +65,8 @@ static const struct ct_key tracer_keys[] = {
 	  "Runtime plugins to load, at most " CT_STRINGIFY(CT_MAX_PLUGINS) ": names (cudart, cuda, hip, "
 	  "opencl) or paths to .so files", NULL, check_plugins },
 	TC("profile", "default", profile, profile_words,
-	   "default leaves out getters that frameworks call thousands of times a second; full traces them too"),
+	   "default leaves out getters that frameworks call thousands of times a second; full traces them too, "
+	   "at two uprobe traps per call (about 1.5 us on a VM, for getters that take 60 ns: said at start)"),
 	TK("ringbuf_size", CT_KEY_SIZE, "16M", ringbuf_size,
 	   "Ring buffer per plugin, a power of two (rounded up); records that do not fit are counted as lost"),
 	TK("wakeup_bytes", CT_KEY_SIZE, "256K", wakeup_bytes,
@@ -77,9 +78,10 @@ static const struct ct_key tracer_keys[] = {
 	TK("plugin_path", CT_KEY_STR, NULL, plugin_path,
 	   "Colon-separated folders searched for plugins before the built-in ones"),
 	TC("attach", "auto", attach, attach_words,
-	   "auto uses uprobe sessions where the kernel has them (6.10+: one program for entry and return, "
-	   "no return trap where none is needed), else uprobe_multi, else one link per symbol; session, "
-	   "multi (entry and return programs) and single (one link per symbol) force one"),
+	   "auto uses uprobe_multi (entry and return programs) where the kernel has it, else one link per "
+	   "symbol; single forces the latter; session uses uprobe session programs (kernel 6.13+: one "
+	   "program for entry and return, no return trap where none is needed: an entry-only API's, an "
+	   "untraced process's, a driver launch inside a runtime launch's)"),
 	TK("lib", CT_KEY_STR, NULL, lib,
 	   "Probe this library or executable for every process that maps it"),
 	TC("mode", "events", mode, mode_words,

@@ -8,7 +8,7 @@ no blocks: CUDA_ERROR_INVALID_VALUE, returned by the runtime as 1), one
 cuLaunchKernel made directly, and one cudaLaunchKernelExC that makes the
 context current after its driver launch.
 
-With uprobe sessions (attach = auto on this kernel) the driver launch made
+With uprobe sessions (attach = session) the driver launch made
 directly inside a runtime launch declines its return probe: its event ends
 when the runtime launch ends and has its result. Everything else is as with
 entry and return programs (attach = multi), run here too: the same events
@@ -52,9 +52,9 @@ def shape(tr):
 
 def main():
     t.need_root()
-    s = trace("auto")
+    s = trace("session")
     m = trace("multi")
-    t.check("(uprobe session)" in s.stderr, "attach=auto did not use uprobe sessions", s)
+    t.check("(uprobe session)" in s.stderr, "attach=session did not use uprobe sessions", s)
     t.check("(uprobe_multi)" in m.stderr, "attach=multi did not use uprobe_multi", m)
 
     inner = ("cuLaunchKernel", 0, "cudaLaunchKernel", NAME)
