@@ -57,8 +57,11 @@ def wait_line(proc, needle):
             return lines
 
 
+TRACER_ARGS = []
+
+
 def tracer_cmd(mode, pid, tmp, plugin, cudart):
-    base = [os.path.join(B, "cudatracer"), "-v", "--plugin", "cudart", "--profile", "full", "-p", str(pid)]
+    base = [os.path.join(B, "cudatracer"), "-v", "--plugin", "cudart", "--profile", "full", "-p", str(pid)] + TRACER_ARGS
     out = os.path.join(tmp, "events.jsonl")
     if mode == "jsonl":
         return base + ["-o", "jsonl:" + out], "Ctrl-C"
@@ -255,7 +258,10 @@ def main():
     ap.add_argument("--json", help="write every figure here")
     ap.add_argument("--bpf-stats", action="store_true",
                     help="instead of timing, report the BPF programs' own run time (kernel.bpf_stats_enabled)")
+    ap.add_argument("--tracer-arg", action="append", default=[],
+                    help="one more argument for cudatracer (repeat it): -C tracer.attach=multi for the pair programs")
     a = ap.parse_args()
+    TRACER_ARGS.extend(a.tracer_arg)
     if os.geteuid() != 0:
         sys.exit("run_bench: needs root")
     if a.bpf_stats:

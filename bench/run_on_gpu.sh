@@ -35,3 +35,5 @@ for r in $(seq "$ROUNDS"); do
 done
 tail -3 "$OUT/torch.log"
 head -12 "$OUT/torch_agg.txt"
+echo "== PyTorch MLP training step, each mode against its own floor (issue 15)"
+CT_BUILD=$B ROUNDS=$ROUNDS OUT="$OUT/torch-train" bench/torch_train_bench.sh

@@ -38,6 +38,8 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 const volatile bool ct_filter_pids = false;
 const volatile bool ct_track_parents = false; /* several plugins: say which call a call was made in */
 const volatile __u64 ct_wakeup_bytes = 0;     /* per CPU; 0: wake the reader for every record */
+/* The session program is loaded (ct_session): an entry can decline its return. */
+const volatile bool ct_session = false;
 /* Filled by the core before load, by call id (.bss: no zeros in the object). */
 struct ct_spec ct_specs[CT_MAX_CALLS];
 
@@ -95,6 +97,9 @@ struct ct_frame {
 struct ct_stack {
 	__u32 depth; /* calls kept, at most CT_MAX_DEPTH */
 	__u32 over;  /* calls in flight past them, not kept (counted as too deep) */
+	__u32 deferred; /* bit d: the call at depth d has no return probe coming; its
+	                 * record waits for its parent's return (CT_SPEC_INNER_LAUNCH) */
+	__u32 pad;
 	__u64 sp[CT_MAX_DEPTH];
 	__u32 call[CT_MAX_DEPTH];
 };
@@ -438,10 +443,75 @@ static __always_inline __u32 ct_push(struct ct_stack *st, struct pt_regs *ctx, _
 	}
 	st->sp[d & (CT_MAX_DEPTH - 1)] = sp;
 	st->call[d & (CT_MAX_DEPTH - 1)] = call;
+	st->deferred &= ~(1u << d);
 	st->depth = d + 1;
 	return d;
 }
 
+/*
+ * A launch made directly inside a timed launch of another plugin (the
+ * driver's cuLaunchKernel inside the runtime's cudaLaunchKernel): its
+ * entry declines its return probe, and its record waits in its frame for
+ * the parent's return, which gives both calls their end and result.
+ */
+static __always_inline bool ct_defer(const struct ct_stack *st, __u32 d, __u32 call, __u32 sflags)
+{
+	const struct ct_spec *ps;
+	__u32 pc;
+
+	if (!ct_session || !(sflags & CT_SPEC_INNER_LAUNCH) || d == 0 || d >= CT_MAX_DEPTH)
+		return false;
+	if (st->deferred & (1u << (d - 1)))
+		return false;
+	pc = st->call[(d - 1) & (CT_MAX_DEPTH - 1)];
+	ps = ct_spec_of(pc);
+	return ps && (ps->flags & CT_SPEC_LAUNCH) && CT_CALL_PLUGIN(pc) != CT_CALL_PLUGIN(call);
+}
+
+/*
+ * The thread's innermost call, where its record waits for its parent
+ * (ct_defer), is settled before the stack changes. At the return of that
+ * parent (`call` and `sp`, the returning call's entry sp) it gets the
+ * parent's end (`now`, so that it nests within it) and result. A call at or above its stack pointer (an entry,
+ * or a return other than the parent's: it has returned unseen) leaves it
+ * without them: sent as an entry-only record. A call nested inside it
+ * leaves it waiting.
+ */
+static __always_inline void ct_settle(struct ct_thread *t, __u64 sp, __u32 call, struct pt_regs *ret,
+				      __u64 now)
+{
+	struct ct_stack *st = &t->st;
+	__u32 d = st->depth, top = (d - 1) & (CT_MAX_DEPTH - 1);
+	const struct ct_spec *s;
+	struct ct_frame *f;
+	bool parent;
+
+	if (d == 0 || d > CT_MAX_DEPTH || !(st->deferred & (1u << top)))
+		return;
+	parent = ret && d >= 2 && st->call[(d - 2) & (CT_MAX_DEPTH - 1)] == call &&
+		 st->sp[(d - 2) & (CT_MAX_DEPTH - 1)] == sp;
+	if (!parent && st->sp[top] > sp)
+		return;
+	st->deferred &= ~(1u << top);
+	st->depth = top;
+	f = &t->f[top];
+	s = ct_spec_of(f->rec.call);
+	if (!s)
+		return;
+	if (parent) {
+		f->rec.dur_ns = now - f->rec.ts_ns;
+		f->rec.ret = PT_REGS_RC(ret);
+	} else {
+		f->rec.flags |= CT_REC_ENTRY_ONLY;
+		f->rec.dur_ns = 0;
+		f->rec.ret = 0;
+	}
+	f->rec.depth = top;
+	ct_who(&f->rec);
+	ct_emit(f, s);
+}
+
+/* Returns 1 where the call's return probe is not wanted (session programs). */
 static __always_inline int ct_on_entry(struct pt_regs *ctx)
 {
 	__u32 call = (__u32)bpf_get_attach_cookie(ctx);
@@ -452,11 +522,12 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 	__u32 d, sflags;
 
 	if (!s)
-		return 0;
+		return 1;
 	t = ct_thread_get(&inflight);
 	if (!t)
-		return 0;
+		return 1;
 	sflags = s->flags;
+	ct_settle(t, sp, call, NULL, 0);
 
 	if (sflags & CT_SPEC_ENTRY_ONLY) {
 		d = ct_unwind(&t->st, sp, ctx);
@@ -476,9 +547,9 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		f->rec.ret = 0;
 		ct_who(&f->rec);
 		if ((sflags & CT_SPEC_HOOK) && !ct_hook_emit(&f->rec, CT_HOOK_ENTRY_ONLY))
-			return 0;
+			return 1;
 		ct_emit(f, s);
-		return 0;
+		return 1;
 	}
 
 	d = ct_push(&t->st, ctx, call, sp);
@@ -499,6 +570,10 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 	if (sflags & CT_SPEC_HOOK)
 		ct_hook_emit(&f->rec, CT_HOOK_ENTRY);
 	f->rec.ts_ns = bpf_ktime_get_ns();
+	if (ct_defer(&t->st, d, call, sflags)) {
+		t->st.deferred |= 1u << d;
+		return 1;
+	}
 	return 0;
 }
 
@@ -516,6 +591,8 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	if (!t)
 		return 0;
 	call = (__u32)bpf_get_attach_cookie(ctx);
+	if (ct_session)
+		ct_settle(t, PT_REGS_SP(ctx) - CT_RET_SP_DELTA, call, ctx, now);
 	d = ct_pop(&t->st, ctx, call);
 	s = ct_spec_of(call);
 	if (d >= CT_MAX_DEPTH || !s)
@@ -615,14 +692,14 @@ static __always_inline int ct_agg_on_entry(struct pt_regs *ctx)
 	__u32 d;
 
 	if (!s)
-		return 0;
+		return 1;
 	t = ct_thread_get(&agg_inflight);
 	if (!t)
-		return 0;
+		return 1;
 	if (s->flags & CT_SPEC_ENTRY_ONLY) {
 		ct_unwind(&t->st, sp, ctx);
 		ct_agg_add(bpf_get_current_task_btf()->tgid, call, 0, ct_call_bytes(ctx, s), false);
-		return 0;
+		return 1;
 	}
 	d = ct_push(&t->st, ctx, call, sp);
 	if (d >= CT_MAX_DEPTH)
@@ -660,18 +737,53 @@ static __always_inline int ct_agg_on_exit(struct pt_regs *ctx)
 /*
  * The programs: events or aggregate, each as uprobe_multi (every symbol of
  * a library in one link) or as single uprobes (one link per symbol, for
- * kernels without uprobe_multi). The core loads the pair it uses.
+ * kernels without uprobe_multi); and as one uprobe session program (kernel
+ * 6.10+: entry and return in one program, one link, and an entry that
+ * returns 1 has no return probe run for it: entry-only APIs, threads of
+ * other processes, inner launches). libbpf 1.4 has no uprobe.session
+ * section: the core sets the session attach type before load. The core
+ * loads the programs it uses.
  */
 #define CT_PROGRAM(sec, name, body)          \
 	SEC(sec) int name(struct pt_regs *ctx) \
 	{                                      \
-		return body(ctx);              \
+		body(ctx);                     \
+		return 0;                      \
+	}
+#define CT_SESSION(name, entry, exit)          \
+	SEC("uprobe.multi") int name(struct pt_regs *ctx) \
+	{                                      \
+		if (bpf_session_is_return()) { \
+			exit(ctx);             \
+			return 0;              \
+		}                              \
+		return entry(ctx);             \
 	}
 CT_PROGRAM("uprobe.multi", ct_entry_multi, ct_on_entry)
 CT_PROGRAM("uretprobe.multi", ct_exit_multi, ct_on_exit)
 CT_PROGRAM("uprobe", ct_entry_single, ct_on_entry)
 CT_PROGRAM("uretprobe", ct_exit_single, ct_on_exit)
+CT_SESSION(ct_session_multi, ct_on_entry, ct_on_exit)
 CT_PROGRAM("uprobe.multi", ct_agg_entry_multi, ct_agg_on_entry)
 CT_PROGRAM("uretprobe.multi", ct_agg_exit_multi, ct_agg_on_exit)
 CT_PROGRAM("uprobe", ct_agg_entry_single, ct_agg_on_entry)
 CT_PROGRAM("uretprobe", ct_agg_exit_single, ct_agg_on_exit)
+CT_SESSION(ct_agg_session_multi, ct_agg_on_entry, ct_agg_on_exit)
+
+/*
+ * The kernel's floor for benchmarks (CUDATRACER_BENCH_PROGRAMS=empty): the
+ * same probes, attached the same way, with programs that do nothing; the
+ * session one declines the returns of entry-only APIs, as the engine does.
+ */
+SEC("uprobe.multi") int ct_empty_entry_multi(struct pt_regs *ctx) { return 0; }
+SEC("uretprobe.multi") int ct_empty_exit_multi(struct pt_regs *ctx) { return 0; }
+SEC("uprobe") int ct_empty_entry_single(struct pt_regs *ctx) { return 0; }
+SEC("uretprobe") int ct_empty_exit_single(struct pt_regs *ctx) { return 0; }
+SEC("uprobe.multi") int ct_empty_session_multi(struct pt_regs *ctx)
+{
+	__u32 call = (__u32)bpf_get_attach_cookie(ctx);
+
+	if (call >= CT_MAX_CALLS)
+		return 1;
+	return (ct_specs[call & (CT_MAX_CALLS - 1)].flags & CT_SPEC_ENTRY_ONLY) != 0;
+}

@@ -100,6 +100,13 @@ struct ct_spec_read {
 #define CT_SPEC_READS_EXIT   (1u << 3) /* ... at exit */
 #define CT_SPEC_HOOK         (1u << 4) /* its plugin's BPF hook runs for it (hook.bpf.h) */
 #define CT_SPEC_STACK        (1u << 5) /* its records carry call stacks (--stacks) */
+#define CT_SPEC_LAUNCH       (1u << 6) /* a launch (CT_API_LAUNCH), timed: a launch of another
+                                        * plugin made inside it may take its return */
+#define CT_SPEC_INNER_LAUNCH (1u << 7) /* a launch that, made directly inside a CT_SPEC_LAUNCH call
+                                        * of another plugin, skips its own return probe (session
+                                        * programs only) and takes duration and result from that
+                                        * call's return: a runtime launch and the driver launch it
+                                        * makes cost one return trap, not two */
 
 /* What the engine does for one call id; the core fills the array from the plugin's table. */
 struct ct_spec {

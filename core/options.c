@@ -47,7 +47,7 @@ const struct ct_option ct_options[] = {
 	ARG("set", 'C', 'C', "SEC.KEY=VAL", "set one config key, e.g. -C tracer.ringbuf_size=256M,\n"
 					      "-C sink.summary.format=json, -C sink.summary.interval=10s"),
 	ARG("ringbuf-size", 0, OPT_RINGBUF, "N", "ring buffer size per plugin (16M)"),
-	ARG("attach", 0, OPT_ATTACH, "MODE", "auto | multi | single (one link per symbol)"),
+	ARG("attach", 0, OPT_ATTACH, "MODE", "auto | session | multi | single (one link per symbol)"),
 	ARG("engine", 0, OPT_ENGINE, "NAME", "ebpf (uprobes) | inproc (with a command: a preloaded\n"
 					   "library interposes the runtime; no root; docs/engines.md)"),
 	{ .name = "config-help", .has_arg = optional_argument, .val = OPT_CONFIG_HELP, .arg = "[=FORMAT]",

@@ -1016,6 +1016,25 @@ bool ct_session_aggregate(const struct ct_config *conf)
 	return conf->tracer.mode == CT_MODE_AGGREGATE;
 }
 
+/*
+ * --profile full traces the getters frameworks call thousands of times a
+ * second: what that costs is said, from docs/performance.md's figures.
+ */
+static void say_profile_cost(const struct session *s)
+{
+	size_t hot = 0;
+
+	if (s->conf->tracer.profile != CT_PROFILE_FULL)
+		return;
+	for (int i = 0; i < s->n_plugins; i++)
+		for (size_t k = 0; k < s->plugins[i].p->n_apis; k++)
+			hot += s->enabled[i][k] && (s->plugins[i].p->apis[k].flags & CT_API_HOT);
+	if (hot)
+		ct_note("--profile full: %zu hot getters traced too; each of their calls costs two uprobe traps, "
+			"about 1.5 us (H200 VM: cudaGetDevice 60 ns untraced, 1.6 us traced; docs/performance.md)",
+			hot);
+}
+
 /* "Tracing 57 APIs of cudart in PID 4242 (app). Ctrl-C to end." (not with -q) */
 static void say_tracing(const struct session *s)
 {
@@ -1045,6 +1064,7 @@ static void say_tracing(const struct session *s)
 	ct_note("Tracing %s in %s%s. Ctrl-C to end.", what, where,
 		s->aggregate ? ", counting in the kernel (tracer.mode = aggregate)" :
 		s->inproc ? ", in-process (--engine inproc)" : "");
+	say_profile_cost(s);
 }
 
 static void say_totals(const struct session *s)

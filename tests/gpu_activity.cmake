@@ -45,3 +45,12 @@ set_target_properties(kname_attach PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
 add_dependencies(kname_attach fake_launch_cudart fake_gpu_cuda)
 ct_integration_test(test_cuda_attach_names "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cuda_attach_names.py"
 	LABELS gpu)
+
+# A runtime launch and the driver launch it makes: one return for both
+# (uprobe sessions), the same events as two timed calls.
+add_executable(launch_layers "${P}/launch_layers.c")
+target_link_libraries(launch_layers PRIVATE dl)
+set_target_properties(launch_layers PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
+add_dependencies(launch_layers fake_launch_cudart fake_gpu_cuda)
+ct_integration_test(test_cuda_launch_layers "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cuda_launch_layers.py"
+	LABELS gpu)

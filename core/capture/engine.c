@@ -79,11 +79,14 @@ static uint8_t role_slot(const struct ct_api *a, enum ct_role role)
 	return CT_NO_SLOT;
 }
 
-static void spec_of(const struct ct_api *a, bool entry_only, bool hook, struct ct_spec *s)
+static void spec_of(const struct ct_api *a, bool entry_only, bool hook, bool layers, struct ct_spec *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->flags = (entry_only ? CT_SPEC_ENTRY_ONLY : 0) | (hook ? CT_SPEC_HOOK : 0) |
 		   (a->result == CT_RES_ERROR ? CT_SPEC_RET_IS_ERROR : 0);
+	/* Launches of several layers (the runtime's, the driver's it makes): one return for both. */
+	if (layers && (a->flags & CT_API_LAUNCH) && !entry_only)
+		s->flags |= CT_SPEC_LAUNCH;
 	/* Bytes as the summary counts them: of copies, sets and allocations. */
 	s->bytes_slot = s->height_slot = CT_NO_SLOT;
 	if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC)) {
@@ -101,6 +104,9 @@ static void spec_of(const struct ct_api *a, bool entry_only, bool hook, struct c
 			s->flags |= CT_SPEC_READS_EXIT;
 	}
 	s->rec_words = ct_record_words(a, &s->stack_words);
+	/* Only a launch whose record is whole at entry can wait for its parent's return. */
+	if ((s->flags & CT_SPEC_LAUNCH) && !hook && !(s->flags & CT_SPEC_READS_EXIT) && s->str_slot == CT_NO_SLOT)
+		s->flags |= CT_SPEC_INNER_LAUNCH;
 }
 
 static int fill_specs(struct capture_bpf *skel, const struct ct_engine_plugin *pl, int n)
@@ -114,7 +120,7 @@ static int fill_specs(struct capture_bpf *skel, const struct ct_engine_plugin *p
 			return -E2BIG;
 		}
 		for (size_t k = 0; k < p->n_apis; k++)
-			spec_of(&p->apis[k], pl[i].entry_only[k], pl[i].hook != NULL,
+			spec_of(&p->apis[k], pl[i].entry_only[k], pl[i].hook != NULL, n > 1,
 				&skel->bss->ct_specs[CT_CALL_ID(i, k)]);
 	}
 	return 0;
@@ -244,12 +250,63 @@ static struct capture_bpf *open_skeleton(const struct ct_engine *e)
 	return skel;
 }
 
+/* The kernel's attach type of uprobe session programs (its uapi, 6.10+); libbpf 1.4 has no name for it. */
+#define CT_TRACE_UPROBE_SESSION 57
+
+static const char *const link_names[] = {
+	[CT_LINK_SESSION] = "uprobe session", [CT_LINK_MULTI] = "uprobe_multi",
+	[CT_LINK_SINGLE] = "one link per symbol",
+};
+
+const char *ct_engine_links_name(const struct ct_engine *e)
+{
+	return link_names[e->links];
+}
+
+/* The programs of each set for each link kind: [set][kind][0 entry or session, 1 return]. */
+enum { SET_EVENTS, SET_AGGREGATE, SET_EMPTY, SETS };
+#define KINDS 3
+
+static void programs_of(struct capture_bpf *skel, struct bpf_program *p[SETS][KINDS][2])
+{
+	memset(p, 0, sizeof(struct bpf_program *) * SETS * KINDS * 2);
+	p[SET_EVENTS][CT_LINK_SESSION][0] = skel->progs.ct_session_multi;
+	p[SET_EVENTS][CT_LINK_MULTI][0] = skel->progs.ct_entry_multi;
+	p[SET_EVENTS][CT_LINK_MULTI][1] = skel->progs.ct_exit_multi;
+	p[SET_EVENTS][CT_LINK_SINGLE][0] = skel->progs.ct_entry_single;
+	p[SET_EVENTS][CT_LINK_SINGLE][1] = skel->progs.ct_exit_single;
+	p[SET_AGGREGATE][CT_LINK_SESSION][0] = skel->progs.ct_agg_session_multi;
+	p[SET_AGGREGATE][CT_LINK_MULTI][0] = skel->progs.ct_agg_entry_multi;
+	p[SET_AGGREGATE][CT_LINK_MULTI][1] = skel->progs.ct_agg_exit_multi;
+	p[SET_AGGREGATE][CT_LINK_SINGLE][0] = skel->progs.ct_agg_entry_single;
+	p[SET_AGGREGATE][CT_LINK_SINGLE][1] = skel->progs.ct_agg_exit_single;
+	p[SET_EMPTY][CT_LINK_SESSION][0] = skel->progs.ct_empty_session_multi;
+	p[SET_EMPTY][CT_LINK_MULTI][0] = skel->progs.ct_empty_entry_multi;
+	p[SET_EMPTY][CT_LINK_MULTI][1] = skel->progs.ct_empty_exit_multi;
+	p[SET_EMPTY][CT_LINK_SINGLE][0] = skel->progs.ct_empty_entry_single;
+	p[SET_EMPTY][CT_LINK_SINGLE][1] = skel->progs.ct_empty_exit_single;
+}
+
+/*
+ * The benchmark floor (bench/): CUDATRACER_BENCH_PROGRAMS=empty loads
+ * do-nothing programs in place of the engine's, attached to the same
+ * probes in the same way, so that each mode is measured against its own
+ * floor (its profile's probes, its entry-only APIs, the same watcher).
+ */
+static bool bench_empty(void)
+{
+	const char *v = getenv("CUDATRACER_BENCH_PROGRAMS");
+
+	return v && !strcmp(v, "empty");
+}
+
 static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
-		const struct ct_engine_opts *o, bool multi)
+		const struct ct_engine_opts *o, enum ct_link_kind kind)
 {
 	struct capture_bpf *skel = open_skeleton(e);
-	struct bpf_program *progs[2][2][2] = { 0 }; /* [aggregate][multi][exit] */
+	struct bpf_program *progs[SETS][KINDS][2];
 	uint64_t ring = ct_ring_size(o->ringbuf_size);
+	unsigned set = bench_empty() ? SET_EMPTY : o->aggregate ? SET_AGGREGATE : SET_EVENTS;
 	int err;
 
 	if (!skel)
@@ -259,29 +316,28 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	skel->rodata->ct_filter_cgroup = o->filter_cgroup;
 	skel->rodata->ct_track_parents = n > 1;
 	skel->rodata->ct_wakeup_bytes = per_cpu_wakeup(o->wakeup_bytes, ring);
+	skel->rodata->ct_session = kind == CT_LINK_SESSION;
 	err = fill_specs(skel, pl, n);
 	if (err)
 		return err;
 	/* The events mode's ring is its only channel; aggregate mode sends nothing. */
-	if ((err = bpf_map__set_max_entries(skel->maps.events, o->aggregate ? 4096 : ring)))
+	if ((err = bpf_map__set_max_entries(skel->maps.events, set != SET_EVENTS ? 4096 : ring)))
 		return err;
 	e->agg_entries = o->aggregate ? agg_entries() : 1;
 	if ((err = bpf_map__set_max_entries(skel->maps.agg, e->agg_entries)))
 		return err;
 	if (o->pids_fd >= 0 && (err = bpf_map__reuse_fd(skel->maps.pids, o->pids_fd)))
 		return err;
-	progs[0][1][0] = skel->progs.ct_entry_multi;
-	progs[0][1][1] = skel->progs.ct_exit_multi;
-	progs[0][0][0] = skel->progs.ct_entry_single;
-	progs[0][0][1] = skel->progs.ct_exit_single;
-	progs[1][1][0] = skel->progs.ct_agg_entry_multi;
-	progs[1][1][1] = skel->progs.ct_agg_exit_multi;
-	progs[1][0][0] = skel->progs.ct_agg_entry_single;
-	progs[1][0][1] = skel->progs.ct_agg_exit_single;
-	for (unsigned a = 0; a < 2; a++)
-		for (unsigned m = 0; m < 2; m++)
+	programs_of(skel, progs);
+	for (unsigned a = 0; a < SETS; a++)
+		for (unsigned k = 0; k < KINDS; k++)
 			for (int x = 0; x < 2; x++)
-				bpf_program__set_autoload(progs[a][m][x], a == o->aggregate && m == multi);
+				if (progs[a][k][x])
+					bpf_program__set_autoload(progs[a][k][x], a == set && k == kind);
+	if (kind == CT_LINK_SESSION &&
+	    (err = bpf_program__set_expected_attach_type(progs[set][kind][0],
+							 (enum bpf_attach_type)CT_TRACE_UPROBE_SESSION)))
+		return err;
 	err = capture_bpf__load(skel);
 	if (err)
 		return err;
@@ -292,16 +348,25 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup_filter), &zero, &o->cgroup_fd, BPF_ANY))
 			return -errno;
 	}
-	e->multi = multi;
+	e->links = kind;
+	e->multi = kind != CT_LINK_SINGLE;
 	e->aggregate = o->aggregate;
-	e->entry = progs[o->aggregate][multi][0];
-	e->exit = progs[o->aggregate][multi][1];
+	e->empty = set == SET_EMPTY;
+	e->entry = progs[set][kind][0];
+	e->exit = progs[set][kind][1];
 	return 0;
 }
 
 int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 		   const struct ct_engine_opts *o)
 {
+	static const enum ct_link_kind first[] = {
+		/* Sessions are asked for, not the default yet, until measured on
+		 * the H200 and proven beside other tracers (docs/performance.md). */
+		[CT_ATTACH_AUTO] = CT_LINK_MULTI, [CT_ATTACH_SESSION] = CT_LINK_SESSION,
+		[CT_ATTACH_MULTI] = CT_LINK_MULTI, [CT_ATTACH_SINGLE] = CT_LINK_SINGLE,
+	};
+	enum ct_link_kind kind = first[o->mode];
 	int err, hook_of = -1;
 
 	memset(e, 0, sizeof(*e));
@@ -322,13 +387,21 @@ int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n
 			return err;
 		hook_of = i;
 	}
-	err = load(e, pl, n, o, o->mode != CT_ATTACH_SINGLE);
-	if (err && err != -E2BIG && o->mode == CT_ATTACH_AUTO) {
+	/* auto: a kind the kernel refuses falls back to the next: uprobe_multi
+	 * needs 6.6 (a warning: attaching one link per symbol is slower). */
+	for (;;) {
+		err = load(e, pl, n, o, kind);
+		if (!err || err == -E2BIG || o->mode != CT_ATTACH_AUTO || kind == CT_LINK_SINGLE)
+			break;
 		capture_bpf__destroy(e->skel);
 		e->skel = NULL;
-		ct_warn("this kernel cannot load uprobe_multi programs (%s); "
-			"falling back to one link per symbol (slower to attach)", strerror(-err));
-		err = load(e, pl, n, o, false);
+		if (kind == CT_LINK_SESSION)
+			ct_info("this kernel cannot load uprobe session programs (%s); using entry and return "
+				"programs", strerror(-err));
+		else
+			ct_warn("this kernel cannot load uprobe_multi programs (%s); "
+				"falling back to one link per symbol (slower to attach)", strerror(-err));
+		kind = kind == CT_LINK_SESSION ? CT_LINK_MULTI : CT_LINK_SINGLE;
 	}
 	if (err) {
 		ct_err("loading the capture engine's BPF programs failed: %s%s", strerror(-err),
@@ -337,6 +410,9 @@ int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n
 	}
 	if (e->linked)
 		ct_info("plugin %s: its BPF hook runs in the capture engine", pl[hook_of].p->name);
+	if (e->empty)
+		ct_warn("CUDATRACER_BENCH_PROGRAMS=empty: the probes run do-nothing programs (a benchmark's "
+			"floor); nothing is recorded");
 	return 0;
 }
 
@@ -403,5 +479,5 @@ void ct_engine_close(struct ct_engine *e)
 
 void ct_engine_spec(const struct ct_api *a, bool entry_only, bool hook, struct ct_spec *s)
 {
-	spec_of(a, entry_only, hook, s);
+	spec_of(a, entry_only, hook, false, s); /* the launch-pair flags serve session programs only */
 }

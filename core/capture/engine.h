@@ -39,12 +39,21 @@ struct ct_engine_opts {
 	bool aggregate;         /* count per process and API in the kernel; no records */
 };
 
+/* How the engine's programs are attached: the first the kernel takes, in this order. */
+enum ct_link_kind {
+	CT_LINK_SESSION, /* one uprobe session program and one link per file (kernel 6.10+) */
+	CT_LINK_MULTI,   /* an entry and a return program, uprobe_multi links */
+	CT_LINK_SINGLE,  /* the same, one link per symbol */
+};
+
 struct ct_engine {
 	struct capture_bpf *skel;
-	bool multi;             /* uprobe_multi programs loaded */
+	enum ct_link_kind links;
+	bool multi;             /* uprobe_multi links (session or pair) */
 	bool aggregate;
+	bool empty;             /* the benchmark floor's do-nothing programs (CUDATRACER_BENCH_PROGRAMS) */
 	uint32_t agg_entries;   /* aggregate mode: (process, call id) pairs the table holds */
-	struct bpf_program *entry, *exit; /* the pair in use */
+	struct bpf_program *entry, *exit; /* the programs in use; a session's is `entry`, exit NULL */
 	void *linked;           /* the engine with a plugin's hook linked in, or NULL */
 	size_t linked_sz;
 };
@@ -55,6 +64,8 @@ typedef int (*ct_engine_totals_fn)(void *ctx, const struct ct_agg_key *k, const 
 int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 		   const struct ct_engine_opts *o);
 int ct_engine_ring_fd(const struct ct_engine *e);
+/* How the probes are attached, in words (the startup line, --explain). */
+const char *ct_engine_links_name(const struct ct_engine *e);
 /* The engine's counters (enum ct_stat), summed over CPUs, into out[CT_STAT_MAX]. */
 int ct_engine_stats(const struct ct_engine *e, uint64_t *out);
 /* Aggregate mode: every (process, call id) the kernel counted. */

@@ -3,7 +3,8 @@
  * One plugin's probes: attach the session engine's entry/exit pair to every
  * file that defines the plugin's symbols, with the call id (plugin and API)
  * as cookie: one uprobe_multi link per file and direction, or one link per
- * symbol where the kernel lacks uprobe_multi.
+ * symbol where the kernel lacks uprobe_multi; or, with uprobe session
+ * programs, one link per file for entries and returns together.
  *
  * A file is held by a descriptor of ours from the first look to the detach:
  * it is known by that descriptor's device and inode, read and attached
@@ -19,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/bpf.h>
 #include "symbols/elf.h"
 #include "util/log.h"
 #include "capture/probe.h"
@@ -58,15 +61,55 @@ int ct_probe_open(struct ct_probe *pr, struct ct_loaded_plugin *lp, uint32_t num
 	return 0;
 }
 
-static int push_link(struct ct_probe *pr, struct bpf_link *l)
+static int push_link(struct ct_probe *pr, struct bpf_link *l, int fd)
 {
-	struct bpf_link **v = realloc(pr->links, (pr->n_links + 1) * sizeof(*v));
+	struct ct_link *v = realloc(pr->links, (pr->n_links + 1) * sizeof(*v));
 
-	if (!v)
+	if (!v) {
+		bpf_link__destroy(l);
+		if (fd >= 0)
+			close(fd);
 		return -ENOMEM;
+	}
 	pr->links = v;
-	pr->links[pr->n_links++] = l;
+	pr->links[pr->n_links++] = (struct ct_link){ l, fd };
 	return 0;
+}
+
+static void link_destroy(struct ct_link *k)
+{
+	bpf_link__destroy(k->l);
+	if (k->fd >= 0)
+		close(k->fd);
+}
+
+/* The kernel's attach type of uprobe session programs (engine.c's). */
+#define CT_TRACE_UPROBE_SESSION 57
+
+/*
+ * One uprobe session link for every probe of a file: libbpf 1.4's
+ * bpf_link_create() refuses uprobe_multi options for an attach type it
+ * does not know, so the link is made by the syscall itself.
+ */
+static int attach_session(struct ct_probe *pr, const char *path, const uint64_t *offs,
+			  const uint64_t *cookies, size_t n)
+{
+	union bpf_attr attr;
+	int fd;
+
+	if (!n)
+		return 0;
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = bpf_program__fd(pr->engine->entry);
+	attr.link_create.attach_type = CT_TRACE_UPROBE_SESSION;
+	attr.link_create.uprobe_multi.path = (uint64_t)(uintptr_t)path;
+	attr.link_create.uprobe_multi.offsets = (uint64_t)(uintptr_t)offs;
+	attr.link_create.uprobe_multi.cookies = (uint64_t)(uintptr_t)cookies;
+	attr.link_create.uprobe_multi.cnt = (uint32_t)n;
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	if (fd < 0)
+		return -errno;
+	return push_link(pr, NULL, fd);
 }
 
 static int attach_multi(struct ct_probe *pr, const char *path, const uint64_t *offs,
@@ -82,7 +125,7 @@ static int attach_multi(struct ct_probe *pr, const char *path, const uint64_t *o
 	l = bpf_program__attach_uprobe_multi(prog, -1, path, NULL, &mo);
 	if (!l)
 		return -errno;
-	return push_link(pr, l);
+	return push_link(pr, l, -1);
 }
 
 static int attach_single(struct ct_probe *pr, const char *path, uint64_t off, uint64_t cookie, bool ret)
@@ -93,7 +136,7 @@ static int attach_single(struct ct_probe *pr, const char *path, uint64_t off, ui
 
 	if (!l)
 		return -errno;
-	return push_link(pr, l);
+	return push_link(pr, l, -1);
 }
 
 /*
@@ -104,7 +147,7 @@ static int attach_single(struct ct_probe *pr, const char *path, uint64_t off, ui
 static void drop_links_since(struct ct_probe *pr, int mark)
 {
 	while (pr->n_links > mark)
-		bpf_link__destroy(pr->links[--pr->n_links]);
+		link_destroy(&pr->links[--pr->n_links]);
 }
 
 static bool offset_taken(const uint64_t *offs, size_t n, uint64_t off)
@@ -246,7 +289,10 @@ static int attach_file(struct ct_probe *pr, const char *path, const char *displa
 	 * The uprobe_multi attach can fail for reasons the load did not reveal
 	 * (an old kernel with the program type but not the link); fall back.
 	 */
-	if (pr->engine->multi) {
+	if (pr->engine->links == CT_LINK_SESSION) {
+		/* One link: an entry-only API's entry declines its return. */
+		err = entry_fault() ?: attach_session(pr, self, eo, ec, ne);
+	} else if (pr->engine->multi) {
 		err = attach_multi(pr, self, xo, xc, nx, true);
 		if (!err)
 			err = entry_fault() ?: attach_multi(pr, self, eo, ec, ne, false);
@@ -265,8 +311,8 @@ static int attach_file(struct ct_probe *pr, const char *path, const char *displa
 
 		drop_links_since(pr, mark);
 		pr->n_failed++;
-		ct_err("attaching %zu uprobes to %s%s failed: %s%s; its calls are not traced%s", ne, display,
-		       pr->engine->multi ? " with uprobe_multi" : "", strerror(-err),
+		ct_err("attaching %zu uprobes to %s with %s failed: %s%s; its calls are not traced%s", ne, display,
+		       ct_engine_links_name(pr->engine), strerror(-err),
 		       err == -EPERM ? " (needs root, or CAP_BPF and CAP_PERFMON)" : "",
 		       some ? " (the links already made were removed: no call is seen without its return)" : "");
 		(void)remember(pr, &st, -1, display, 0);
@@ -278,7 +324,7 @@ static int attach_file(struct ct_probe *pr, const char *path, const char *displa
 		goto cleanup;
 	}
 	fd = -1; /* held until ct_probe_close */
-	ct_info("plugin %s: %zu probes on %s (%s)", p->name, ne, display, pr->engine->multi ? "uprobe_multi" : "one link per symbol");
+	ct_info("plugin %s: %zu probes on %s (%s)", p->name, ne, display, ct_engine_links_name(pr->engine));
 	err = (int)ne;
 cleanup:
 	if (fd >= 0)
@@ -304,14 +350,14 @@ int ct_probe_attach_found(struct ct_probe *pr, const char *path, const char *dis
 void ct_probe_detach(struct ct_probe *pr)
 {
 	for (int i = pr->n_links - 1; i >= 0; i--)
-		bpf_link__destroy(pr->links[i]);
+		link_destroy(&pr->links[i]);
 	pr->n_links = 0;
 }
 
 void ct_probe_close(struct ct_probe *pr)
 {
 	for (int i = pr->n_links - 1; i >= 0; i--)
-		bpf_link__destroy(pr->links[i]);
+		link_destroy(&pr->links[i]);
 	free(pr->links);
 	for (int i = 0; i < pr->n_files; i++) {
 		if (pr->files[i].fd >= 0)

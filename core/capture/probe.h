@@ -20,12 +20,18 @@ struct ct_attached_file {
 	int n_syms;  /* 0: attaching failed (said once, not tried again) */
 };
 
+/* A link: libbpf's, or a uprobe session's descriptor (libbpf 1.4 cannot make one). */
+struct ct_link {
+	struct bpf_link *l;
+	int fd;
+};
+
 /* One plugin's links into the session's engine, and the files it probes. */
 struct ct_probe {
 	struct ct_loaded_plugin *lp;
 	const struct ct_engine *engine;
 	uint32_t number;       /* the plugin's place in the session (call ids) */
-	struct bpf_link **links;
+	struct ct_link *links;
 	int n_links;
 	struct ct_attached_file *files;
 	int n_files;

@@ -8,7 +8,7 @@
 #define CT_CHOICES_H
 
 enum ct_profile { CT_PROFILE_DEFAULT, CT_PROFILE_FULL };
-enum ct_attach_mode { CT_ATTACH_AUTO, CT_ATTACH_MULTI, CT_ATTACH_SINGLE };
+enum ct_attach_mode { CT_ATTACH_AUTO, CT_ATTACH_MULTI, CT_ATTACH_SINGLE, CT_ATTACH_SESSION };
 enum ct_trace_mode { CT_MODE_EVENTS, CT_MODE_AGGREGATE };
 enum ct_reader_priority { CT_READER_HIGH, CT_READER_NORMAL };
 enum ct_engine_kind { CT_ENGINE_EBPF, CT_ENGINE_INPROC };

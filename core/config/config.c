@@ -29,7 +29,8 @@ static const char *const profile_words[] = {
 static const char *const reader_priority_words[] = {
 	[CT_READER_HIGH] = "high", [CT_READER_NORMAL] = "normal", NULL };
 static const char *const attach_words[] = {
-	[CT_ATTACH_AUTO] = "auto", [CT_ATTACH_MULTI] = "multi", [CT_ATTACH_SINGLE] = "single", NULL };
+	[CT_ATTACH_AUTO] = "auto", [CT_ATTACH_MULTI] = "multi", [CT_ATTACH_SINGLE] = "single",
+	[CT_ATTACH_SESSION] = "session", NULL };
 static const char *const engine_words[] = {
 	[CT_ENGINE_EBPF] = "ebpf", [CT_ENGINE_INPROC] = "inproc", NULL };
 static const char *const mode_words[] = {
@@ -66,7 +67,8 @@ static const struct ct_key tracer_keys[] = {
 	  "Runtime plugins to load, at most " CT_STRINGIFY(CT_MAX_PLUGINS) ": names (cudart, cuda, hip, "
 	  "opencl) or paths to .so files", NULL, check_plugins },
 	TC("profile", "default", profile, profile_words,
-	   "default leaves out getters that frameworks call thousands of times a second; full traces them too"),
+	   "default leaves out getters that frameworks call thousands of times a second; full traces them too, "
+	   "at two uprobe traps per call (about 1.5 us on a VM, for getters that take 60 ns: said at start)"),
 	TK("ringbuf_size", CT_KEY_SIZE, "16M", ringbuf_size,
 	   "Ring buffer per plugin, a power of two (rounded up); records that do not fit are counted as lost"),
 	TK("wakeup_bytes", CT_KEY_SIZE, "256K", wakeup_bytes,
@@ -78,7 +80,10 @@ static const struct ct_key tracer_keys[] = {
 	TK("plugin_path", CT_KEY_STR, NULL, plugin_path,
 	   "Colon-separated folders searched for plugins before the built-in ones"),
 	TC("attach", "auto", attach, attach_words,
-	   "auto uses uprobe_multi where the kernel has it; single forces one link per symbol"),
+	   "auto uses uprobe_multi (entry and return programs) where the kernel has it, else one link per "
+	   "symbol; single forces the latter; session uses uprobe session programs (kernel 6.13+: one "
+	   "program for entry and return, no return trap where none is needed: an entry-only API's, an "
+	   "untraced process's, a driver launch inside a runtime launch's)"),
 	TK("lib", CT_KEY_STR, NULL, lib,
 	   "Probe this library or executable for every process that maps it"),
 	TC("mode", "events", mode, mode_words,

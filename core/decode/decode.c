@@ -268,8 +268,10 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->result = 0;
 	ev->result_name = NULL;
 	ev->is_error = false;
-	if (ev->entry_only)
+	if (ev->entry_only) {
+		name_handles(r, ev); /* a launch sent at entry names its kernel all the same */
 		return 0;
+	}
 	switch (api->result) {
 	case CT_RES_ERROR:
 		ev->has_result = true;

@@ -36,7 +36,9 @@ def limit_leaving(pid, free):
 def run(prog, lib, free, env=None):
     target = subprocess.Popen([prog, lib, "wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     t.check(target.stdout.readline().startswith("ready"), "program did not start")
-    tr, out, err = t.trace_pid(target.pid, ["--plugin", "cudart"], env=env)
+    # Entry and return programs: two links per file, the pair under test (a
+    # uprobe session's one link per file has no second direction to fail).
+    tr, out, err = t.trace_pid(target.pid, ["--plugin", "cudart", "-C", "tracer.attach=multi"], env=env)
     limit = limit_leaving(tr.pid, free)
     resource.prlimit(tr.pid, resource.RLIMIT_NOFILE, (limit, limit))
     target.stdin.write("go\n")

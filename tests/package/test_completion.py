@@ -74,7 +74,7 @@ cttest.check(complete("cudatracer", "-o", "jsonl", ":", "trace-") == ["trace-a.j
 
 # Choices from the key table; --config-help's value only after "=".
 cttest.check(complete("cudatracer", "--profile", "") == ["default", "full"], "--profile <TAB>")
-cttest.check(complete("cudatracer", "--attach", "") == ["auto", "multi", "single"], "--attach <TAB>")
+cttest.check(complete("cudatracer", "--attach", "") == ["auto", "multi", "session", "single"], "--attach <TAB>")
 cttest.check(complete("cudatracer", "--config-help", "=", "") == ["ini", "markdown"], "--config-help=<TAB>")
 cttest.check(complete("cudatracer", "--config-help", "=", "m") == ["markdown"], "--config-help=m<TAB>")
 cttest.check(complete("cudatracer", "-C", "tracer.ring") == ["tracer.ringbuf_size="], "-C tracer.ring<TAB>")

@@ -44,8 +44,9 @@ int cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name)
 	return 0;
 }
 
+/* A grid of no blocks is refused, as the real driver refuses it. */
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 		   unsigned shared, void *stream, void **params, void **extra)
 {
-	return 0;
+	return gx && gy && gz ? 0 : 1; /* CUDA_ERROR_INVALID_VALUE */
 }
