@@ -21,6 +21,8 @@ const struct ct_option ct_options[] = {
 	{ .arg = "-- COMMAND ARGS", .help = "run COMMAND, traced with its children; exit with its status" },
 	ARG("pid", 'p', 'p', "PID", "trace a running process and its children"),
 	ARG("lib", 0, OPT_LIB, "PATH", "probe this library or executable, in every process"),
+	FLAG("daemon", 0, OPT_DAEMON, "run as a service: every process until SIGTERM, SIGHUP\n"
+				      "reloads the config, logs on stderr (docs/daemon.md)"),
 
 	GROUP("What to trace"),
 	ARG("plugin", 'P', 'P', "LIST", "runtime plugins: cudart, cuda, hip, opencl, nccl, or a .so path"),

@@ -42,6 +42,7 @@
 #include "capture/engine.h"
 #include "capture/probe.h"
 #include "capture/ring.h"
+#include "daemon.h"
 #include "session.h"
 #include "capture/target.h"
 #include "capture/watcher.h"
@@ -82,6 +83,8 @@ struct session {
 };
 
 static volatile sig_atomic_t stop_signal;
+/* Daemon mode: SIGHUP asks for a reload, it does not stop the run. */
+static volatile sig_atomic_t hup_reloads, hup_pending;
 
 /* libbpf's own messages (the verifier's log among them) only with -v. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -93,10 +96,15 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	if (sig == SIGHUP && hup_reloads)
+		hup_pending = 1;
+	else
+		stop_signal = sig;
 }
 
-/* Each ends the run the same way: drain, close every sink, report. */
+/* Each ends the run the same way: drain, close every sink, report (SIGHUP
+ * in daemon mode: a reload, which ends the run that way too once the new
+ * config is accepted). */
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 static void catch_stop_signals(void)
@@ -921,8 +929,9 @@ static void say_tracing(const struct session *s)
 		snprintf(where, sizeof(where), "every process that maps %s", s->conf->tracer.lib);
 	else
 		snprintf(where, sizeof(where), "every process");
-	ct_note("Tracing %s in %s%s. Ctrl-C to end.", what, where,
-		s->aggregate ? ", counting in the kernel (tracer.mode = aggregate)" : "");
+	ct_note("Tracing %s in %s%s. %s", what, where,
+		s->aggregate ? ", counting in the kernel (tracer.mode = aggregate)" : "",
+		s->conf->tracer.daemon ? "SIGHUP reloads the config, SIGTERM stops." : "Ctrl-C to end.");
 }
 
 static void say_totals(const struct session *s)
@@ -943,12 +952,12 @@ static void say_totals(const struct session *s)
 		(unsigned long long)s->stats.lost, more);
 }
 
-int ct_session_run(struct ct_config *conf, const struct ct_target *t)
+int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_session_daemon *d)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	uint64_t last_tick;
 	int err, ret = 1, outerr;
-	bool failed = false, stopped;
+	bool failed = false, stopped, reload = false;
 
 	if (!s)
 		return 1;
@@ -959,6 +968,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 	s->release_fd = -1;
 	ct_rings_init(&s->rings);
 	s->guard.fd = -1;
+	hup_reloads = d != NULL;
 	catch_stop_signals(); /* before anything is forked */
 	s->wall_offset = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
 	s->stats.start_ns = now_ns(CLOCK_REALTIME);
@@ -1008,6 +1018,10 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 		s->release_fd = -1;
 	}
 	say_tracing(s);
+	if (d) {
+		d->started = true;
+		ct_notify("READY=1");
+	}
 
 	last_tick = now_ns(CLOCK_MONOTONIC);
 	while (!stop_signal) {
@@ -1023,6 +1037,13 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 		reap_child(s);
 		if (s->child_done || s->target_gone)
 			break;
+		if (hup_pending) {
+			hup_pending = 0;
+			if (d->reload(d->ctx) > 0) {
+				reload = true;
+				break;
+			}
+		}
 		if (now_ns(CLOCK_MONOTONIC) - last_tick >= 1000000000ull) {
 			uint64_t st[CT_STAT_MAX];
 
@@ -1036,7 +1057,11 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 	}
 	if (stop_signal)
 		ct_info("stopping on signal %d", (int)stop_signal);
-	ret = failed ? 1 : 0;
+	if (stop_signal && d) {
+		ct_notify("STOPPING=1");
+		ct_note("SIG%s: stopping", sigabbrev_np(stop_signal));
+	}
+	ret = failed ? 1 : reload ? CT_SESSION_RELOAD : 0;
 	if (s->child) {
 		if (!s->child_done) {
 			/* Stopped by a signal: the command goes on untraced unless it got it too. */
@@ -1086,6 +1111,8 @@ out:
 		ret = err == -EINTR && stop_signal ? 128 + (int)stop_signal : 1;
 	if (outerr && !ret)
 		ret = 1;
+	if (d)
+		d->stop_signal = stop_signal;
 	free(s);
 	return ret;
 }
