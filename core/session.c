@@ -32,6 +32,7 @@
 #include "capture/guard.h"
 #include "symbols/symbolizer.h"
 #include "util/log.h"
+#include "util/u64map.h"
 #include "decode/comms.h"
 #include "decode/names.h"
 #include "sinks/hist.h"
@@ -80,6 +81,13 @@ struct session {
 	uint64_t gpu_messages; /* what the injection libraries said */
 	struct ct_gpu_source gpu_src;
 	struct ct_gpu_sink gpu_sink;
+	/* System-wide: the processes whose exit the watcher is to tell (with
+	 * a command or -p, every traced pid is in its map already). */
+	struct ct_u64map followed;
+	uint32_t last_followed;
+	uint32_t gone[64];     /* ended before the watcher knew them: their exit, once the batch is read */
+	unsigned n_gone;
+	uint64_t unfollowed;   /* could not be added (the map is full): their state stays */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -230,6 +238,62 @@ static void on_gpu_message(void *ctx, uint32_t pid, enum ct_wire_level level, co
 		ct_warn("pid %u: GPU activity: %s", pid, text);
 }
 
+static void proc_exit(struct session *s, uint32_t pid);
+
+/* /proc/PID/stat says it has ended, or is ending (PF_EXITING, past the
+ * point where the watcher's exit tracepoint ran). */
+static bool proc_gone(uint32_t pid)
+{
+	char path[32], buf[512], state = 0, *p;
+	unsigned long flags = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the comm may hold anything */
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+		return false;
+	return state == 'Z' || state == 'X' || (flags & 0x4 /* PF_EXITING */);
+}
+
+/*
+ * System-wide, the watcher knows no process until it is told of one: each
+ * that makes a traced call is named to it, so that its exit is heard and
+ * what is kept for it (the sinks' per-process series, the decoders' maps)
+ * goes with it. One that ended before it was named is taken as ended now.
+ */
+static void follow_exit(struct session *s, uint32_t pid)
+{
+	if (pid == s->last_followed || s->target->pid || s->target->argv || !pid)
+		return;
+	s->last_followed = pid;
+	if (ct_u64map_get(&s->followed, pid))
+		return;
+	if (ct_u64map_put(&s->followed, pid, (void *)1))
+		return;
+	if (ct_watcher_add_pid(&s->watcher, (pid_t)pid)) {
+		s->unfollowed++;
+		ct_u64map_del(&s->followed, pid);
+		return;
+	}
+	if (proc_gone(pid) && s->n_gone < sizeof(s->gone) / sizeof(s->gone[0]))
+		s->gone[s->n_gone++] = pid; /* not here: the ring is being read */
+}
+
+static void follow_gone(struct session *s)
+{
+	while (s->n_gone)
+		proc_exit(s, s->gone[--s->n_gone]);
+}
+
 /* The ring's records: every plugin's, in the order each thread made its calls;
  * and the injection library's batches of GPU activity. */
 static int on_record(void *ctx, void *data, size_t len)
@@ -268,6 +332,7 @@ static int on_record(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	s->stats.events++;
+	follow_exit(s, s->ev.pid);
 	if (s->ev.api->flags & CT_API_LAUNCH) {
 		const struct ct_field *k = ct_event_role(&s->ev, CT_ROLE_KERNEL);
 
@@ -370,21 +435,30 @@ static int on_watch(void *ctx, void *data, size_t len)
 		ct_sym_refresh(e->pid);
 		break;
 	case CT_WATCH_EXIT:
-		/* The process's records were all written before it exited: deliver
-		 * them first, then tell the sinks it is gone. */
-		ct_rings_consume(&s->rings, 0);
-		ct_gpu_forget(&s->gpu_sink, e->pid);
-		ct_output_proc_exit(&s->out, e->pid, now_ns(CLOCK_REALTIME));
-		ct_device_forget(e->pid);
-		ct_sym_forget(e->pid);
-		ct_names_forget(e->pid);
-		ct_comms_forget(e->pid);
-		ct_procenv_forget(e->pid);
-		if (s->target->pid && (pid_t)e->pid == s->target->pid)
-			s->target_gone = true;
+		proc_exit(s, e->pid);
 		break;
 	}
 	return 0;
+}
+
+static void proc_exit(struct session *s, uint32_t pid)
+{
+	/* The process's records were all written before it exited: deliver
+	 * them first, then tell the sinks it is gone. */
+	ct_rings_consume(&s->rings, 0);
+	ct_gpu_forget(&s->gpu_sink, pid);
+	ct_output_proc_exit(&s->out, pid, now_ns(CLOCK_REALTIME));
+	ct_device_forget(pid);
+	ct_sym_forget(pid);
+	ct_names_forget(pid);
+	ct_comms_forget(pid);
+	ct_procenv_forget(pid);
+	if (ct_u64map_del(&s->followed, pid))
+		ct_watcher_forget_pid(&s->watcher, (pid_t)pid);
+	if (s->last_followed == pid)
+		s->last_followed = 0;
+	if (s->target->pid && (pid_t)pid == s->target->pid)
+		s->target_gone = true;
 }
 
 static int attach_cb(const char *open_path, const char *display, void *ctx)
@@ -856,6 +930,7 @@ static void teardown(struct session *s)
 	ct_names_reset();
 	ct_comms_reset();
 	ct_procenv_reset();
+	ct_u64map_free(&s->followed);
 	ct_rings_free(&s->rings);
 	for (int i = s->n_plugins - 1; i >= 0; i--)
 		if (s->probes[i].lp)
@@ -1028,6 +1103,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 		err = ct_rings_poll(&s->rings, 100);
 		if (err == 0) /* records below the wake-up threshold are read at least every 100 ms */
 			err = ct_rings_consume(&s->rings, -1);
+		follow_gone(s);
 		ct_output_flush_live(&s->out);
 		if (err < 0 && err != -EINTR) {
 			ct_err("reading the ring buffer failed: %s", strerror(-err));
