@@ -570,6 +570,8 @@ static void drop_pids(struct ct_metrics *m, const struct ct_u64map *gone)
 			m->n_capped--;
 			continue;
 		}
+		/* a series takes its hist when it is made, so hists are in the
+		 * series' order and wh <= x.hist: moved down in place */
 		if (x.hist != NO_HIST) {
 			m->h[wh] = m->h[x.hist];
 			x.hist = (uint32_t)wh++;
