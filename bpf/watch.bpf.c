@@ -119,7 +119,9 @@ int BPF_PROG(ct_exit, struct task_struct *p)
 	__u32 pid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid);
 	struct ct_watch_event *e;
 
-	if (pid != tgid || !ct_filter_pids || !bpf_map_lookup_elem(&pids, &tgid))
+	/* System-wide, pids holds the processes that user space asked to hear
+	 * of (those that made a traced call), and nothing else looks at it. */
+	if (pid != tgid || !bpf_map_lookup_elem(&pids, &tgid))
 		return 0;
 	e = bpf_ringbuf_reserve(&watch_events, sizeof(*e), 0);
 	if (!e)

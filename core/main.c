@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "capture/ring.h"
 #include "config/config.h"
+#include "daemon.h"
 #include "explain.h"
 #include "options.h"
 #include "merge/merge.h"
@@ -187,18 +188,68 @@ static void ring_size_settle(struct ct_config *c)
 	c->tracer.ringbuf_size = got;
 }
 
+/* What the command line gave: applied over the config file each time one is
+ * read (at the start, and in daemon mode at each SIGHUP). */
+struct cli {
+	const char *config_file; /* NULL: none */
+	struct override *ov;
+	int n_ov;
+	char **sinks;
+	int n_sinks;
+};
+
+/* The config file, then the command line over it, checked whole. */
+static int build_config(const struct cli *cli, struct ct_config *conf)
+{
+	int err = 0;
+
+	ct_config_init(conf);
+	if (cli->config_file && ct_config_load(conf, cli->config_file))
+		return -EINVAL;
+	/* Sinks first, so that -C sink.NAME.key=value can address an -o sink. */
+	for (int i = 0; i < cli->n_sinks && !err; i++)
+		err = add_cli_sink(conf, cli->sinks[i]);
+	for (int i = 0; i < cli->n_ov && !err; i++) {
+		char origin[512];
+
+		override_origin(&cli->ov[i], origin, sizeof(origin));
+		err = ct_config_set(conf, cli->ov[i].section, cli->ov[i].key, cli->ov[i].val, origin);
+	}
+	if (err)
+		return err;
+	/* Aggregate mode has no calls to show one by one: its counts go to a
+	 * summary. A daemon has no terminal: it is told to name its sinks. */
+	if (!conf->n_sinks && !conf->tracer.daemon &&
+	    ct_config_add_sink(conf, ct_session_aggregate(conf) ? "summary" : "text",
+			       ct_session_aggregate(conf) ? conf->tracer.aggregate_path : "-"))
+		return -EINVAL;
+	if (ct_config_finish(conf))
+		return -EINVAL;
+	if (conf->tracer.daemon && ct_daemon_check(conf, cli->config_file))
+		return -EINVAL;
+	ring_size_settle(conf);
+	return 0;
+}
+
+/* Daemon mode, at SIGHUP: the same file and command line, read again. */
+static int reload_config(void *ctx, struct ct_config *conf)
+{
+	int err = build_config(ctx, conf);
+
+	if (err)
+		ct_config_free(conf);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
-	struct override *ov = NULL;
-	char **sinks = NULL;
+	struct cli cli = { 0 };
 	struct option long_opts[CT_OPTIONS_MAX];
 	char short_opts[2 * CT_OPTIONS_MAX];
-	const char *config_file = NULL;
 	bool no_config = false;
-	int n_ov = 0, info = 0, ret = 2;
+	int info = 0, ret = 2;
 	struct ct_target t = { 0 };
 	struct ct_config conf;
-	int n_sinks = 0;
 	bool config_help = false, help_md = false;
 	long pid;
 	int opt;
@@ -212,12 +263,12 @@ int main(int argc, char **argv)
 		return ct_report_main(argc - 1, argv + 1);
 	ct_config_init(&conf);
 	/* Every option is at most one of each: no limit to drop one at. */
-	ov = calloc(argc, sizeof(*ov));
-	sinks = calloc(argc, sizeof(*sinks));
-	if (!ov || !sinks ||
+	cli.ov = calloc(argc, sizeof(*cli.ov));
+	cli.sinks = calloc(argc, sizeof(*cli.sinks));
+	if (!cli.ov || !cli.sinks ||
 	    ct_options_getopt(long_opts, CT_OPTIONS_MAX, short_opts, sizeof(short_opts)))
 		goto out;
-#define OV(flag, sec, k, v) (ov[n_ov++] = (struct override){ sec, k, v, flag, NULL })
+#define OV(flag, sec, k, v) (cli.ov[cli.n_ov++] = (struct override){ sec, k, v, flag, NULL })
 	while ((opt = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -227,6 +278,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_LIB: OV("--lib", "tracer", "lib", optarg); break;
 		case OPT_CGROUP: OV("--cgroup", "filter", "cgroup", optarg); break;
+		case OPT_DAEMON: OV("--daemon", "tracer", "daemon", "true"); break;
 		case 'P': OV("--plugin", "tracer", "plugins", optarg); break;
 		case OPT_PROFILE: OV("--profile", "tracer", "profile", optarg); break;
 		case OPT_INCLUDE: OV("--include", "filter", "include", optarg); break;
@@ -237,11 +289,12 @@ int main(int argc, char **argv)
 		case OPT_ATTACH: OV("--attach", "tracer", "attach", optarg); break;
 		case OPT_ENGINE: OV("--engine", "tracer", "engine", optarg); break;
 		case OPT_GPU_ACTIVITY: OV("--gpu-activity", "tracer", "gpu_activity", "true"); break;
-		case 'o': sinks[n_sinks++] = optarg; break;
-		case 'c': config_file = optarg; break;
+		case 'o': cli.sinks[cli.n_sinks++] = optarg; break;
+		case 'c': cli.config_file = optarg; break;
 		case OPT_NO_CONFIG: no_config = true; break;
 		case 'C': {
 			char *eq = strchr(optarg, '='), *dot = strchr(optarg, '.');
+			struct override *o = &cli.ov[cli.n_ov];
 
 			/* sink.NAME.key: the section is sink.NAME (a name has no dot). */
 			if (dot && eq && dot < eq && !strncmp(optarg, "sink.", 5))
@@ -250,16 +303,16 @@ int main(int argc, char **argv)
 				ct_err("-C %s: expected SECTION.KEY=VALUE (or sink.NAME.KEY=VALUE)", optarg);
 				goto out;
 			}
-			ov[n_ov].flag = "-C";
-			ov[n_ov].owned = strdup(optarg);
-			if (!ov[n_ov].owned)
+			o->flag = "-C";
+			o->owned = strdup(optarg);
+			if (!o->owned)
 				goto out;
-			ov[n_ov].owned[dot - optarg] = 0;
-			ov[n_ov].owned[eq - optarg] = 0;
-			ov[n_ov].section = ov[n_ov].owned;
-			ov[n_ov].key = ov[n_ov].owned + (dot - optarg) + 1;
-			ov[n_ov].val = ov[n_ov].owned + (eq - optarg) + 1;
-			n_ov++;
+			o->owned[dot - optarg] = 0;
+			o->owned[eq - optarg] = 0;
+			o->section = o->owned;
+			o->key = o->owned + (dot - optarg) + 1;
+			o->val = o->owned + (eq - optarg) + 1;
+			cli.n_ov++;
 			break;
 		}
 		case OPT_CONFIG_HELP:
@@ -289,34 +342,21 @@ int main(int argc, char **argv)
 	}
 	/* The system config applies unless -c names another or --no-config
 	 * skips it; a missing one is no error: every key has a default. */
-	if (!config_file && !no_config && access(CT_SYSTEM_CONFIG, F_OK) == 0)
-		config_file = CT_SYSTEM_CONFIG;
-	if (config_file && ct_config_load(&conf, config_file))
+	if (!cli.config_file && !no_config && access(CT_SYSTEM_CONFIG, F_OK) == 0)
+		cli.config_file = CT_SYSTEM_CONFIG;
+	ct_config_free(&conf);
+	if (build_config(&cli, &conf))
 		goto out;
-	/* Sinks first, so that -C sink.NAME.key=value can address an -o sink. */
-	for (int i = 0; i < n_sinks; i++)
-		if (add_cli_sink(&conf, sinks[i]))
-			goto out;
-	for (int i = 0; i < n_ov; i++) {
-		char origin[512];
-
-		override_origin(&ov[i], origin, sizeof(origin));
-		if (ct_config_set(&conf, ov[i].section, ov[i].key, ov[i].val, origin))
-			goto out;
-	}
 	/* -p is filter.pid: from the file, -C or -p, whichever came last. */
 	t.pid = (pid_t)conf.filter.pid;
-	/* Aggregate mode has no calls to show one by one: its counts go to a summary. */
-	if (!conf.n_sinks && ct_config_add_sink(&conf, ct_session_aggregate(&conf) ? "summary" : "text",
-						ct_session_aggregate(&conf) ? conf.tracer.aggregate_path : "-"))
+	if (conf.tracer.daemon && t.argv) {
+		ct_err("--daemon (tracer.daemon) traces every process: it runs no command (%s)", t.argv[0]);
 		goto out;
-	if (ct_config_finish(&conf))
-		goto out;
+	}
 	if (t.pid && ct_target_check_pid(t.pid)) {
 		ret = 1;
 		goto out;
 	}
-	ring_size_settle(&conf);
 	if (info) {
 		ret = info_command(&conf, info, &t);
 		goto out;
@@ -328,12 +368,15 @@ int main(int argc, char **argv)
 	/* The in-process engine loads no BPF: it runs as the user who runs it. */
 	if (conf.tracer.engine != CT_ENGINE_INPROC && ct_check_privileges())
 		goto out;
-	ret = ct_session_run(&conf, &t);
+	if (conf.tracer.daemon)
+		ret = ct_daemon_run(&conf, reload_config, &cli);
+	else
+		ret = ct_session_run(&conf, &t, NULL);
 out:
-	for (int i = 0; i < n_ov; i++)
-		free(ov[i].owned);
-	free(ov);
-	free(sinks);
+	for (int i = 0; i < cli.n_ov; i++)
+		free(cli.ov[i].owned);
+	free(cli.ov);
+	free(cli.sinks);
 	ct_config_free(&conf);
 	return ret;
 }

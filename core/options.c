@@ -23,6 +23,8 @@ const struct ct_option ct_options[] = {
 	ARG("lib", 0, OPT_LIB, "PATH", "probe this library or executable, in every process"),
 	ARG("cgroup", 0, OPT_CGROUP, "PATH", "only tasks in this cgroup v2 directory or below it\n"
 					   "(filtered in the kernel; with or without a target)"),
+	FLAG("daemon", 0, OPT_DAEMON, "run as a service: every process until SIGTERM, SIGHUP\n"
+				      "reloads the config, logs on stderr (docs/daemon.md)"),
 
 	GROUP("What to trace"),
 	ARG("plugin", 'P', 'P', "LIST", "runtime plugins: cudart, cuda, hip, opencl, nccl, or a .so path"),

@@ -32,6 +32,7 @@
 #include "capture/guard.h"
 #include "symbols/symbolizer.h"
 #include "util/log.h"
+#include "util/u64map.h"
 #include "decode/comms.h"
 #include "decode/names.h"
 #include "sinks/hist.h"
@@ -45,6 +46,7 @@
 #include "capture/shmring.h"
 #include "capture/probe.h"
 #include "capture/ring.h"
+#include "daemon.h"
 #include "session.h"
 #include "capture/target.h"
 #include "capture/watcher.h"
@@ -84,9 +86,18 @@ struct session {
 	struct ct_gpu_sink gpu_sink;
 	bool inproc;           /* --engine inproc: the command's preload library writes s->shm */
 	struct ct_shmring shm;
+	/* System-wide: the processes whose exit the watcher is to tell (with
+	 * a command or -p, every traced pid is in its map already). */
+	struct ct_u64map followed;
+	uint32_t last_followed;
+	uint32_t gone[64];     /* ended before the watcher knew them: their exit, once the batch is read */
+	unsigned n_gone;
+	uint64_t unfollowed;   /* could not be added (the map is full): their state stays */
 };
 
 static volatile sig_atomic_t stop_signal;
+/* Daemon mode: SIGHUP asks for a reload, it does not stop the run. */
+static volatile sig_atomic_t hup_reloads, hup_pending;
 
 /* libbpf's own messages (the verifier's log among them) only with -v. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -98,10 +109,15 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	if (sig == SIGHUP && hup_reloads)
+		hup_pending = 1;
+	else
+		stop_signal = sig;
 }
 
-/* Each ends the run the same way: drain, close every sink, report. */
+/* Each ends the run the same way: drain, close every sink, report (SIGHUP
+ * in daemon mode: a reload, which ends the run that way too once the new
+ * config is accepted). */
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 static void catch_stop_signals(void)
@@ -238,6 +254,62 @@ static void inproc_started(uint32_t pid)
 	ct_sym_refresh(pid);
 }
 
+static void proc_exit(struct session *s, uint32_t pid);
+
+/* /proc/PID/stat says it has ended, or is ending (PF_EXITING, past the
+ * point where the watcher's exit tracepoint ran). */
+static bool proc_gone(uint32_t pid)
+{
+	char path[32], buf[512], state = 0, *p;
+	unsigned long flags = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the comm may hold anything */
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+		return false;
+	return state == 'Z' || state == 'X' || (flags & 0x4 /* PF_EXITING */);
+}
+
+/*
+ * System-wide, the watcher knows no process until it is told of one: each
+ * that makes a traced call is named to it, so that its exit is heard and
+ * what is kept for it (the sinks' per-process series, the decoders' maps)
+ * goes with it. One that ended before it was named is taken as ended now.
+ */
+static void follow_exit(struct session *s, uint32_t pid)
+{
+	if (pid == s->last_followed || s->target->pid || s->target->argv || !pid)
+		return;
+	s->last_followed = pid;
+	if (ct_u64map_get(&s->followed, pid))
+		return;
+	if (ct_u64map_put(&s->followed, pid, (void *)1))
+		return;
+	if (ct_watcher_add_pid(&s->watcher, (pid_t)pid)) {
+		s->unfollowed++;
+		ct_u64map_del(&s->followed, pid);
+		return;
+	}
+	if (proc_gone(pid) && s->n_gone < sizeof(s->gone) / sizeof(s->gone[0]))
+		s->gone[s->n_gone++] = pid; /* not here: the ring is being read */
+}
+
+static void follow_gone(struct session *s)
+{
+	while (s->n_gone)
+		proc_exit(s, s->gone[--s->n_gone]);
+}
+
 /* The ring's records: every plugin's, in the order each thread made its calls;
  * and the injection library's batches of GPU activity. */
 static int on_record(void *ctx, void *data, size_t len)
@@ -281,6 +353,7 @@ static int on_record(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	s->stats.events++;
+	follow_exit(s, s->ev.pid);
 	if (s->ev.api->flags & CT_API_LAUNCH) {
 		const struct ct_field *k = ct_event_role(&s->ev, CT_ROLE_KERNEL);
 
@@ -383,21 +456,30 @@ static int on_watch(void *ctx, void *data, size_t len)
 		ct_sym_refresh(e->pid);
 		break;
 	case CT_WATCH_EXIT:
-		/* The process's records were all written before it exited: deliver
-		 * them first, then tell the sinks it is gone. */
-		ct_rings_consume(&s->rings, 0);
-		ct_gpu_forget(&s->gpu_sink, e->pid);
-		ct_output_proc_exit(&s->out, e->pid, now_ns(CLOCK_REALTIME));
-		ct_device_forget(e->pid);
-		ct_sym_forget(e->pid);
-		ct_names_forget(e->pid);
-		ct_comms_forget(e->pid);
-		ct_procenv_forget(e->pid);
-		if (s->target->pid && (pid_t)e->pid == s->target->pid)
-			s->target_gone = true;
+		proc_exit(s, e->pid);
 		break;
 	}
 	return 0;
+}
+
+static void proc_exit(struct session *s, uint32_t pid)
+{
+	/* The process's records were all written before it exited: deliver
+	 * them first, then tell the sinks it is gone. */
+	ct_rings_consume(&s->rings, 0);
+	ct_gpu_forget(&s->gpu_sink, pid);
+	ct_output_proc_exit(&s->out, pid, now_ns(CLOCK_REALTIME));
+	ct_device_forget(pid);
+	ct_sym_forget(pid);
+	ct_names_forget(pid);
+	ct_comms_forget(pid);
+	ct_procenv_forget(pid);
+	if (ct_u64map_del(&s->followed, pid))
+		ct_watcher_forget_pid(&s->watcher, (pid_t)pid);
+	if (s->last_followed == pid)
+		s->last_followed = 0;
+	if (s->target->pid && (pid_t)pid == s->target->pid)
+		s->target_gone = true;
 }
 
 static int attach_cb(const char *open_path, const char *display, void *ctx)
@@ -968,6 +1050,7 @@ static void teardown(struct session *s)
 	ct_comms_reset();
 	ct_procenv_reset();
 	ct_cgroup_reset();
+	ct_u64map_free(&s->followed);
 	ct_rings_free(&s->rings);
 	ct_shmring_close(&s->shm);
 	for (int i = s->n_plugins - 1; i >= 0; i--)
@@ -1061,9 +1144,10 @@ static void say_tracing(const struct session *s)
 		snprintf(where, sizeof(where), "every process that maps %s", s->conf->tracer.lib);
 	else
 		snprintf(where, sizeof(where), "every process");
-	ct_note("Tracing %s in %s%s. Ctrl-C to end.", what, where,
+	ct_note("Tracing %s in %s%s. %s", what, where,
 		s->aggregate ? ", counting in the kernel (tracer.mode = aggregate)" :
-		s->inproc ? ", in-process (--engine inproc)" : "");
+		s->inproc ? ", in-process (--engine inproc)" : "",
+		s->conf->tracer.daemon ? "SIGHUP reloads the config, SIGTERM stops." : "Ctrl-C to end.");
 	say_profile_cost(s);
 }
 
@@ -1085,12 +1169,12 @@ static void say_totals(const struct session *s)
 		(unsigned long long)s->stats.lost, more);
 }
 
-int ct_session_run(struct ct_config *conf, const struct ct_target *t)
+int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_session_daemon *d)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	uint64_t last_tick;
 	int err, ret = 1, outerr;
-	bool failed = false, stopped;
+	bool failed = false, stopped, reload = false;
 
 	if (!s)
 		return 1;
@@ -1103,6 +1187,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 	s->guard.fd = -1;
 	s->shm.fd = -1;
 	s->inproc = conf->tracer.engine == CT_ENGINE_INPROC;
+	hup_reloads = d != NULL;
 	catch_stop_signals(); /* before anything is forked */
 	s->wall_offset = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
 	s->stats.start_ns = now_ns(CLOCK_REALTIME);
@@ -1154,6 +1239,10 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 		s->release_fd = -1;
 	}
 	say_tracing(s);
+	if (d) {
+		d->started = true;
+		ct_notify("READY=1");
+	}
 
 	last_tick = now_ns(CLOCK_MONOTONIC);
 	while (!stop_signal) {
@@ -1167,6 +1256,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 			if (err == 0) /* records below the wake-up threshold are read at least every 100 ms */
 				err = ct_rings_consume(&s->rings, -1);
 		}
+		follow_gone(s);
 		ct_output_flush_live(&s->out);
 		if (err < 0 && err != -EINTR) {
 			ct_err("reading the ring buffer failed: %s", strerror(-err));
@@ -1176,6 +1266,13 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 		reap_child(s);
 		if (s->child_done || s->target_gone)
 			break;
+		if (hup_pending) {
+			hup_pending = 0;
+			if (d->reload(d->ctx) > 0) {
+				reload = true;
+				break;
+			}
+		}
 		if (now_ns(CLOCK_MONOTONIC) - last_tick >= 1000000000ull) {
 			uint64_t st[CT_STAT_MAX];
 
@@ -1189,7 +1286,11 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t)
 	}
 	if (stop_signal)
 		ct_info("stopping on signal %d", (int)stop_signal);
-	ret = failed ? 1 : 0;
+	if (stop_signal && d) {
+		ct_notify("STOPPING=1");
+		ct_note("SIG%s: stopping", sigabbrev_np(stop_signal));
+	}
+	ret = failed ? 1 : reload ? CT_SESSION_RELOAD : 0;
 	if (s->child) {
 		if (!s->child_done) {
 			/* Stopped by a signal: the command goes on untraced unless it got it too. */
@@ -1243,6 +1344,8 @@ out:
 		ret = err == -EINTR && stop_signal ? 128 + (int)stop_signal : 1;
 	if (outerr && !ret)
 		ret = 1;
+	if (d)
+		d->stop_signal = stop_signal;
 	free(s);
 	return ret;
 }

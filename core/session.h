@@ -10,12 +10,26 @@ struct ct_target {
 	char *const *argv;  /* -- COMMAND ARGS (NULL: none) */
 };
 
+/* Daemon mode's part in a run (daemon.c). */
+struct ct_session_daemon {
+	/* At SIGHUP: 1, the run ends for a new config (CT_SESSION_RELOAD);
+	 * 0, it goes on. */
+	int (*reload)(void *ctx);
+	void *ctx;
+	bool started;    /* set by the run: tracing went live */
+	int stop_signal; /* set by the run: the SIGTERM or SIGINT that ended it, or 0 */
+};
+
+/* What ct_session_run returns when it ended for a reload: no exit status. */
+#define CT_SESSION_RELOAD 256
+
 /*
  * Trace until the command or process ends, or SIGINT/SIGTERM/SIGHUP. Returns the
  * command's exit status (128+signal if it was killed) in command mode, 0 on
- * a clean run otherwise, or 1 after an error that stopped tracing.
+ * a clean run otherwise, or 1 after an error that stopped tracing. With d
+ * (daemon mode), SIGHUP asks d->reload instead of stopping.
  */
-int ct_session_run(struct ct_config *conf, const struct ct_target *t);
+int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_session_daemon *d);
 
 /* tracer.mode = aggregate: the kernel counts, no per-call records. */
 bool ct_session_aggregate(const struct ct_config *conf);

@@ -170,6 +170,13 @@ int ct_watcher_add_pid(struct ct_watcher *w, pid_t pid)
 	return bpf_map_update_elem(ct_watcher_pids_fd(w), &key, &one, BPF_ANY) ? -errno : 0;
 }
 
+int ct_watcher_forget_pid(struct ct_watcher *w, pid_t pid)
+{
+	uint32_t key = pid;
+
+	return bpf_map_delete_elem(ct_watcher_pids_fd(w), &key) ? -errno : 0;
+}
+
 void ct_watcher_detach(struct ct_watcher *w)
 {
 	for (int i = w->n_links - 1; i >= 0; i--)

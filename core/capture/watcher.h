@@ -30,6 +30,8 @@ int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 int ct_watcher_pids_fd(struct ct_watcher *w);
 int ct_watcher_events_fd(struct ct_watcher *w);
 int ct_watcher_add_pid(struct ct_watcher *w, pid_t pid);
+/* System-wide: a pid added only to hear of its exit, heard. */
+int ct_watcher_forget_pid(struct ct_watcher *w, pid_t pid);
 /* System-wide: the executable of a CT_WATCH_EXEC event (its exe_dev, exe_ino)
  * was checked (and probed if it has a runtime): its later processes run on. */
 int ct_watcher_exe_checked(struct ct_watcher *w, uint64_t dev, uint64_t ino);

@@ -115,6 +115,10 @@ static const struct ct_key tracer_keys[] = {
 	   "nvidia-cuda-cupti beside its libcudart, /usr/local/cuda, the loader's path)"),
 	TK("aggregate_path", CT_KEY_STR, "-", aggregate_path,
 	   "mode = aggregate without -o: file for the summary; - is standard output"),
+	TK("daemon", CT_KEY_BOOL, "false", daemon,
+	   "Run as a service (--daemon sets it): every process, until SIGTERM; SIGHUP reloads the "
+	   "config file (a bad one is refused and the running one kept); every sink needs a path "
+	   "or a listener, nothing goes to standard output (docs/daemon.md)"),
 	{ 0 },
 };
 

@@ -29,6 +29,7 @@ struct ct_tracer_conf {
 	bool gpu_activity;   /* kernels, copies and sets on the device, from CUPTI (docs/gpu.md) */
 	char *inject_library; /* the injection library for gpu_activity; unset: found beside the binary */
 	char *cupti_path;    /* the libcupti the injection library opens; unset: it looks (docs/gpu.md) */
+	bool daemon;         /* system-wide, long-running: SIGHUP reloads the config (docs/daemon.md) */
 };
 
 struct ct_filter_conf {

@@ -99,6 +99,7 @@ int ct_metrics_init(struct ct_metrics *m, const struct ct_metrics_conf *conf, ui
 			if (!strcmp(conf->labels.v[i], label_names[k]))
 				m->labels |= 1u << k;
 	m->max_series = conf->max_series;
+	m->exited_grace = conf->exited_grace;
 	m->start_ns = now_ns;
 	if (gethostname(m->host, sizeof(m->host) - 1))
 		strcpy(m->host, "localhost");
@@ -125,6 +126,7 @@ void ct_metrics_free(struct ct_metrics *m)
 	ct_u64map_free(&m->procs);
 	ct_u64map_free(&m->prev);
 	ct_u64map_free(&m->strs);
+	ct_u64map_free(&m->exited);
 	ct_memtrack_free(&m->mem);
 	free(m->v);
 	free(m->h);
@@ -462,6 +464,9 @@ int ct_metrics_event(struct ct_metrics *m, const struct ct_event *ev)
 	struct ct_mkey k, base;
 	struct ct_mseries *x;
 
+	if (m->exited.n && ev->pid != m->last_live)
+		ct_u64map_del(&m->exited, ev->pid); /* calls after its exit: the pid is someone's again */
+	m->last_live = ev->pid;
 	call_key(m, &base, ev);
 	k = base;
 	k.fam = CT_MF_CALLS;
@@ -619,6 +624,80 @@ void ct_metrics_proc_exit(struct ct_metrics *m, uint32_t pid)
 	/* Its memory is gone with it; its counters stay (they are cumulative). */
 	ct_memtrack_drop_pid(&m->mem, pid);
 	free(ct_u64map_del(&m->procs, pid));
+}
+
+/* ---- exited processes ---- */
+
+void ct_metrics_exit_note(struct ct_metrics *m, uint32_t pid, uint64_t ts_ns)
+{
+	if (!(m->labels & L(PID)) || ct_u64map_put(&m->exited, pid, (void *)(uintptr_t)ts_ns))
+		return; /* without a pid label no series is one process's; out of memory: kept */
+	if (m->last_live == pid)
+		m->last_live = 0;
+}
+
+/*
+ * Series of the pids in `gone` leave the table; what is left is moved down,
+ * the durations with their counts, and the slots are written again. Once a
+ * grace period for a batch of exits: the table is walked, not searched.
+ */
+static void drop_pids(struct ct_metrics *m, const struct ct_u64map *gone)
+{
+	size_t w = 0, wh = 0;
+	uint64_t key;
+	void *val;
+
+	for (size_t i = 0; i < m->n; i++) {
+		struct ct_mseries x = m->v[i];
+
+		if (x.k.pid && !x.k.folded && ct_u64map_get(gone, x.k.pid)) {
+			m->n_capped--;
+			continue;
+		}
+		/* a series takes its hist when it is made, so hists are in the
+		 * series' order and wh <= x.hist: moved down in place */
+		if (x.hist != NO_HIST) {
+			m->h[wh] = m->h[x.hist];
+			x.hist = (uint32_t)wh++;
+		}
+		m->v[w++] = x;
+	}
+	m->n = w;
+	m->n_h = wh;
+	memset(m->slots, 0, m->n_slots * sizeof(*m->slots));
+	for (size_t i = 0; i < m->n; i++) {
+		size_t j = key_hash(&m->v[i].k) & (m->n_slots - 1);
+
+		while (m->slots[j])
+			j = (j + 1) & (m->n_slots - 1);
+		m->slots[j] = (uint32_t)i + 1;
+	}
+	/* aggregate mode's counts before, keyed (pid, plugin, api) */
+	for (size_t it = 0; ct_u64map_next(&m->prev, &it, &key, &val);) {
+		if (ct_u64map_get(gone, key >> 32)) {
+			free(ct_u64map_del(&m->prev, key));
+			it = 0; /* a delete may move entries: start over (rare: at expiry) */
+		}
+	}
+}
+
+void ct_metrics_expire(struct ct_metrics *m, uint64_t now_ns)
+{
+	struct ct_u64map gone = { 0 };
+	uint64_t pid;
+	void *at;
+
+	if (!m->exited.n)
+		return;
+	for (size_t it = 0; ct_u64map_next(&m->exited, &it, &pid, &at);)
+		if ((uint64_t)(uintptr_t)at + m->exited_grace <= now_ns && ct_u64map_put(&gone, pid, (void *)1))
+			break; /* out of memory: the rest at the next tick */
+	if (gone.n) {
+		drop_pids(m, &gone);
+		for (size_t it = 0; ct_u64map_next(&gone, &it, &pid, &at);)
+			ct_u64map_del(&m->exited, pid);
+	}
+	ct_u64map_free(&gone);
 }
 
 /* The memory gauges are the books of memtrack, read now. */
@@ -794,8 +873,8 @@ void ct_metric_sink_stats(void *ctx, const struct ct_run_stats *st)
 
 void ct_metric_sink_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
 {
-	(void)ts_ns;
 	ct_metrics_proc_exit(&((struct ct_metric_sink *)ctx)->m, pid);
+	ct_metrics_exit_note(&((struct ct_metric_sink *)ctx)->m, pid, ts_ns);
 }
 
 /* ---- publishing ---- */

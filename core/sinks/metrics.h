@@ -91,6 +91,7 @@ struct ct_mseries {
 struct ct_metrics_conf {
 	struct ct_list labels;
 	uint64_t max_series;
+	uint64_t exited_grace; /* ns */
 };
 
 #define CT_METRICS_KEYS(ctx, field)                                                               \
@@ -101,7 +102,11 @@ struct ct_metrics_conf {
 	{ "max_series", CT_KEY_U64, "5000", offsetof(ctx, field.max_series),                        \
 	  "At most this many label sets; past it, pid, comm, rank, job, cgroup, container and pod "  \
 	  "of new ones are folded "                                                                  \
-	  "into \"other\" (counted in cudatracer_series_dropped_total)" }
+	  "into \"other\" (counted in cudatracer_series_dropped_total)" },                          \
+	{ "exited_grace", CT_KEY_DUR, "300s", offsetof(ctx, field.exited_grace),                    \
+	  "The series of a process that has exited (those with its pid) are kept this long, then "  \
+	  "dropped, so that a node with process churn does not grow without bound (0: at the next " \
+	  "tick)" }
 
 int ct_metrics_check_labels(const void *dst, char *why, size_t why_len);
 
@@ -129,6 +134,9 @@ struct ct_metrics {
 	const struct ct_mwho *who_last;
 	const struct ct_plugin *plugins[64];
 	unsigned n_plugins;
+	uint64_t exited_grace;  /* ns */
+	struct ct_u64map exited; /* pid -> when it exited (wall clock, ns): its series go at + grace */
+	uint32_t last_live;     /* the pid of the last event, known not to be in exited */
 };
 
 /* An immutable copy of the values at one time, shared by reference. */
@@ -152,6 +160,10 @@ void ct_metrics_stats(struct ct_metrics *m, const struct ct_run_stats *st);
 /* A label-less series of the sink's own (e.g. CT_MF_EXPORT_FAILED). */
 void ct_metrics_set(struct ct_metrics *m, enum ct_mfam fam, uint64_t v);
 void ct_metrics_proc_exit(struct ct_metrics *m, uint32_t pid);
+/* The process exited at ts_ns: its series are dropped once exited_grace has passed. */
+void ct_metrics_exit_note(struct ct_metrics *m, uint32_t pid, uint64_t ts_ns);
+/* Drop the series of processes that exited more than exited_grace ago (from the sinks' tick). */
+void ct_metrics_expire(struct ct_metrics *m, uint64_t now_ns);
 /* A snapshot with one reference; NULL when out of memory. */
 struct ct_msnap *ct_metrics_snapshot(struct ct_metrics *m, uint64_t now_ns);
 

@@ -362,6 +362,7 @@ static int otlp_tick(void *ctx, uint64_t now_ns)
 {
 	struct otlp_ctx *o = ctx;
 
+	ct_metrics_expire(&o->ms.m, now_ns);
 	if (now_ns >= o->next_ns) {
 		o->next_ns = now_ns + o->interval_ns;
 		export_now(o, now_ns);

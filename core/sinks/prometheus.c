@@ -334,6 +334,7 @@ static int prom_tick(void *ctx, uint64_t now_ns)
 {
 	struct prom_ctx *p = ctx;
 
+	ct_metrics_expire(&p->ms.m, now_ns);
 	publish(p, now_ns);
 	if (!p->d && now_ns >= p->next_try_ns) {
 		p->next_try_ns = now_ns + RETRY_NS;

@@ -209,6 +209,7 @@ static int rw_tick(void *ctx, uint64_t now_ns)
 {
 	struct rw_ctx *r = ctx;
 
+	ct_metrics_expire(&r->ms.m, now_ns);
 	if (now_ns >= r->next_ns) {
 		r->next_ns = now_ns + r->interval_ns;
 		push_now(r, now_ns);

@@ -67,7 +67,7 @@ struct ct_sink_ops {
 	int (*close)(void *ctx, const struct ct_run_stats *st); /* final output; may be NULL */
 	void (*destroy)(void *ctx); /* free what open() allocated; may be NULL */
 	/* A traced process exited (its records have all been delivered); may be NULL.
-	 * Called for processes traced by pid or command, not in system-wide mode. */
+	 * System-wide, called for the processes that made a traced call. */
 	void (*proc_exit)(void *ctx, uint32_t pid, uint64_t ts_ns);
 	/* Aggregate mode's counts; NULL: the sink needs every call's event and
 	 * cannot run in aggregate mode. */

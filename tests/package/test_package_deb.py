@@ -73,6 +73,7 @@ at = lambda rel: os.path.join(prefix, rel)  # noqa: E731
 want = [at(layout[k]) for k in ("binary", "plugin", "man1", "man5", "completion", "copyright", "changelog")]
 want += [at(os.path.join(os.path.dirname(layout["plugin"]), "libct-%s.so" % p)) for p in ("cuda", "hip", "opencl", "nccl")]
 want.append(system)
+want.append(at("lib/systemd/system/cudatracer.service"))  # the daemon's unit (docs/daemon.md)
 for path in want:
     cttest.check(path in files, "cudatracer's package has no %s:\n%s" % (path, "\n".join(sorted(files))))
 dev_files = contents(dev_deb)

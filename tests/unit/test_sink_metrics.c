@@ -2,7 +2,8 @@
 /*
  * The metrics model through the prometheus sink's final text (path set):
  * exact exposition lines for calls, histogram buckets, bytes by copy kind,
- * memory gauges; escaping of label values; folding past max_series;
+ * memory gauges; escaping of label values; folding past max_series; the
+ * series of exited processes dropped after exited_grace;
  * aggregate mode's cumulative reports; and the protobuf writer's bytes.
  */
 #include <errno.h>
@@ -195,6 +196,48 @@ static void test_cgroup_labels(void **state)
 	free(text);
 }
 
+#define SEC(x) ((uint64_t)(x) * 1000000000ull)
+
+/* Process 5 exits: its series stay for the grace, then go, with the room
+ * they took under max_series; process 6 exits too but calls again (its pid
+ * is someone's again): it stays. */
+static void test_exited_grace(void **state)
+{
+	struct fx_sink s;
+	struct ct_run_stats st = { 0 };
+	struct ct_event ev;
+	char *text;
+
+	(void)state;
+	fx_sink_open(&s, "prometheus", "listen", "127.0.0.1:0", "labels", "api,pid", "max_series", "3",
+		     "exited_grace", "10s", NULL);
+	((struct ct_sink_common *)s.ctx)->path = s.path;
+	ev = fx_event(FX_MALLOC, 5, 5, 0, 10, 0, U(0xa000), U(4096));
+	fx_sink_event(&s, &ev);
+	ev = fx_event(FX_SYNC, 5, 5, 0, 1000, 0);
+	fx_sink_event(&s, &ev);
+	ev = fx_event(FX_SYNC, 6, 6, 0, 1000, 0);
+	fx_sink_event(&s, &ev);
+	s.ops->proc_exit(s.ctx, 5, SEC(1000));
+	s.ops->proc_exit(s.ctx, 6, SEC(1000));
+	ev = fx_event(FX_SYNC, 6, 6, 0, 1000, 0);
+	fx_sink_event(&s, &ev);
+	s.ops->tick(s.ctx, SEC(1009));
+	assert_int_equal(ct_u64map_get(&((struct ct_metric_sink *)s.ctx)->m.exited, 5) != NULL, 1);
+	s.ops->tick(s.ctx, SEC(1010));
+	/* room again under max_series: 7's series are its own, not "other" */
+	ev = fx_event(FX_SYNC, 7, 7, 0, 1000, 0);
+	fx_sink_event(&s, &ev);
+	text = fx_sink_close(&s, &st);
+	assert_null(strstr(text, "pid=\"5\""));
+	has(text, "cudatracer_calls_total{api=\"xDeviceSynchronize\",pid=\"6\"} 2\n");
+	has(text, "cudatracer_call_duration_seconds_count{api=\"xDeviceSynchronize\",pid=\"6\"} 2\n");
+	has(text, "cudatracer_calls_total{api=\"xDeviceSynchronize\",pid=\"7\"} 1\n");
+	has(text, "cudatracer_call_duration_seconds_count{api=\"xDeviceSynchronize\",pid=\"7\"} 1\n");
+	has(text, "cudatracer_series_dropped_total 0\n");
+	free(text);
+}
+
 static void test_unknown_label(void **state)
 {
 	const struct ct_sink_ops *ops = ct_sink_find("prometheus");
@@ -267,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_folding),
 		cmocka_unit_test(test_cgroup_labels),
+		cmocka_unit_test(test_exited_grace),
 		cmocka_unit_test(test_unknown_label),
 		cmocka_unit_test(test_totals),
 		cmocka_unit_test(test_protobuf_writer),

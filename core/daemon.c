@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Daemon mode (daemon.h; docs/daemon.md). A reload is the start again, in
+ * the same process: the new config is read and checked whole while the
+ * running session goes on (every key and value, the daemon's own rules,
+ * each plugin loaded once, each output file opened for writing); refused,
+ * nothing changes and the log says why, with file:line. Accepted, the
+ * running session stops as it would at SIGTERM (drained, every sink closed,
+ * its files complete) and a session is built from the new config by the
+ * same code that built the first: there is no second path through setup
+ * to keep right. What a session holds (counters, the HTTP listener, the
+ * probes) starts anew; a finished file that the new config would write
+ * over is kept beside it. Should the new session still fail to start,
+ * the one before is started again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include "daemon.h"
+#include "plugin/loader.h"
+#include "session.h"
+#include "util/log.h"
+
+void ct_notify(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len = path ? strlen(path) : 0;
+	int fd;
+
+	/* A path, or '@' for a name in the abstract namespace (systemd's own). */
+	if (!path || (path[0] != '/' && path[0] != '@') || len < 2 || len >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, len);
+	if (path[0] == '@')
+		sa.sun_path[0] = 0;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+			     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+		ct_info("cannot tell systemd %s at %s: %s", state, path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Sinks whose output is a listener or an endpoint: their path (the final
+ * values as text) is an extra, and they need none. */
+static const char *const served_sinks[] = { "prometheus", "remote_write", "otlp" };
+
+static bool served(const struct ct_sink_conf *s)
+{
+	for (size_t i = 0; i < sizeof(served_sinks) / sizeof(served_sinks[0]); i++)
+		if (!strcmp(s->ops->type, served_sinks[i]))
+			return true;
+	return false;
+}
+
+static const char *sink_path(const struct ct_sink_conf *s)
+{
+	return ((const struct ct_sink_common *)s->ctx)->path;
+}
+
+/* "FILE:LINE: " of a sink's section, or "" for one given by -o. */
+static const char *sink_where(const struct ct_sink_conf *s, char *buf, size_t n)
+{
+	if (s->file)
+		snprintf(buf, n, "%s:%d: ", s->file, s->line);
+	else
+		buf[0] = 0;
+	return buf;
+}
+
+int ct_daemon_check(const struct ct_config *c, const char *file)
+{
+	const char *from = file ? file : "the command line";
+	char where[PATH_MAX + 16];
+
+	if (c->filter.pid) {
+		ct_err("%s: tracer.daemon traces every process: filter.pid (-p) %llu has no place in it", from,
+		       (unsigned long long)c->filter.pid);
+		return -EINVAL;
+	}
+	if (c->tracer.gpu_activity) {
+		ct_err("%s: tracer.daemon traces every process: tracer.gpu_activity needs a command", from);
+		return -EINVAL;
+	}
+	if (!c->n_sinks) {
+		ct_err("%s: tracer.daemon and no sink: a daemon has no terminal to show calls on; add one "
+		       "([sink.metrics] type = prometheus, or -o jsonl:/var/lib/cudatracer/calls.jsonl)", from);
+		return -EINVAL;
+	}
+	for (int i = 0; i < c->n_sinks; i++) {
+		const struct ct_sink_conf *s = &c->sinks[i];
+		const char *path = sink_path(s);
+
+		if ((path && !strcmp(path, "-")) || (!path && !served(s))) {
+			ct_err("%ssink '%s' (%s) writes to standard output, and tracer.daemon has none to give it "
+			       "(under systemd it is the journal): give it path = FILE", sink_where(s, where, sizeof(where)),
+			       s->name, s->ops->type);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * What setup would trip on, tried before the running session is stopped:
+ * each plugin loads; each output file opens for writing (appending, so
+ * that nothing in it changes; one made here is removed again).
+ */
+static int precheck(const struct ct_config *c)
+{
+	char **dirs = ct_plugin_dirs(c->tracer.plugin_path);
+	char where[PATH_MAX + 16];
+	int err = dirs ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < c->tracer.plugins.n; i++) {
+		struct ct_loaded_plugin lp;
+
+		err = ct_plugin_load(c->tracer.plugins.v[i], dirs, &lp);
+		if (!err)
+			ct_plugin_unload(&lp);
+	}
+	ct_plugin_dirs_free(dirs);
+	for (int i = 0; !err && i < c->n_sinks; i++) {
+		const struct ct_sink_conf *s = &c->sinks[i];
+		const char *path = sink_path(s);
+		bool was = path && !access(path, F_OK);
+		int fd;
+
+		if (!path)
+			continue;
+		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0600);
+		if (fd < 0) {
+			err = -errno;
+			ct_err("%ssink '%s' (%s): cannot open %s for writing: %s", sink_where(s, where, sizeof(where)),
+			       s->name, s->ops->type, path, strerror(errno));
+			break;
+		}
+		close(fd);
+		if (!was)
+			unlink(path);
+	}
+	return err;
+}
+
+/* A finished file that the next session would empty is kept as PATH.TIME. */
+static void keep_finished(const struct ct_config *old, const struct ct_config *next)
+{
+	char stamp[32], kept[PATH_MAX];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	for (int i = 0; i < old->n_sinks; i++) {
+		const char *path = sink_path(&old->sinks[i]);
+		struct stat st;
+		bool reused = false;
+
+		if (!path || served(&old->sinks[i]) || stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+			continue;
+		for (int j = 0; j < next->n_sinks && !reused; j++)
+			reused = sink_path(&next->sinks[j]) && !strcmp(sink_path(&next->sinks[j]), path);
+		if (!reused)
+			continue;
+		for (int n = 1; n < 100; n++) {
+			if (n == 1)
+				snprintf(kept, sizeof(kept), "%s.%s", path, stamp);
+			else
+				snprintf(kept, sizeof(kept), "%s.%s-%d", path, stamp, n);
+			if (!renameat2(AT_FDCWD, path, AT_FDCWD, kept, RENAME_NOREPLACE)) {
+				ct_note("sink '%s': the finished %s is kept as %s", old->sinks[i].name, path, kept);
+				break;
+			}
+			if (errno != EEXIST) {
+				ct_warn("sink '%s': cannot keep %s as %s (%s): the new session writes over it",
+					old->sinks[i].name, path, kept, strerror(errno));
+				break;
+			}
+		}
+	}
+}
+
+static void config_drop(struct ct_config *c)
+{
+	if (!c)
+		return;
+	ct_config_free(c);
+	free(c);
+}
+
+struct daemon {
+	ct_daemon_load_fn load;
+	void *ctx;
+	struct ct_config *next, *next_spare; /* an accepted reload: to run, and a copy not run */
+};
+
+/* A config read again and checked, with a copy of it to fall back on (a
+ * config run once is not run again: its sinks' contexts are spent). */
+static int load_pair(struct daemon *d, struct ct_config **run, struct ct_config **spare)
+{
+	struct ct_config *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	int err = a && b ? 0 : -ENOMEM;
+
+	if (!err && (err = d->load(d->ctx, a))) {
+		free(a); /* freed inside */
+		a = NULL;
+	}
+	if (!err)
+		err = precheck(a);
+	if (!err && (err = d->load(d->ctx, b))) {
+		free(b);
+		b = NULL;
+	}
+	if (err) {
+		config_drop(a);
+		config_drop(b);
+		return err;
+	}
+	*run = a;
+	*spare = b;
+	return 0;
+}
+
+/* At SIGHUP, from the running session's loop. */
+static int on_reload(void *ctx)
+{
+	struct daemon *d = ctx;
+	char msg[96];
+	struct timespec ts;
+
+	ct_note("SIGHUP: reading the configuration again");
+	config_drop(d->next);
+	config_drop(d->next_spare);
+	if (load_pair(d, &d->next, &d->next_spare)) {
+		ct_err("reload refused (said above): tracing goes on with the configuration that was running");
+		return 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%llu",
+		 (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000);
+	ct_notify(msg);
+	ct_note("reload: the new configuration is valid; the session is built again from it");
+	return 1;
+}
+
+int ct_daemon_run(struct ct_config *conf, ct_daemon_load_fn load, void *ctx)
+{
+	struct daemon d = { load, ctx, NULL, NULL };
+	struct ct_config *run = malloc(sizeof(*run)), *spare = calloc(1, sizeof(*spare)), *back = NULL;
+	struct ct_session_daemon sd = { on_reload, &d, false, 0 };
+	const struct ct_target t = { 0 };
+	int ret = 1;
+
+	if (!run || !spare) {
+		free(run);
+		free(spare);
+		return 1;
+	}
+	*run = *conf;
+	memset(conf, 0, sizeof(*conf));
+	if (load(ctx, spare)) {
+		free(spare);
+		spare = NULL;
+	}
+	for (;;) {
+		sd.started = false;
+		ret = ct_session_run(run, &t, &sd);
+		if (ret == CT_SESSION_RELOAD) {
+			keep_finished(run, d.next);
+			config_drop(run);
+			config_drop(back);
+			back = spare; /* the running config's unrun copy: to go back to */
+			run = d.next;
+			spare = d.next_spare;
+			d.next = d.next_spare = NULL;
+			continue;
+		}
+		if (!sd.started && sd.stop_signal) {
+			ret = 0; /* stopped while a session was being built */
+		} else if (!sd.started && back) {
+			ct_err("the new configuration did not start (said above): the one before is started again");
+			config_drop(run);
+			config_drop(spare);
+			run = back;
+			spare = back = NULL;
+			continue;
+		}
+		break;
+	}
+	config_drop(run);
+	config_drop(spare);
+	config_drop(back);
+	config_drop(d.next);
+	config_drop(d.next_spare);
+	return ret;
+}

@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: MIT
+# Daemon mode (docs/daemon.md): reload, refusal, stop, systemd's notify
+# socket; and the soak test, ten minutes of process churn under the daemon
+# (label soak: the normal pass of scripts/test.sh runs it, the ASan pass
+# leaves it out; SOAK_SECONDS shortens it).
+ct_integration_test(daemon "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon.py" LABELS root)
+ct_integration_test(soak "${CMAKE_CURRENT_SOURCE_DIR}/soak/test_soak.py" LABELS "root;soak" TIMEOUT 1200)
