@@ -211,7 +211,7 @@ int main(int argc, char **argv)
 		return ct_report_main(argc - 1, argv + 1);
 	ct_config_init(&conf);
 	/* Every option is at most one of each: no limit to drop one at. */
-	ov = calloc(argc, sizeof(*ov));
+	ov = calloc(2 * (size_t)argc, sizeof(*ov)); /* --stacks=APIS sets two keys */
 	sinks = calloc(argc, sizeof(*sinks));
 	if (!ov || !sinks ||
 	    ct_options_getopt(long_opts, CT_OPTIONS_MAX, short_opts, sizeof(short_opts)))
@@ -234,6 +234,11 @@ int main(int argc, char **argv)
 		case OPT_RINGBUF: OV("--ringbuf-size", "tracer", "ringbuf_size", optarg); break;
 		case OPT_ATTACH: OV("--attach", "tracer", "attach", optarg); break;
 		case OPT_GPU_ACTIVITY: OV("--gpu-activity", "tracer", "gpu_activity", "true"); break;
+		case OPT_STACKS:
+			OV("--stacks", "stacks", "enabled", "true");
+			if (optarg)
+				OV("--stacks", "stacks", "apis", optarg);
+			break;
 		case 'o': sinks[n_sinks++] = optarg; break;
 		case 'c': config_file = optarg; break;
 		case OPT_NO_CONFIG: no_config = true; break;

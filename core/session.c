@@ -42,6 +42,7 @@
 #include "capture/engine.h"
 #include "capture/probe.h"
 #include "capture/ring.h"
+#include "capture/stacks.h"
 #include "session.h"
 #include "capture/target.h"
 #include "capture/watcher.h"
@@ -79,6 +80,7 @@ struct session {
 	uint64_t gpu_messages; /* what the injection libraries said */
 	struct ct_gpu_source gpu_src;
 	struct ct_gpu_sink gpu_sink;
+	struct ct_stacks stacks;  /* --stacks: the engine's stacks, by process */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -231,6 +233,8 @@ static int on_record(void *ctx, void *data, size_t len)
 	const struct ct_record *r;
 	uint32_t plugin;
 
+	if (ct_stacks_take(&s->stacks, data, len))
+		return 0;
 	if (len >= CT_GPU_CHUNK_HEAD && c->call == CT_CALL_GPU) {
 		if (c->len <= len - CT_GPU_CHUNK_HEAD)
 			ct_gpu_decode(&s->gpu_sink, c->pid, c->tid, c->data, c->len);
@@ -244,6 +248,7 @@ static int on_record(void *ctx, void *data, size_t len)
 		s->stats.filtered++;
 		return 0;
 	}
+	s->ev.stack = ct_stacks_of(&s->stacks, r);
 	if (r->flags & CT_REC_HAS_PARENT) {
 		uint32_t pl = CT_CALL_PLUGIN(r->parent), api = CT_CALL_API(r->parent);
 
@@ -537,6 +542,7 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 		.pids_fd = ct_watcher_pids_fd(&s->watcher),
 		.mode = mode,
 		.aggregate = s->aggregate,
+		.stacks = &c->stacks,
 	};
 	int err;
 
@@ -725,6 +731,11 @@ static void report(struct session *s)
 	if (st[CT_STAT_AGG_FULL])
 		ct_warn("%llu calls were not counted: the kernel's table of (process, API) pairs is full "
 			"(%u pairs)", (unsigned long long)st[CT_STAT_AGG_FULL], s->engine.agg_entries);
+	if (st[CT_STAT_NOSTACK] || s->stacks.unmatched)
+		ct_warn("%llu calls carry no stack: %llu could not be taken or sent (ring full: raise [tracer] "
+			"ringbuf_size), %llu named a stack that never arrived",
+			(unsigned long long)(st[CT_STAT_NOSTACK] + s->stacks.unmatched),
+			(unsigned long long)st[CT_STAT_NOSTACK], (unsigned long long)s->stacks.unmatched);
 }
 
 /* On the closing line: runtimes whose calls were not traced, and why. */
@@ -849,6 +860,7 @@ static void teardown(struct session *s)
 	ct_comms_reset();
 	ct_procenv_reset();
 	ct_rings_free(&s->rings);
+	ct_stacks_free(&s->stacks);
 	for (int i = s->n_plugins - 1; i >= 0; i--)
 		if (s->probes[i].lp)
 			ct_probe_close(&s->probes[i]);

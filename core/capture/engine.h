@@ -18,6 +18,7 @@ struct capture_bpf;
 struct bpf_program;
 
 #include "config/choices.h" /* enum ct_attach_mode */
+struct ct_stacks_conf;
 
 /* One plugin as the engine serves it: its table and the session's choices. */
 struct ct_engine_plugin {
@@ -35,6 +36,7 @@ struct ct_engine_opts {
 	int pids_fd;            /* the watcher's pid map, shared */
 	enum ct_attach_mode mode;
 	bool aggregate;         /* count per process and API in the kernel; no records */
+	const struct ct_stacks_conf *stacks; /* --stacks; NULL or not enabled: none */
 };
 
 struct ct_engine {

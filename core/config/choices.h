@@ -11,5 +11,6 @@ enum ct_profile { CT_PROFILE_DEFAULT, CT_PROFILE_FULL };
 enum ct_attach_mode { CT_ATTACH_AUTO, CT_ATTACH_MULTI, CT_ATTACH_SINGLE };
 enum ct_trace_mode { CT_MODE_EVENTS, CT_MODE_AGGREGATE };
 enum ct_reader_priority { CT_READER_HIGH, CT_READER_NORMAL };
+enum ct_stack_method { CT_STACK_FP, CT_STACK_DWARF };
 
 #endif
