@@ -69,6 +69,7 @@ add_dependencies(test_core badplugin_abi badplugin_size badplugin_none badplugin
 
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
 ct_integration_test(cudart_sequence "${I}/test_cudart_sequence.py" LABELS root)
+ct_integration_test(stacks "${I}/test_stacks.py" LABELS root)
 ct_integration_test(cudart_targets "${I}/test_cudart_targets.py" LABELS root)
 ct_integration_test(attach_busy "${I}/test_attach_busy.py" LABELS root)
 # Six tracers against a loop of hundreds of millions of calls a second: minutes under ASan.

@@ -219,10 +219,12 @@ int ct_unwind_slice(const struct ct_ustack_slice *s, uint64_t *pcs, uint32_t max
 	p->walk = NULL;
 	if (r)
 		ct_dbg("unwind: pid %u tid %u: stopped after %u frames: %s", s->pid, s->tid, w.n, dwfl_errmsg(-1));
-	if (r == 0)
-		*end = CT_FRAME_NATIVE;
-	else if (w.full || w.past_copy)
+	/* libdw ends a stack whose next return address it cannot read as it
+	 * ends a complete one: past the copy, it is cut short. */
+	if (w.full || w.past_copy)
 		*end = CT_FRAME_TRUNCATED;
+	else if (r == 0)
+		*end = CT_FRAME_NATIVE;
 out:
 	cur_pid = 0;
 	return (int)w.n;

@@ -4,9 +4,10 @@
  * cudaMalloc, built twice (stack_calls_fp with frame pointers, and
  * stack_calls_nofp at -O2 without them); the functions are noinline and
  * not tail calls, so both keep every frame. Modes:
- *   sites         inner's cudaMalloc twice (never freed), other_site's once and freed
+ *   (none)        inner's cudaMalloc twice from one site (never freed), other_site's once and freed
  *   deep N        cudaMalloc under N frames of recurse()
- *   deleted LIB   dlopen LIB, delete it, call its stack_lib_alloc() (cudaMalloc under it)
+ *   deleted LIB [hold]  dlopen LIB, delete it, call its stack_lib_alloc() (cudaMalloc
+ *                 under it); with hold, wait a second before exiting
  * Linked with the stand-in libcudart.so.99 (tests/cudart.cmake): its
  * cudaMalloc succeeds, so that allocations stay live for the memory sink.
  */
@@ -60,9 +61,10 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "deep") && argc == 3)
 		return recurse(atoi(argv[2]));
-	if (argc == 3 && !strcmp(argv[1], "deleted")) {
+	if (argc >= 3 && !strcmp(argv[1], "deleted")) {
 		void *h = dlopen(argv[2], RTLD_NOW);
 		int (*fn)(void);
+		int r;
 
 		if (!h) {
 			fprintf(stderr, "stack_calls: %s\n", dlerror());
@@ -70,10 +72,13 @@ int main(int argc, char **argv)
 		}
 		fn = (int (*)(void))dlsym(h, "stack_lib_alloc");
 		unlink(argv[2]);
-		return fn ? fn() : 2;
+		r = fn ? fn() : 2;
+		if (argc == 4) /* "hold": still mapped while the tracer reads the call */
+			sleep(1);
+		return r;
 	}
-	outer(1 << 20);
-	outer(1 << 20);
+	for (int i = 1; i <= 2; i++) /* one site, two live allocations (the stand-in's pointers differ by size) */
+		outer((size_t)i << 20);
 	other_site();
 	return 0;
 }
