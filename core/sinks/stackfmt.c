@@ -7,6 +7,8 @@
 #include "sinks/stackfmt.h"
 #include "util/strbuf.h"
 
+static void frame_raw(const struct ct_frame_info *f, char *buf, size_t n);
+
 #define FRAME_FIXED 128 /* keys, numbers and punctuation of one frame */
 
 static size_t str_max(const char *s)
@@ -73,7 +75,16 @@ char *ct_stack_json_w(char *w, const struct ct_callstack *cs)
 	return w;
 }
 
+/* Names from the traced process's files, escaped for a terminal. */
 void ct_frame_text(const struct ct_frame_info *f, char *buf, size_t n)
+{
+	char raw[1024];
+
+	frame_raw(f, raw, sizeof(raw));
+	ct_text_esc(buf, n, raw);
+}
+
+static void frame_raw(const struct ct_frame_info *f, char *buf, size_t n)
 {
 	switch (f->kind) {
 	case CT_FRAME_PYTHON:
