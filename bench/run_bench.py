@@ -11,6 +11,9 @@ Modes, run in rotating order for --rounds rounds, each on a fresh workload:
   jsonl_2m    the same with a 2 MiB ring buffer (64 KiB wake-ups)
   aggregate   cudatracer, mode = aggregate (counts in BPF maps, no records)
   entry_only  cudatracer, jsonl, launches recorded at entry only
+  stacks      cudatracer, jsonl, --stacks=all: every call carries its stack
+              (method fp: the workload's one site per API sends its frames once)
+  stacks_dwarf ... method dwarf: 16 KiB of stack copied per call
   floor_eo    the floor with launches entry-only, to compare entry_only with
   floor_clock programs that only read the clock at entry and return
   floor_record ... and send one 128-byte record per call to a ring buffer:
@@ -71,6 +74,10 @@ def tracer_cmd(mode, pid, tmp, plugin, cudart):
         return base + ["-C", "tracer.mode=aggregate", "-C", "tracer.aggregate_path=" + os.path.join(tmp, "agg.txt")], "Ctrl-C"
     if mode == "entry_only":
         return base + ["-o", "jsonl:" + out, "-C", "tracer.entry_only=cudaLaunch*"], "Ctrl-C"
+    if mode == "stacks":
+        return base + ["-o", "jsonl:" + out, "--stacks=all"], "Ctrl-C"
+    if mode == "stacks_dwarf":
+        return base + ["-o", "jsonl:" + out, "--stacks=all", "-C", "stacks.method=dwarf"], "Ctrl-C"
     floor = [os.path.join(B, "bench", "ct-floor"), plugin, cudart]
     if mode == "floor":
         return floor, "attached"

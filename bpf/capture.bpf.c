@@ -336,6 +336,8 @@ static __always_inline void ct_emit(struct ct_frame *f, const struct ct_spec *s)
 		ct_count(CT_STAT_LOST);
 }
 
+#include "ustack.bpf.h"
+
 /* The thread's storage of `map`; created for a thread of a traced process. */
 static __always_inline void *ct_thread_get(void *map)
 {
@@ -508,6 +510,8 @@ static __always_inline void ct_settle(struct ct_thread *t, __u64 sp, __u32 call,
 	}
 	f->rec.depth = top;
 	ct_who(&f->rec);
+	if (ret) /* the stack at the runtime launch's return: its caller's */
+		ct_ustack_exit(ret, &f->rec, s->flags);
 	ct_emit(f, s);
 }
 
@@ -546,6 +550,7 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		f->rec.depth = d;
 		f->rec.ret = 0;
 		ct_who(&f->rec);
+		ct_ustack_entry(ctx, &f->rec, sflags);
 		if ((sflags & CT_SPEC_HOOK) && !ct_hook_emit(&f->rec, CT_HOOK_ENTRY_ONLY))
 			return 1;
 		ct_emit(f, s);
@@ -608,6 +613,7 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	f->rec.depth = d;
 	f->rec.ret = PT_REGS_RC(ctx);
 	ct_who(&f->rec);
+	ct_ustack_exit(ctx, &f->rec, s->flags);
 	if ((s->flags & CT_SPEC_HOOK) && !ct_hook_emit(&f->rec, CT_HOOK_EXIT))
 		return 0;
 	ct_emit(f, s);

@@ -82,6 +82,56 @@ struct ct_record {
  */
 #define CT_REC_HEAD_SIZE __builtin_offsetof(struct ct_record, args)
 
+/*
+ * --stacks (docs/stacks.md). A record's `ustack` names a stack of its
+ * process. Method fp: the id of a stack the engine sent once, as a
+ * struct ct_ustack_frames, before the first record that names it (again
+ * when its slot in the engine's table of sent stacks was taken by another);
+ * method dwarf: CT_USTACK_SLICE, the struct ct_ustack_slice sent just
+ * before the record by the same thread. Both have their `call` where a
+ * record's is, holding a call id no plugin's can be (as bpf/gpu_chunk.h's
+ * CT_CALL_GPU).
+ */
+#define CT_USTACK_OFF 0   /* ct_stack_method: no stacks */
+#define CT_USTACK_FP 1    /* the kernel walks frame pointers */
+#define CT_USTACK_DWARF 2 /* a slice of the stack, unwound in user space */
+#define CT_USTACK_DEPTH_MAX 126 /* one under the kernel's perf_event_max_stack (127): see ustack.bpf.h */
+#define CT_CALL_USTACK_FRAMES 0xfffffffdu
+#define CT_CALL_USTACK_SLICE 0xfffffffeu
+#define CT_USTACK_SLICE 0xffffffffu
+#define CT_USTACK_REGS 17      /* x86-64 in DWARF's order: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+#define CT_USTACK_SLICE_MAX (64u << 10)
+#define CT_USTACK_AT_ENTRY (1u << 0)  /* slice: taken at the function's first instruction */
+#define CT_USTACK_TRUNCATED (1u << 1) /* frames: the stack was deeper than these */
+
+struct ct_ustack_frames {
+	ct_u64 hash;   /* of the process and frames: the same stack, the same hash */
+	ct_u64 n;      /* frames in pcs */
+	ct_u32 pid, tid;
+	ct_u32 call;   /* CT_CALL_USTACK_FRAMES */
+	ct_u32 flags;  /* CT_USTACK_TRUNCATED */
+	ct_u32 id;     /* what records of this stack carry in `ustack` */
+	ct_u32 pad;
+	/* then n return addresses, innermost first */
+};
+
+struct ct_ustack_slice {
+	ct_u64 sp;     /* the user stack pointer data[0] was copied from */
+	ct_u64 len;    /* bytes of data */
+	ct_u32 pid, tid;
+	ct_u32 call;   /* CT_CALL_USTACK_SLICE */
+	ct_u32 flags;  /* CT_USTACK_AT_ENTRY */
+	ct_u64 regs[CT_USTACK_REGS];
+	char data[];
+};
+
+#define CT_USTACK_FRAMES_HEAD sizeof(struct ct_ustack_frames)
+#define CT_USTACK_SLICE_HEAD __builtin_offsetof(struct ct_ustack_slice, data)
+_Static_assert(__builtin_offsetof(struct ct_ustack_slice, call) == __builtin_offsetof(struct ct_record, call),
+	       "a slice's call word is where a record's is");
+_Static_assert(__builtin_offsetof(struct ct_ustack_frames, call) == __builtin_offsetof(struct ct_record, call),
+	       "a stack's call word is where a record's is");
+
 /* When a read copies user memory. */
 enum ct_read_phase { CT_READ_UNUSED = 0, CT_READ_ENTRY = 1, CT_READ_EXIT = 2 };
 
@@ -126,6 +176,7 @@ enum ct_stat {
 	CT_STAT_UNPAIRED,    /* exits with no matching entry (e.g. began before attach) */
 	CT_STAT_DEEP,        /* entries past the nesting limit */
 	CT_STAT_AGG_FULL,    /* aggregate mode: calls of a (process, API) the table had no room for */
+	CT_STAT_NOSTACK,     /* --stacks: calls whose stack could not be taken or sent (ring full) */
 	CT_STAT_MAX,
 };
 

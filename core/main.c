@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 		return ct_report_main(argc - 1, argv + 1);
 	ct_config_init(&conf);
 	/* Every option is at most one of each: no limit to drop one at. */
-	cli.ov = calloc(argc, sizeof(*cli.ov));
+	cli.ov = calloc(2 * (size_t)argc, sizeof(*cli.ov)); /* --stacks=APIS sets two keys */
 	cli.sinks = calloc(argc, sizeof(*cli.sinks));
 	if (!cli.ov || !cli.sinks ||
 	    ct_options_getopt(long_opts, CT_OPTIONS_MAX, short_opts, sizeof(short_opts)))
@@ -289,6 +289,11 @@ int main(int argc, char **argv)
 		case OPT_ATTACH: OV("--attach", "tracer", "attach", optarg); break;
 		case OPT_ENGINE: OV("--engine", "tracer", "engine", optarg); break;
 		case OPT_GPU_ACTIVITY: OV("--gpu-activity", "tracer", "gpu_activity", "true"); break;
+		case OPT_STACKS:
+			OV("--stacks", "stacks", "enabled", "true");
+			if (optarg)
+				OV("--stacks", "stacks", "apis", optarg);
+			break;
 		case 'o': cli.sinks[cli.n_sinks++] = optarg; break;
 		case 'c': cli.config_file = optarg; break;
 		case OPT_NO_CONFIG: no_config = true; break;

@@ -47,6 +47,7 @@
 #include "capture/probe.h"
 #include "capture/ring.h"
 #include "daemon.h"
+#include "capture/stacks.h"
 #include "session.h"
 #include "capture/target.h"
 #include "capture/watcher.h"
@@ -93,6 +94,7 @@ struct session {
 	uint32_t gone[64];     /* ended before the watcher knew them: their exit, once the batch is read */
 	unsigned n_gone;
 	uint64_t unfollowed;   /* could not be added (the map is full): their state stays */
+	struct ct_stacks stacks;  /* --stacks: the engine's stacks, by process */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -324,6 +326,8 @@ static int on_record(void *ctx, void *data, size_t len)
 		return 0;
 	}
 
+	if (ct_stacks_take(&s->stacks, data, len))
+		return 0;
 	if (len >= CT_GPU_CHUNK_HEAD && c->call == CT_CALL_GPU) {
 		if (c->len <= len - CT_GPU_CHUNK_HEAD)
 			ct_gpu_decode(&s->gpu_sink, c->pid, c->tid, c->data, c->len);
@@ -337,6 +341,7 @@ static int on_record(void *ctx, void *data, size_t len)
 		s->stats.filtered++;
 		return 0;
 	}
+	s->ev.stack = ct_stacks_of(&s->stacks, r);
 	if (r->flags & CT_REC_HAS_PARENT) {
 		uint32_t pl = CT_CALL_PLUGIN(r->parent), api = CT_CALL_API(r->parent);
 
@@ -726,6 +731,7 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 		.aggregate = s->aggregate,
 		.filter_cgroup = c->filter.cgroup != NULL,
 		.cgroup_fd = -1,
+		.stacks = &c->stacks,
 	};
 	int err;
 
@@ -925,6 +931,11 @@ static void report(struct session *s)
 	if (st[CT_STAT_AGG_FULL])
 		ct_warn("%llu calls were not counted: the kernel's table of (process, API) pairs is full "
 			"(%u pairs)", (unsigned long long)st[CT_STAT_AGG_FULL], s->engine.agg_entries);
+	if (st[CT_STAT_NOSTACK] || s->stacks.unmatched)
+		ct_warn("%llu calls carry no stack: %llu could not be taken or sent (ring full: raise [tracer] "
+			"ringbuf_size), %llu named a stack that never arrived",
+			(unsigned long long)(st[CT_STAT_NOSTACK] + s->stacks.unmatched),
+			(unsigned long long)st[CT_STAT_NOSTACK], (unsigned long long)s->stacks.unmatched);
 }
 
 /* On the closing line: runtimes whose calls were not traced, and why. */
@@ -1053,6 +1064,7 @@ static void teardown(struct session *s)
 	ct_u64map_free(&s->followed);
 	ct_rings_free(&s->rings);
 	ct_shmring_close(&s->shm);
+	ct_stacks_free(&s->stacks);
 	for (int i = s->n_plugins - 1; i >= 0; i--)
 		if (s->probes[i].lp)
 			ct_probe_close(&s->probes[i]);

@@ -69,6 +69,7 @@ add_dependencies(test_core badplugin_abi badplugin_size badplugin_none badplugin
 
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
 ct_integration_test(cudart_sequence "${I}/test_cudart_sequence.py" LABELS root)
+ct_integration_test(stacks "${I}/test_stacks.py" LABELS root)
 ct_integration_test(cudart_targets "${I}/test_cudart_targets.py" LABELS root)
 ct_integration_test(attach_busy "${I}/test_attach_busy.py" LABELS root)
 # Six tracers against a loop of hundreds of millions of calls a second: minutes under ASan.
@@ -82,3 +83,16 @@ ct_integration_test(cudart_modes "${I}/test_cudart_modes.py" LABELS root)
 ct_integration_test(explain "${I}/test_explain.py")
 ct_integration_test(cli_outputs "${I}/test_cli_outputs.py" LABELS root)
 ct_integration_test(cudart_system_static "${I}/test_cudart_system_static.py" LABELS root)
+
+# Known call stacks (test_stacks.py): with frame pointers, and without at -O2.
+foreach(variant fp nofp)
+	add_executable(stack_calls_${variant} "${P}/stack_calls.c")
+	target_link_libraries(stack_calls_${variant} PRIVATE fake_cudart dl)
+	set_target_properties(stack_calls_${variant} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/fake"
+		BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
+endforeach()
+target_compile_options(stack_calls_fp PRIVATE -O0 -fno-omit-frame-pointer)
+target_compile_options(stack_calls_nofp PRIVATE -O2 -fomit-frame-pointer -fno-optimize-sibling-calls)
+add_library(stack_lib SHARED "${P}/stack_lib.c")
+target_link_libraries(stack_lib PRIVATE fake_cudart)
+set_target_properties(stack_lib PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${PB}/fake")

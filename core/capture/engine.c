@@ -23,6 +23,7 @@
 #include <cudatracer/hook.bpf.h>
 #include "capture/bpfutil.h"
 #include "capture/ring.h"
+#include "capture/stacks.h"
 #include "decode/decode.h"
 #include "util/log.h"
 #include "capture.skel.h"
@@ -79,11 +80,12 @@ static uint8_t role_slot(const struct ct_api *a, enum ct_role role)
 	return CT_NO_SLOT;
 }
 
-static void spec_of(const struct ct_api *a, bool entry_only, bool hook, bool layers, struct ct_spec *s)
+static void spec_of(const struct ct_api *a, bool entry_only, bool hook, bool layers, bool stack,
+		    struct ct_spec *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->flags = (entry_only ? CT_SPEC_ENTRY_ONLY : 0) | (hook ? CT_SPEC_HOOK : 0) |
-		   (a->result == CT_RES_ERROR ? CT_SPEC_RET_IS_ERROR : 0);
+		   (a->result == CT_RES_ERROR ? CT_SPEC_RET_IS_ERROR : 0) | (stack ? CT_SPEC_STACK : 0);
 	/* Launches of several layers (the runtime's, the driver's it makes): one return for both. */
 	if (layers && (a->flags & CT_API_LAUNCH) && !entry_only)
 		s->flags |= CT_SPEC_LAUNCH;
@@ -109,7 +111,8 @@ static void spec_of(const struct ct_api *a, bool entry_only, bool hook, bool lay
 		s->flags |= CT_SPEC_INNER_LAUNCH;
 }
 
-static int fill_specs(struct capture_bpf *skel, const struct ct_engine_plugin *pl, int n)
+static int fill_specs(struct capture_bpf *skel, const struct ct_engine_plugin *pl, int n,
+		      const struct ct_stacks_conf *stacks)
 {
 	for (int i = 0; i < n; i++) {
 		const struct ct_plugin *p = pl[i].p;
@@ -121,9 +124,22 @@ static int fill_specs(struct capture_bpf *skel, const struct ct_engine_plugin *p
 		}
 		for (size_t k = 0; k < p->n_apis; k++)
 			spec_of(&p->apis[k], pl[i].entry_only[k], pl[i].hook != NULL, n > 1,
+				stacks && ct_stacks_api_wanted(stacks, &p->apis[k]),
 				&skel->bss->ct_specs[CT_CALL_ID(i, k)]);
 	}
 	return 0;
+}
+
+/* --stacks: the method, what is kept, the table of stacks sent (ustack.bpf.h). */
+static int set_stacks(struct capture_bpf *skel, const struct ct_stacks_conf *c)
+{
+	if (!c)
+		return 0;
+	skel->rodata->ct_stack_method = c->method == CT_STACK_DWARF ? CT_USTACK_DWARF : CT_USTACK_FP;
+	skel->rodata->ct_stack_errors = ct_stacks_errors_wanted(c);
+	skel->rodata->ct_stack_depth = (uint32_t)c->depth;
+	skel->rodata->ct_slice_bytes = (uint32_t)c->dwarf_bytes;
+	return bpf_map__set_max_entries(skel->maps.ustack_sent, (uint32_t)c->map_entries);
 }
 
 /* A file of these bytes, for the linker, which reads and writes files. */
@@ -307,6 +323,7 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	struct bpf_program *progs[SETS][KINDS][2];
 	uint64_t ring = ct_ring_size(o->ringbuf_size);
 	unsigned set = bench_empty() ? SET_EMPTY : o->aggregate ? SET_AGGREGATE : SET_EVENTS;
+	const struct ct_stacks_conf *stacks = o->stacks && o->stacks->enabled && !o->aggregate ? o->stacks : NULL;
 	int err;
 
 	if (!skel)
@@ -317,8 +334,10 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	skel->rodata->ct_track_parents = n > 1;
 	skel->rodata->ct_wakeup_bytes = per_cpu_wakeup(o->wakeup_bytes, ring);
 	skel->rodata->ct_session = kind == CT_LINK_SESSION;
-	err = fill_specs(skel, pl, n);
+	err = fill_specs(skel, pl, n, stacks);
 	if (err)
+		return err;
+	if ((err = set_stacks(skel, stacks)))
 		return err;
 	/* The events mode's ring is its only channel; aggregate mode sends nothing. */
 	if ((err = bpf_map__set_max_entries(skel->maps.events, set != SET_EVENTS ? 4096 : ring)))
@@ -479,5 +498,5 @@ void ct_engine_close(struct ct_engine *e)
 
 void ct_engine_spec(const struct ct_api *a, bool entry_only, bool hook, struct ct_spec *s)
 {
-	spec_of(a, entry_only, hook, false, s); /* the launch-pair flags serve session programs only */
+	spec_of(a, entry_only, hook, false, false, s); /* the launch-pair flags serve session programs only */
 }

@@ -18,6 +18,7 @@ struct capture_bpf;
 struct bpf_program;
 
 #include "config/choices.h" /* enum ct_attach_mode */
+struct ct_stacks_conf;
 
 /* One plugin as the engine serves it: its table and the session's choices. */
 struct ct_engine_plugin {
@@ -37,6 +38,7 @@ struct ct_engine_opts {
 	int cgroup_fd;
 	enum ct_attach_mode mode;
 	bool aggregate;         /* count per process and API in the kernel; no records */
+	const struct ct_stacks_conf *stacks; /* --stacks; NULL or not enabled: none */
 };
 
 /* How the engine's programs are attached: the first the kernel takes, in this order. */

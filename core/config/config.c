@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "util/log.h"
 #include "plugin/trust.h"
+#include "record.h" /* CT_USTACK_* */
 
 #define CT_STRINGIFY_(x) #x
 #define CT_STRINGIFY(x) CT_STRINGIFY_(x)
@@ -33,6 +34,8 @@ static const char *const attach_words[] = {
 	[CT_ATTACH_SESSION] = "session", NULL };
 static const char *const engine_words[] = {
 	[CT_ENGINE_EBPF] = "ebpf", [CT_ENGINE_INPROC] = "inproc", NULL };
+static const char *const stack_method_words[] = {
+	[CT_STACK_FP] = "fp", [CT_STACK_DWARF] = "dwarf", NULL };
 static const char *const mode_words[] = {
 	[CT_MODE_EVENTS] = "events", [CT_MODE_AGGREGATE] = "aggregate", NULL };
 
@@ -139,6 +142,61 @@ static const struct ct_key filter_keys[] = {
 	{ 0 },
 };
 
+#define SK(name, type, def, field, help) \
+	{ name, type, def, offsetof(struct ct_stacks_conf, field), help, NULL, NULL }
+
+static int check_stack_depth(const void *dst, char *why, size_t n)
+{
+	uint64_t v = *(const uint64_t *)dst;
+
+	if (v >= 1 && v <= CT_USTACK_DEPTH_MAX)
+		return 0;
+	snprintf(why, n, "expected 1 to %d frames (the kernel's perf_event_max_stack)", CT_USTACK_DEPTH_MAX);
+	return -EINVAL;
+}
+
+static int check_stack_entries(const void *dst, char *why, size_t n)
+{
+	uint64_t v = *(const uint64_t *)dst;
+
+	if (v >= 16 && v <= (1u << 20))
+		return 0;
+	snprintf(why, n, "expected 16 to 1048576 stacks");
+	return -EINVAL;
+}
+
+static int check_dwarf_bytes(const void *dst, char *why, size_t n)
+{
+	uint64_t v = *(const uint64_t *)dst;
+
+	if (v >= 4096 && v <= CT_USTACK_SLICE_MAX && v % 4096 == 0)
+		return 0;
+	snprintf(why, n, "expected whole pages: 4K, 8K ... up to %uK", CT_USTACK_SLICE_MAX >> 10);
+	return -EINVAL;
+}
+
+static const struct ct_key stacks_keys[] = {
+	SK("enabled", CT_KEY_BOOL, "false", enabled,
+	   "Give the events of the APIs below their call stack (innermost first); --stacks sets it"),
+	SK("apis", CT_KEY_LIST, "alloc,free,launch,errors", apis,
+	   "Which calls carry a stack: alloc, free, launch, copy, set, sync (by the API's kind), errors "
+	   "(every call that fails), all (every call), or API globs"),
+	{ "method", CT_KEY_CHOICE, "fp", offsetof(struct ct_stacks_conf, method),
+	  "fp: the kernel follows frame pointers (cheap: each distinct stack is sent once); dwarf: a "
+	  "copy of the top of the stack is unwound from .eh_frame in user space (code built without "
+	  "frame pointers; costs dwarf_bytes of ring per call)", stack_method_words, NULL },
+	{ "depth", CT_KEY_U64, "64", offsetof(struct ct_stacks_conf, depth),
+	  "Frames kept per stack; deeper stacks end in [truncated]", NULL, check_stack_depth },
+	{ "map_entries", CT_KEY_U64, "16384", offsetof(struct ct_stacks_conf, map_entries),
+	  "method fp: distinct stacks the kernel keeps; calls from stacks past them are counted and "
+	  "carry none", NULL, check_stack_entries },
+	{ "dwarf_bytes", CT_KEY_SIZE, "16K", offsetof(struct ct_stacks_conf, dwarf_bytes),
+	  "method dwarf: bytes of the stack copied per call, whole pages from the one the stack pointer is in "
+	  "(frames above them are lost: [truncated])",
+	  NULL, check_dwarf_bytes },
+	{ 0 },
+};
+
 static const struct ct_key sink_common_keys[] = {
 	{ "type", CT_KEY_STR, NULL, offsetof(struct ct_sink_common, type),
 	  "Sink type: text, jsonl, ... (see the list below)", NULL, NULL },
@@ -157,6 +215,7 @@ static const struct {
 } sections[] = {
 	{ "tracer", tracer_keys, offsetof(struct ct_config, tracer), "What to trace and how" },
 	{ "filter", filter_keys, offsetof(struct ct_config, filter), "Which calls to keep" },
+	{ "stacks", stacks_keys, offsetof(struct ct_config, stacks), "Call stacks (docs/stacks.md)" },
 };
 
 void ct_config_init(struct ct_config *c)

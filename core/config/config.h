@@ -42,6 +42,16 @@ struct ct_filter_conf {
 	bool errors_only;
 };
 
+/* [stacks]: call stacks on the events of chosen APIs (docs/stacks.md). */
+struct ct_stacks_conf {
+	bool enabled;          /* --stacks */
+	struct ct_list apis;   /* classes (alloc, free, launch, copy, set, sync, errors, all) or API globs */
+	enum ct_stack_method method;
+	uint64_t depth;        /* frames kept, 1 to 127 */
+	uint64_t map_entries;  /* distinct stacks the kernel keeps (method fp) */
+	uint64_t dwarf_bytes;  /* method dwarf: bytes of stack copied per call */
+};
+
 /* One [sink.NAME] section; its keys are kept raw until the type is known. */
 struct ct_sink_conf {
 	char *name;
@@ -60,6 +70,7 @@ struct ct_sink_conf {
 struct ct_config {
 	struct ct_tracer_conf tracer;
 	struct ct_filter_conf filter;
+	struct ct_stacks_conf stacks;
 	int n_sinks;
 	struct ct_sink_conf *sinks;
 };

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "record.h"
 #include "sinks/sink.h"
+#include "sinks/stackfmt.h"
 #include "util/strbuf.h"
 
 #define JSONL_FLUSH (64 * 1024)
@@ -452,6 +453,8 @@ static size_t line_max(const struct api_text *t, const struct ct_event *ev)
 		n += 128 + 6 * (sizeof(ev->env->job_id) + sizeof(((struct jsonl_sink *)0)->host));
 	if (ev->comm_info)
 		n += 128;
+	if (ev->stack)
+		n += 16 + ct_stack_json_max(ev->stack);
 	return n;
 }
 
@@ -518,7 +521,12 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 		w = put_cached(w, &t->keys[i]);
 		w = ct_json_field_w(w, &ev->fields[i]);
 	}
-	w = ct_w_lit(w, "}}\n");
+	*w++ = '}';
+	if (ev->stack) {
+		w = ct_w_lit(w, ",\"stack\":");
+		w = ct_stack_json_w(w, ev->stack);
+	}
+	w = ct_w_lit(w, "}\n");
 	b->len = (size_t)(w - b->p);
 	return b->len >= JSONL_FLUSH ? jsonl_write(s) : 0;
 }

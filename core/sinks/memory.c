@@ -41,6 +41,55 @@ static void u64s(char *buf, size_t n, uint64_t v)
 	snprintf(buf, n, "%" PRIu64, v);
 }
 
+/* --stacks: the never-freed allocations by the stack that made them, most bytes first. */
+static int text_sites(struct memory_ctx *s, const struct ct_mem_space *sp)
+{
+	struct ct_mem_site *v;
+	size_t n;
+	int err = ct_memtrack_live_sites(sp, &v, &n);
+
+	if (err)
+		return err;
+	if (n && (n > 1 || v[0].site))
+		fprintf(s->c.out, "  never freed, by allocation site:\n");
+	for (size_t i = 0; i < n && i < s->max_list && (n > 1 || v[0].site); i++) {
+		fprintf(s->c.out, "    %" PRIu64 " bytes in %" PRIu64 " allocation%s %s\n", v[i].bytes, v[i].count,
+			v[i].count > 1 ? "s" : "", v[i].site ? "at:" : "with no stack");
+		for (uint32_t f = 0; v[i].site && f < v[i].site->n_lines; f++)
+			fprintf(s->c.out, "      %s\n", v[i].site->lines[f]);
+	}
+	free(v);
+	return 0;
+}
+
+static void json_sites(struct memory_ctx *s, const struct ct_mem_space *sp)
+{
+	FILE *out = s->c.out;
+	struct ct_mem_site *v;
+	size_t n;
+
+	fputs(",\"unfreed_sites\":[", out);
+	if (!ct_memtrack_live_sites(sp, &v, &n)) {
+		for (size_t i = 0; i < n; i++) {
+			fprintf(out, "%s{\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"stack\":", i ? "," : "",
+				v[i].count, v[i].bytes);
+			if (!v[i].site) {
+				fputs("null}", out);
+				continue;
+			}
+			fputc('[', out);
+			for (uint32_t f = 0; f < v[i].site->n_lines; f++) {
+				if (f)
+					fputc(',', out);
+				ct_json_str(out, v[i].site->lines[f]);
+			}
+			fputs("]}", out);
+		}
+		free(v);
+	}
+	fputc(']', out);
+}
+
 static int text_space(struct memory_ctx *s, const struct ct_mem_space *sp)
 {
 	FILE *out = s->c.out;
@@ -90,6 +139,8 @@ static int text_space(struct memory_ctx *s, const struct ct_mem_space *sp)
 	}
 	ct_table_free(&t);
 	free(live);
+	if (!err)
+		err = text_sites(s, sp);
 	if (err || !sp->unknown)
 		return err;
 
@@ -160,7 +211,9 @@ static int json_space(struct memory_ctx *s, const struct ct_mem_space *sp)
 		ct_json_str(out, a->api);
 		fprintf(out, ",\"tid\":%u,\"ts_ns\":%" PRIu64 "}", a->tid, a->ts_ns);
 	}
-	fprintf(out, "],\"unknown_frees\":%" PRIu64 ",\"unknown_free_list\":[", sp->unknown);
+	fputc(']', out);
+	json_sites(s, sp);
+	fprintf(out, ",\"unknown_frees\":%" PRIu64 ",\"unknown_free_list\":[", sp->unknown);
 	for (uint64_t i = 0; i < sp->unknown && i < CT_MEM_UNKNOWN_KEEP; i++) {
 		const struct ct_alloc *u = &sp->unknown_list[i];
 

@@ -110,6 +110,8 @@ static int on_alloc(struct ct_memtrack *t, struct ct_mem_space *sp, int pn,
 	a->tid = ev->tid;
 	a->kind = (uint8_t)kind_of(ev->api->flags);
 	a->api = api_name(t, pn, ev);
+	if (ev->stack)
+		a->site = ct_sites_get(&t->sites, ev->stack); /* NULL (no memory): shown as no stack */
 	if (!a->api) {
 		free(a);
 		return -ENOMEM;
@@ -276,5 +278,47 @@ void ct_memtrack_free(struct ct_memtrack *t)
 	ct_u64map_free(&t->names);
 	for (unsigned i = 0; i < t->n_plugins; i++)
 		free(t->plugin_names[i]);
+	ct_sites_free(&t->sites);
 	memset(t, 0, sizeof(*t));
+}
+
+static int by_bytes(const void *x, const void *y)
+{
+	const struct ct_mem_site *a = x, *b = y;
+
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	return a->count < b->count ? 1 : a->count > b->count ? -1 : 0;
+}
+
+int ct_memtrack_live_sites(const struct ct_mem_space *sp, struct ct_mem_site **out, size_t *n)
+{
+	struct ct_u64map at = { 0 }; /* site key -> index + 1 in v */
+	struct ct_mem_site *v = calloc(sp->live.n ? sp->live.n : 1, sizeof(*v));
+	struct ct_alloc *a;
+	size_t k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; ct_u64map_next(&sp->live, &i, NULL, (void **)&a);) {
+		uint64_t key = a->site ? a->site->key : 0;
+		uintptr_t idx = (uintptr_t)ct_u64map_get(&at, key);
+
+		if (!idx) {
+			if (ct_u64map_put(&at, key, (void *)(uintptr_t)(k + 1))) {
+				ct_u64map_free(&at);
+				free(v);
+				return -ENOMEM;
+			}
+			v[k].site = a->site;
+			idx = ++k;
+		}
+		v[idx - 1].count++;
+		v[idx - 1].bytes += a->size;
+	}
+	ct_u64map_free(&at);
+	qsort(v, k, sizeof(*v), by_bytes);
+	*out = v;
+	*n = k;
+	return 0;
 }

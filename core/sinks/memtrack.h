@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <cudatracer/event.h>
+#include "sinks/stackfmt.h"
 #include "util/u64map.h"
 
 enum ct_mem_kind { CT_MEM_DEVICE = 0, CT_MEM_HOST, CT_MEM_MANAGED, CT_MEM_KINDS };
@@ -23,6 +24,7 @@ struct ct_alloc {
 	uint32_t tid;
 	uint8_t kind;         /* enum ct_mem_kind */
 	const char *api;      /* interned in the tracker */
+	const struct ct_site *site; /* --stacks: where it was made (the tracker's); NULL: not known */
 };
 
 #define CT_MEM_UNKNOWN_KEEP 64 /* unknown frees listed per space; all are counted */
@@ -47,6 +49,7 @@ struct ct_memtrack {
 	const struct ct_plugin *plugins[64];
 	char *plugin_names[64];
 	unsigned n_plugins;
+	struct ct_sites sites;   /* allocation sites (--stacks), of every process */
 };
 
 enum ct_mem_op { CT_MEMOP_NONE = 0, CT_MEMOP_ALLOC, CT_MEMOP_FREE, CT_MEMOP_FREE_UNKNOWN };
@@ -65,6 +68,14 @@ int ct_memtrack_event(struct ct_memtrack *t, const struct ct_event *ev, struct c
 int ct_memtrack_spaces(const struct ct_memtrack *t, struct ct_mem_space ***out, size_t *n);
 /* A space's live allocations, oldest first; the caller frees the array. */
 int ct_memtrack_live(const struct ct_mem_space *sp, struct ct_alloc ***out, size_t *n);
+/* A space's live allocations of one site, added up. */
+struct ct_mem_site {
+	const struct ct_site *site; /* NULL: the allocations with no stack */
+	uint64_t count, bytes;
+};
+
+/* A space's live allocations by site, most bytes first; the caller frees the array. */
+int ct_memtrack_live_sites(const struct ct_mem_space *sp, struct ct_mem_site **out, size_t *n);
 /* Forget a process (after it was reported at its exit). */
 void ct_memtrack_drop_pid(struct ct_memtrack *t, uint32_t pid);
 void ct_memtrack_free(struct ct_memtrack *t);

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <cudatracer/plugin.h>
 #include "sinks/sink.h"
+#include "sinks/stackfmt.h"
 #include "sinks/sinkio.h"
 #include "util/strbuf.h"
 
@@ -122,6 +123,13 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	if (ev->parent_api)
 		fprintf(out, " [in %s]", ev->parent_api);
 	fputc('\n', out);
+	/* --stacks: the frames under the call, indented past its columns. */
+	for (uint32_t i = 0; ev->stack && i < ev->stack->n; i++) {
+		char frame[1024];
+
+		ct_frame_text(&ev->stack->frames[i], frame, sizeof(frame));
+		fprintf(out, "%*s%s\n", 20, "", frame);
+	}
 	return 0;
 }
 

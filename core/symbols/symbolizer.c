@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <cudatracer/event.h>
 #include "symbols/elf.h"
 #include "symbols/symbolizer.h"
+#include "symbols/unwind.h"
 #include "util/log.h"
 #include "util/u64map.h"
 
@@ -37,6 +39,7 @@ struct sym_map {
 
 struct sym_proc {
 	uint32_t pid;
+	struct ct_u64map stacks; /* the caller's key -> struct ct_callstack *, frames resolved */
 	struct sym_map *maps; /* sorted by start, as the kernel lists them */
 	size_t n_maps;
 	struct ct_u64map addrs; /* addr -> name, or unknown_name */
@@ -175,18 +178,26 @@ static void file_free(struct sym_file *f)
 	free(f);
 }
 
-static const char *file_lookup(struct sym_file *f, uint64_t file_off)
+/* The name of the function covering file_off, and where it starts; NULL: none. */
+static const char *file_lookup_at(struct sym_file *f, uint64_t file_off, uint64_t *start)
 {
 	long i = ct_elf_funcs_at(&f->funcs, file_off);
 
 	if (i < 0)
 		return NULL;
+	if (start)
+		*start = f->funcs.fns[i].off;
 	if (!f->demangled[i]) {
 		f->demangled[i] = ct_demangle(ct_elf_funcs_name(&f->funcs, i));
 		if (!f->demangled[i])
 			f->demangled[i] = not_cxx;
 	}
 	return f->demangled[i] != not_cxx ? f->demangled[i] : ct_elf_funcs_name(&f->funcs, i);
+}
+
+static const char *file_lookup(struct sym_file *f, uint64_t file_off)
+{
+	return file_lookup_at(f, file_off, NULL);
 }
 
 /* ---- processes ------------------------------------------------------ */
@@ -278,6 +289,12 @@ static struct sym_proc *proc_get(uint32_t pid, bool create)
 
 static void proc_free(struct sym_proc *p)
 {
+	uint64_t key;
+	void *val;
+
+	for (size_t it = 0; ct_u64map_next(&p->stacks, &it, &key, &val);)
+		free(val);
+	ct_u64map_free(&p->stacks);
 	maps_free(p->maps, p->n_maps);
 	ct_u64map_free(&p->addrs);
 	free(p);
@@ -320,6 +337,26 @@ static struct sym_map *proc_find_map(struct sym_proc *p, uint64_t addr)
 	return NULL;
 }
 
+/*
+ * The mapping of an address, reading the maps again once if it is in none
+ * (a library loaded since); NULL: none (JIT code, or the process is gone
+ * and never had its maps read).
+ */
+static struct sym_map *proc_map_of(struct sym_proc *p, uint64_t addr)
+{
+	struct sym_map *m = proc_find_map(p, addr);
+
+	if (!m && !p->gone) {
+		/* A library loaded since the last read; a process that has gone
+		 * is not read again for every address it used. */
+		if (proc_refresh(p) == 0)
+			m = proc_find_map(p, addr);
+		else
+			p->gone = true;
+	}
+	return m;
+}
+
 int ct_sym_refresh(uint32_t pid)
 {
 	struct sym_proc *p = proc_get(pid, true);
@@ -342,15 +379,7 @@ const char *ct_sym_lookup(uint32_t pid, uint64_t addr)
 	if (name)
 		return name == unknown_name ? NULL : name;
 
-	m = proc_find_map(p, addr);
-	if (!m && !p->gone) {
-		/* A library loaded since the last read; a process that has gone
-		 * is not read again for every address it used. */
-		if (proc_refresh(p) == 0)
-			m = proc_find_map(p, addr);
-		else
-			p->gone = true;
-	}
+	m = proc_map_of(p, addr);
 	if (!m && !p->n_maps) {
 		ct_dbg("symbolizer: pid %u: no maps known for 0x%llx", pid, (unsigned long long)addr);
 		return NULL; /* nothing known (process gone?): do not cache a guess */
@@ -371,10 +400,164 @@ const char *ct_sym_lookup(uint32_t pid, uint64_t addr)
 	return name;
 }
 
+/* ---- call stacks ---------------------------------------------------- */
+
+int ct_sym_each_file(uint32_t pid, ct_sym_file_fn fn, void *ctx)
+{
+	struct sym_proc *p = proc_get(pid, true);
+	int err = 0;
+
+	if (!p)
+		return -ENOMEM;
+	if (!p->n_maps && !p->gone && proc_refresh(p))
+		p->gone = true;
+	for (size_t i = 0; i < p->n_maps && !err;) {
+		size_t j = i + 1;
+
+		/* A file's mappings are listed one after the other. */
+		while (j < p->n_maps && p->maps[j].dev == p->maps[i].dev && p->maps[j].ino == p->maps[i].ino)
+			j++;
+		err = fn(ctx, p->maps[i].path, p->maps[i].start, p->maps[j - 1].end);
+		i = j;
+	}
+	return p->n_maps ? err : -ESRCH;
+}
+
+int ct_sym_open_mapped(uint32_t pid, uint64_t addr)
+{
+	struct sym_proc *p = proc_get(pid, true);
+	struct sym_map *m = p ? proc_map_of(p, addr) : NULL;
+	char path[4096];
+	struct stat st;
+
+	if (!m)
+		return -ENOENT;
+	for (int cand = 0; cand < 3; cand++) {
+		int fd;
+
+		mapped_file_path(m, pid, cand, path, sizeof(path));
+		fd = ct_elf_open_fd(path);
+		if (fd < 0)
+			continue;
+		/* The mapped file itself, whatever its path names now. */
+		if (!fstat(fd, &st) && major(st.st_dev) == (m->dev >> 32) && minor(st.st_dev) == (uint32_t)m->dev &&
+		    st.st_ino == m->ino)
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *c = data;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* One frame: its module, function and offset, names copied to *pool. */
+struct frame_names {
+	const char *module, *function;
+	uint64_t offset;
+};
+
+static void frame_resolve(struct sym_proc *p, uint64_t addr, struct frame_names *out)
+{
+	struct sym_map *m = proc_map_of(p, addr - 1);
+	uint64_t off, start = 0;
+
+	*out = (struct frame_names){ NULL, NULL, addr };
+	if (!m)
+		return;
+	out->module = m->path;
+	off = addr - m->start + m->pgoff;
+	out->offset = off;
+	if (!m->file)
+		m->file = file_get(m, p->pid);
+	/* A return address: the call is the byte before it (a noreturn call
+	 * can be a function's last instruction). */
+	if (m->file && (out->function = file_lookup_at(m->file, off - 1, &start)))
+		out->offset = off - start;
+}
+
+const struct ct_callstack *ct_sym_stack(uint32_t pid, uint64_t key, const uint64_t *pcs, uint32_t n,
+					enum ct_frame_kind end)
+{
+	struct sym_proc *p = proc_get(pid, true);
+	struct frame_names *names = NULL;
+	struct ct_callstack *cs;
+	struct ct_frame_info *fr;
+	uint32_t total = n + (end != CT_FRAME_NATIVE);
+	size_t pool = 0;
+	uint64_t site = 0xcbf29ce484222325ull;
+	char *at;
+
+	if (!p)
+		return NULL;
+	cs = ct_u64map_get(&p->stacks, key);
+	if (cs)
+		return cs;
+	names = calloc(n ? n : 1, sizeof(*names));
+	if (!names)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		frame_resolve(p, pcs[i], &names[i]);
+		pool += (names[i].module ? strlen(names[i].module) + 1 : 0) +
+			(names[i].function ? strlen(names[i].function) + 1 : 0);
+	}
+	/* One block: the stack, its frames, their names; it outlives the maps
+	 * it was read from (they are read again when libraries come and go). */
+	cs = calloc(1, sizeof(*cs) + total * sizeof(*fr) + pool);
+	if (!cs)
+		goto cleanup;
+	fr = (struct ct_frame_info *)(cs + 1);
+	at = (char *)(fr + total);
+	for (uint32_t i = 0; i < n; i++) {
+		fr[i].kind = CT_FRAME_NATIVE;
+		fr[i].addr = pcs[i];
+		fr[i].offset = names[i].offset;
+		if (names[i].module) {
+			fr[i].module = strcpy(at, names[i].module);
+			at += strlen(at) + 1;
+			site = fnv(site, base_name(fr[i].module), strlen(base_name(fr[i].module)) + 1);
+		}
+		if (names[i].function) {
+			fr[i].function = strcpy(at, names[i].function);
+			at += strlen(at) + 1;
+			site = fnv(site, fr[i].function, strlen(fr[i].function) + 1);
+		}
+		site = fnv(site, &fr[i].offset, sizeof(fr[i].offset));
+	}
+	if (end != CT_FRAME_NATIVE) {
+		fr[n].kind = end;
+		site = fnv(site, &end, sizeof(end));
+	}
+	cs->frames = fr;
+	cs->n = total;
+	cs->site = site;
+	if (ct_u64map_put(&p->stacks, key, cs)) {
+		free(cs);
+		cs = NULL;
+	}
+cleanup:
+	free(names);
+	return cs;
+}
+
 void ct_sym_forget(uint32_t pid)
 {
 	struct sym_proc *p = ct_u64map_del(&procs, pid);
 
+	ct_unwind_forget(pid);
 	if (p)
 		proc_free(p);
 }
@@ -387,6 +570,7 @@ void ct_sym_reset(void)
 	for (size_t it = 0; ct_u64map_next(&procs, &it, &key, &val);)
 		proc_free(val);
 	ct_u64map_free(&procs);
+	ct_unwind_reset();
 	while (files) {
 		struct sym_file *f = files;
 

@@ -19,6 +19,7 @@
 #define CT_SYMBOLIZER_H
 
 #include <stdint.h>
+#include <cudatracer/event.h>
 
 /*
  * The demangled name of the function at `addr` in process `pid`, or NULL
@@ -36,6 +37,35 @@ const char *ct_sym_lookup(uint32_t pid, uint64_t addr);
  * Returns 0 or a negative errno (-ENOENT: no such process).
  */
 int ct_sym_refresh(uint32_t pid);
+
+/*
+ * A call stack of process `pid` (return addresses, innermost first) with
+ * its frames named: module, function, offset; `end` other than
+ * CT_FRAME_NATIVE adds a last frame saying why the stack ends there.
+ * Cached per process by `key` (the caller's: a stack map id, or a hash of
+ * the addresses): the addresses are read only the first time. Valid until
+ * ct_sym_forget(pid) or ct_sym_reset(); NULL when out of memory.
+ */
+const struct ct_callstack *ct_sym_stack(uint32_t pid, uint64_t key, const uint64_t *pcs, uint32_t n,
+					enum ct_frame_kind end);
+
+/*
+ * The file mapped at `addr` in process `pid`, opened to read as the ELF
+ * reader opens files (non-blocking, regular, bounded), and checked to be
+ * the mapped file (device and inode) whatever its path names now; through
+ * /proc/PID/map_files first (right for a file deleted since), then the
+ * process's root. Returns the descriptor or a negative errno.
+ */
+int ct_sym_open_mapped(uint32_t pid, uint64_t addr);
+
+/*
+ * Each file process `pid` maps, as the symbolizer last read its maps (so
+ * also once it has exited): its path and the addresses from its first
+ * mapping's start to its last one's end. Stops at fn's first non-zero
+ * return, returned; -ESRCH: no maps known.
+ */
+typedef int (*ct_sym_file_fn)(void *ctx, const char *path, uint64_t start, uint64_t end);
+int ct_sym_each_file(uint32_t pid, ct_sym_file_fn fn, void *ctx);
 
 /* Drop what is known about a process (it exited or called exec). */
 void ct_sym_forget(uint32_t pid);

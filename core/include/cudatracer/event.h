@@ -50,6 +50,36 @@ struct ct_cgroup {
 	const char *pod;       /* the Kubernetes pod UID (8-4-4-4-12), or NULL */
 };
 
+/*
+ * One frame of a call stack (--stacks, docs/stacks.md). A native frame has
+ * a module and an address; a Python frame (kind CT_FRAME_PYTHON) has
+ * py_function, py_file and py_line. The last frame of a stack may instead
+ * say why the stack ends there: CT_FRAME_TRUNCATED (deeper than was kept:
+ * stacks.depth, or the copy of stacks.dwarf_bytes) or CT_FRAME_UNWOUND
+ * (the unwinder found no way on: code with no unwind info, JIT code, a
+ * module it could not read).
+ */
+enum ct_frame_kind { CT_FRAME_NATIVE, CT_FRAME_PYTHON, CT_FRAME_TRUNCATED, CT_FRAME_UNWOUND };
+
+struct ct_frame_info {
+	enum ct_frame_kind kind;
+	uint64_t addr;         /* native: the return address, in the process */
+	const char *module;    /* native: the mapped file (as the process names it); NULL: none (JIT, anonymous) */
+	const char *function;  /* native: demangled; NULL: no symbol covers it ([unknown]) */
+	uint64_t offset;       /* from the function's start; without a function, from the file's start */
+	const char *py_function, *py_file; /* Python frames */
+	uint32_t py_line;
+};
+
+/* A call's stack, innermost frame first (the caller of the traced API). */
+struct ct_callstack {
+	const struct ct_frame_info *frames;
+	uint32_t n;
+	/* The same for the same frames in any process (modules by file name,
+	 * functions, offsets): the allocation or error site sinks group by. */
+	uint64_t site;
+};
+
 struct ct_event {
 	const struct ct_record *rec;
 	const struct ct_plugin *plugin;
@@ -85,6 +115,9 @@ struct ct_event {
 	/* The calling thread's cgroup; NULL when the record has none (cgroup id
 	 * 0). Valid while the event is dispatched: a sink copies what it keeps. */
 	const struct ct_cgroup *cgroup;
+	/* --stacks: the call's stack; NULL when it has none (its API was not
+	 * chosen, or it could not be taken: counted). Valid during the event. */
+	const struct ct_callstack *stack;
 };
 
 /*

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A call stack (event.h's struct ct_callstack) as the sinks show it: one
+ * JSON array for jsonl and chrome (the shape docs/events.md documents),
+ * one line per frame for text, memory, summary and html; and the sites
+ * (distinct stacks) that memory, summary and html group by, with their
+ * frames kept as text after the event is gone.
+ */
+#ifndef CT_STACKFMT_H
+#define CT_STACKFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cudatracer/event.h>
+#include "util/u64map.h"
+
+/* Bytes ct_stack_json_w() can write for cs: reserve them. */
+size_t ct_stack_json_max(const struct ct_callstack *cs);
+/* [{"function":...,"offset":...,"module":...,"addr":...}, ...] */
+char *ct_stack_json_w(char *w, const struct ct_callstack *cs);
+
+/* One frame for people: "inner+0x1a (/path/app)", "[unknown] 0x1234 (/path/lib.so)",
+ * "[truncated]", "train (model.py:42)". Cut to fit n. */
+void ct_frame_text(const struct ct_frame_info *f, char *buf, size_t n);
+
+/* A site: a distinct stack, its frames as text, and what the sink adds up there. */
+struct ct_site {
+	uint64_t key;         /* ct_callstack.site */
+	char **lines;         /* one per frame */
+	uint32_t n_lines;
+	uint64_t count, bytes, live, live_bytes; /* the sink's to fill */
+};
+
+struct ct_sites {
+	struct ct_u64map by_key;  /* site -> struct ct_site * */
+};
+
+/* The site of cs, made on first use; NULL when out of memory. */
+struct ct_site *ct_sites_get(struct ct_sites *t, const struct ct_callstack *cs);
+/* The sites in an array (free() it), sorted by cmp. */
+struct ct_site **ct_sites_sorted(const struct ct_sites *t, int (*cmp)(const void *, const void *), size_t *n);
+void ct_sites_free(struct ct_sites *t);
+
+#endif

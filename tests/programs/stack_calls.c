@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Calls whose stacks test_stacks.py knows: main -> outer -> inner ->
+ * cudaMalloc, built twice (stack_calls_fp with frame pointers, and
+ * stack_calls_nofp at -O2 without them); the functions are noinline and
+ * not tail calls, so both keep every frame. Modes:
+ *   (none)        inner's cudaMalloc twice from one site (never freed), other_site's once and freed
+ *   deep N        cudaMalloc under N frames of recurse()
+ *   deleted LIB [hold]  dlopen LIB, delete it, call its stack_lib_alloc() (cudaMalloc
+ *                 under it); with hold, wait a second before exiting
+ * Linked with the stand-in libcudart.so.99 (tests/cudart.cmake): its
+ * cudaMalloc succeeds, so that allocations stay live for the memory sink.
+ */
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cudaMalloc(void **p, size_t size);
+int cudaFree(void *p);
+
+#define KEEP __attribute__((noinline, used))
+
+KEEP int inner(size_t bytes)
+{
+	void *p = NULL;
+	int r = cudaMalloc(&p, bytes);
+
+	__asm__ volatile("" ::: "memory"); /* no tail call: the frame stays */
+	return r;
+}
+
+KEEP int outer(size_t bytes)
+{
+	int r = inner(bytes);
+
+	__asm__ volatile("" ::: "memory");
+	return r + 0;
+}
+
+KEEP int other_site(void)
+{
+	void *p = NULL;
+	int r = cudaMalloc(&p, 4096);
+
+	__asm__ volatile("" ::: "memory");
+	return r + cudaFree(p);
+}
+
+KEEP int recurse(int n)
+{
+	int r = n > 0 ? recurse(n - 1) : outer(64);
+
+	__asm__ volatile("" ::: "memory");
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "deep") && argc == 3)
+		return recurse(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "deleted")) {
+		void *h = dlopen(argv[2], RTLD_NOW);
+		int (*fn)(void);
+		int r;
+
+		if (!h) {
+			fprintf(stderr, "stack_calls: %s\n", dlerror());
+			return 2;
+		}
+		fn = (int (*)(void))dlsym(h, "stack_lib_alloc");
+		unlink(argv[2]);
+		r = fn ? fn() : 2;
+		if (argc == 4) /* "hold": still mapped while the tracer reads the call */
+			sleep(1);
+		return r;
+	}
+	for (int i = 1; i <= 2; i++) /* one site, two live allocations (the stand-in's pointers differ by size) */
+		outer((size_t)i << 20);
+	other_site();
+	return 0;
+}
