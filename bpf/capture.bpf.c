@@ -15,6 +15,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include <cudatracer/hook.bpf.h>
 #include "record.h"
 
@@ -62,6 +63,7 @@ struct {
 } wake SEC(".maps");
 
 #include "pids.bpf.h"
+#include "pystack.bpf.h"
 
 /* Aggregate mode's totals, per process and call id. */
 struct {
@@ -467,6 +469,7 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 			f->rec.flags |= ct_do_reads(s, CT_READ_ENTRY, f->rec.args, f->rec.mem);
 		}
 		ct_read_str(s, f);
+		f->rec.pystack = ct_py_stack(sflags);
 		f->rec.ts_ns = bpf_ktime_get_ns();
 		f->rec.dur_ns = 0;
 		f->rec.depth = d;
@@ -493,6 +496,7 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 			f->rec.flags |= ct_do_reads(s, CT_READ_ENTRY, f->rec.args, f->rec.mem);
 	}
 	ct_read_str(s, f);
+	f->rec.pystack = ct_py_stack(sflags);
 	if (sflags & CT_SPEC_HOOK)
 		ct_hook_emit(&f->rec, CT_HOOK_ENTRY);
 	f->rec.ts_ns = bpf_ktime_get_ns();

@@ -234,6 +234,7 @@ int main(int argc, char **argv)
 		case OPT_RINGBUF: OV("--ringbuf-size", "tracer", "ringbuf_size", optarg); break;
 		case OPT_ATTACH: OV("--attach", "tracer", "attach", optarg); break;
 		case OPT_GPU_ACTIVITY: OV("--gpu-activity", "tracer", "gpu_activity", "true"); break;
+		case OPT_STACKS: OV("--stacks", "stacks", "enabled", "true"); break;
 		case 'o': sinks[n_sinks++] = optarg; break;
 		case 'c': config_file = optarg; break;
 		case OPT_NO_CONFIG: no_config = true; break;

@@ -29,6 +29,7 @@ const struct ct_option ct_options[] = {
 	ARG("exclude", 0, OPT_EXCLUDE, "GLOBS", "not these APIs"),
 	FLAG("errors-only", 0, OPT_ERRORS_ONLY, "only calls that returned an error"),
 	ARG("min-duration", 0, OPT_MIN_DUR, "D", "only calls at least this long (50us, 0.2ms, 1.5s)"),
+	FLAG("stacks", 0, OPT_STACKS, "each call's stack: its Python frames (docs/stacks-python.md)"),
 	FLAG("gpu-activity", 0, OPT_GPU_ACTIVITY, "with a command: kernels, copies and sets on the GPU too (CUPTI)"),
 
 	GROUP("Output"),

@@ -36,6 +36,7 @@
 #include "decode/names.h"
 #include "sinks/hist.h"
 #include "decode/procenv.h"
+#include "symbols/python.h"
 #include "sinks/output.h"
 #include "sinks/sinkio.h"
 #include "plugin/loader.h"
@@ -350,6 +351,9 @@ static int on_watch(void *ctx, void *data, size_t len)
 			 * before its first record is decoded. */
 			ct_procenv_forget(e->pid);
 			ct_procenv_get(e->pid);
+			/* A static interpreter (Debian's python3.X) is in the executable. */
+			ct_py_forget(e->pid);
+			ct_py_scan(e->pid);
 		}
 		ct_sym_refresh(e->pid);
 		/* System-wide: this file is done with (probed, or has no runtime). */
@@ -360,6 +364,7 @@ static int on_watch(void *ctx, void *data, size_t len)
 		break;
 	case CT_WATCH_MAP:
 		ct_sym_refresh(e->pid);
+		ct_py_scan(e->pid); /* a libpython3.X.so loaded late */
 		break;
 	case CT_WATCH_EXIT:
 		/* The process's records were all written before it exited: deliver
@@ -372,6 +377,7 @@ static int on_watch(void *ctx, void *data, size_t len)
 		ct_names_forget(e->pid);
 		ct_comms_forget(e->pid);
 		ct_procenv_forget(e->pid);
+		ct_py_forget(e->pid);
 		if (s->target->pid && (pid_t)e->pid == s->target->pid)
 			s->target_gone = true;
 		break;
@@ -419,6 +425,7 @@ static int attach_pid(struct session *s, pid_t pid)
 	}
 	for (int i = 0; i < s->n_plugins; i++)
 		after += s->probes[i].n_files;
+	ct_py_scan((uint32_t)pid);
 	if (after == before)
 		ct_warn("process %d maps no runtime of the loaded plugins yet; its calls will be traced "
 			"once it loads one", pid);
@@ -537,6 +544,7 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 		.pids_fd = ct_watcher_pids_fd(&s->watcher),
 		.mode = mode,
 		.aggregate = s->aggregate,
+		.stacks = c->stacks.enabled,
 	};
 	int err;
 
@@ -552,6 +560,12 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 	err = ct_engine_open(&s->engine, pl, s->n_plugins, &eo);
 	if (err)
 		return err;
+	if (c->stacks.enabled && c->stacks.python && !s->aggregate) {
+		int procs, stacks, codes;
+
+		ct_engine_py_fds(&s->engine, &procs, &stacks, &codes);
+		ct_py_init(procs, stacks, codes);
+	}
 	for (int i = 0; i < s->n_plugins; i++) {
 		err = ct_probe_open(&s->probes[i], &s->plugins[i], i, &s->engine, s->enabled[i],
 				    s->entry_only[i]);
@@ -848,6 +862,7 @@ static void teardown(struct session *s)
 	ct_names_reset();
 	ct_comms_reset();
 	ct_procenv_reset();
+	ct_py_reset();
 	ct_rings_free(&s->rings);
 	for (int i = s->n_plugins - 1; i >= 0; i--)
 		if (s->probes[i].lp)

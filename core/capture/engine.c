@@ -103,7 +103,7 @@ static void spec_of(const struct ct_api *a, bool entry_only, bool hook, struct c
 	s->rec_words = ct_record_words(a, &s->stack_words);
 }
 
-static int fill_specs(struct capture_bpf *skel, const struct ct_engine_plugin *pl, int n)
+static int fill_specs(struct capture_bpf *skel, const struct ct_engine_plugin *pl, int n, bool stacks)
 {
 	for (int i = 0; i < n; i++) {
 		const struct ct_plugin *p = pl[i].p;
@@ -113,9 +113,13 @@ static int fill_specs(struct capture_bpf *skel, const struct ct_engine_plugin *p
 			       p->n_apis, CT_MAX_PLUGIN_APIS);
 			return -E2BIG;
 		}
-		for (size_t k = 0; k < p->n_apis; k++)
-			spec_of(&p->apis[k], pl[i].entry_only[k], pl[i].hook != NULL,
-				&skel->bss->ct_specs[CT_CALL_ID(i, k)]);
+		for (size_t k = 0; k < p->n_apis; k++) {
+			struct ct_spec *s = &skel->bss->ct_specs[CT_CALL_ID(i, k)];
+
+			spec_of(&p->apis[k], pl[i].entry_only[k], pl[i].hook != NULL, s);
+			if (stacks)
+				s->flags |= CT_SPEC_STACK;
+		}
 	}
 	return 0;
 }
@@ -258,7 +262,7 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	skel->rodata->ct_filter_pids = o->filter_pids;
 	skel->rodata->ct_track_parents = n > 1;
 	skel->rodata->ct_wakeup_bytes = per_cpu_wakeup(o->wakeup_bytes, ring);
-	err = fill_specs(skel, pl, n);
+	err = fill_specs(skel, pl, n, o->stacks && !o->aggregate);
 	if (err)
 		return err;
 	/* The events mode's ring is its only channel; aggregate mode sends nothing. */
@@ -335,6 +339,13 @@ int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n
 int ct_engine_ring_fd(const struct ct_engine *e)
 {
 	return bpf_map__fd(e->skel->maps.events);
+}
+
+void ct_engine_py_fds(const struct ct_engine *e, int *procs, int *stacks, int *codes)
+{
+	*procs = bpf_map__fd(e->skel->maps.py_procs);
+	*stacks = bpf_map__fd(e->skel->maps.py_stacks);
+	*codes = bpf_map__fd(e->skel->maps.py_codes);
 }
 
 int ct_engine_stats(const struct ct_engine *e, uint64_t *out)

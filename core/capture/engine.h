@@ -35,6 +35,7 @@ struct ct_engine_opts {
 	int pids_fd;            /* the watcher's pid map, shared */
 	enum ct_attach_mode mode;
 	bool aggregate;         /* count per process and API in the kernel; no records */
+	bool stacks;            /* every API's records carry stacks (CT_SPEC_STACK) */
 };
 
 struct ct_engine {
@@ -53,6 +54,8 @@ typedef int (*ct_engine_totals_fn)(void *ctx, const struct ct_agg_key *k, const 
 int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 		   const struct ct_engine_opts *o);
 int ct_engine_ring_fd(const struct ct_engine *e);
+/* The Python frames' maps (bpf/pystack.bpf.h): py_procs, py_stacks, py_codes. */
+void ct_engine_py_fds(const struct ct_engine *e, int *procs, int *stacks, int *codes);
 /* The engine's counters (enum ct_stat), summed over CPUs, into out[CT_STAT_MAX]. */
 int ct_engine_stats(const struct ct_engine *e, uint64_t *out);
 /* Aggregate mode: every (process, call id) the kernel counted. */

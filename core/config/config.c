@@ -119,6 +119,17 @@ static const struct ct_key filter_keys[] = {
 	{ 0 },
 };
 
+#define SK(name, type, def, field, help) \
+	{ name, type, def, offsetof(struct ct_stacks_conf, field), help, NULL, NULL }
+static const struct ct_key stacks_keys[] = {
+	SK("enabled", CT_KEY_BOOL, "false", enabled,
+	   "Record each call's stack (docs/stacks-python.md); --stacks sets it"),
+	SK("python", CT_KEY_BOOL, "true", python,
+	   "With stacks: the Python functions, files and lines of a CPython 3.10 to 3.13 process's calls "
+	   "(py_stack)"),
+	{ 0 },
+};
+
 static const struct ct_key sink_common_keys[] = {
 	{ "type", CT_KEY_STR, NULL, offsetof(struct ct_sink_common, type),
 	  "Sink type: text, jsonl, ... (see the list below)", NULL, NULL },
@@ -137,6 +148,7 @@ static const struct {
 } sections[] = {
 	{ "tracer", tracer_keys, offsetof(struct ct_config, tracer), "What to trace and how" },
 	{ "filter", filter_keys, offsetof(struct ct_config, filter), "Which calls to keep" },
+	{ "stacks", stacks_keys, offsetof(struct ct_config, stacks), "Call stacks" },
 };
 
 void ct_config_init(struct ct_config *c)

@@ -30,6 +30,12 @@ struct ct_tracer_conf {
 	char *cupti_path;    /* the libcupti the injection library opens; unset: it looks (docs/gpu.md) */
 };
 
+/* [stacks]: call stacks on the records (docs/stacks-python.md). */
+struct ct_stacks_conf {
+	bool enabled;  /* --stacks */
+	bool python;   /* Python frames of a CPython process */
+};
+
 struct ct_filter_conf {
 	uint64_t pid;       /* 0, or 1 to INT_MAX */
 	char *comm;
@@ -57,6 +63,7 @@ struct ct_sink_conf {
 struct ct_config {
 	struct ct_tracer_conf tracer;
 	struct ct_filter_conf filter;
+	struct ct_stacks_conf stacks;
 	int n_sinks;
 	struct ct_sink_conf *sinks;
 };

@@ -12,6 +12,7 @@
 #include "decode/comms.h"
 #include "decode/names.h"
 #include "decode/procenv.h"
+#include "symbols/python.h"
 
 const char *ct_enum_name(const struct ct_enum *e, int64_t v)
 {
@@ -249,6 +250,7 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->entry_only = (r->flags & CT_REC_ENTRY_ONLY) != 0;
 	ev->comm_info = NULL;
 	ev->env = ct_procenv_get(r->pid);
+	ev->py_stack = r->pystack ? ct_py_stack_get(r->pid, r->pystack) : NULL;
 	ev->device = -1; /* device.c says, for the session */
 	ev->n_fields = 0;
 	/* A string the engine could read neither at entry nor at return. */

@@ -39,6 +39,23 @@ struct ct_proc_env {
 	char job_id[64];
 };
 
+/*
+ * Python frames of a call (docs/stacks-python.md), innermost first. A frame
+ * whose function or line could not be recovered has "?" or line 0, and
+ * `why` says what was missing; NULL otherwise.
+ */
+struct ct_py_frame_info {
+	const char *function, *file;
+	int32_t line;
+	const char *why;
+};
+
+struct ct_py_frames {
+	uint32_t n;
+	bool truncated;       /* deeper than the engine keeps: the outermost are cut */
+	struct ct_py_frame_info f[];
+};
+
 struct ct_event {
 	const struct ct_record *rec;
 	const struct ct_plugin *plugin;
@@ -71,6 +88,8 @@ struct ct_event {
 	 * device a SET_DEVICE call made current, or that of its current context;
 	 * -1 while none of its calls said (attached mid-run). */
 	int32_t device;
+	/* The Python frames of the call (--stacks); NULL: none. */
+	const struct ct_py_frames *py_stack;
 };
 
 /*
