@@ -378,8 +378,8 @@ int ct_py_scan(uint32_t pid)
 	if (err == -ESRCH)
 		return err;
 	if (f.result == -ENOENT) {
-		refuse(pid, pp, f.display, 1ull << 63 | 1, "it defines no _PyRuntime and PyCode_Type symbols "
-		       "(an interpreter built or stripped without its dynamic symbols)");
+		refuse(pid, pp, f.display, 1ull << 63 | 1, "its symbols lack _PyRuntime or PyCode_Type "
+		       "(an interpreter built or stripped without them)");
 		return 0;
 	}
 	if (f.result <= 0)
