@@ -15,6 +15,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include <cudatracer/hook.bpf.h>
 #include "record.h"
 
@@ -65,6 +66,7 @@ struct {
 
 #include "pids.bpf.h"
 #include "cgroup.bpf.h"
+#include "pystack.bpf.h"
 
 /* Aggregate mode's totals, per process and call id. */
 struct {
@@ -545,6 +547,7 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 			f->rec.flags |= ct_do_reads(s, CT_READ_ENTRY, f->rec.args, f->rec.mem);
 		}
 		ct_read_str(s, f);
+		f->rec.pystack = ct_py_stack(sflags);
 		f->rec.ts_ns = bpf_ktime_get_ns();
 		f->rec.dur_ns = 0;
 		f->rec.depth = d;
@@ -572,6 +575,7 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 			f->rec.flags |= ct_do_reads(s, CT_READ_ENTRY, f->rec.args, f->rec.mem);
 	}
 	ct_read_str(s, f);
+	f->rec.pystack = ct_py_stack(sflags);
 	if (sflags & CT_SPEC_HOOK)
 		ct_hook_emit(&f->rec, CT_HOOK_ENTRY);
 	f->rec.ts_ns = bpf_ktime_get_ns();
@@ -614,6 +618,9 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	f->rec.ret = PT_REGS_RC(ctx);
 	ct_who(&f->rec);
 	ct_ustack_exit(ctx, &f->rec, s->flags);
+	/* A failing call's Python frames: the interpreter's are as they were at entry. */
+	if (!f->rec.pystack && ct_stack_failed(ctx, s->flags))
+		f->rec.pystack = ct_py_stack_of();
 	if ((s->flags & CT_SPEC_HOOK) && !ct_hook_emit(&f->rec, CT_HOOK_EXIT))
 		return 0;
 	ct_emit(f, s);

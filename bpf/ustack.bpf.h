@@ -171,16 +171,19 @@ static __always_inline void ct_ustack_entry(struct pt_regs *ctx, struct ct_recor
 		r->ustack = ct_ustack_take(ctx, true);
 }
 
+/* At the return: the call failed, and failing calls carry stacks (stacks.apis = errors). */
+static __always_inline bool ct_stack_failed(struct pt_regs *ctx, __u32 sflags)
+{
+	return ct_stack_errors && (sflags & CT_SPEC_RET_IS_ERROR) && (__u32)PT_REGS_RC(ctx);
+}
+
 /* At the return: its stack if its API wants one, or if it failed and failing calls do. */
 static __always_inline void ct_ustack_exit(struct pt_regs *ctx, struct ct_record *r, __u32 sflags)
 {
-	bool failed;
-
 	r->ustack = 0;
 	if (ct_stack_method == CT_USTACK_OFF)
 		return;
-	failed = ct_stack_errors && (sflags & CT_SPEC_RET_IS_ERROR) && (__u32)PT_REGS_RC(ctx);
-	if ((sflags & CT_SPEC_STACK) || failed)
+	if ((sflags & CT_SPEC_STACK) || ct_stack_failed(ctx, sflags))
 		r->ustack = ct_ustack_take(ctx, false);
 }
 

@@ -38,6 +38,7 @@
 #include "sinks/hist.h"
 #include "decode/cgroup.h"
 #include "decode/procenv.h"
+#include "symbols/python.h"
 #include "sinks/output.h"
 #include "sinks/sinkio.h"
 #include "plugin/loader.h"
@@ -449,6 +450,9 @@ static int on_watch(void *ctx, void *data, size_t len)
 			 * before its first record is decoded. */
 			ct_procenv_forget(e->pid);
 			ct_procenv_get(e->pid);
+			/* A static interpreter (Debian's python3.X) is in the executable. */
+			ct_py_forget(e->pid);
+			ct_py_scan(e->pid);
 		}
 		ct_sym_refresh(e->pid);
 		/* System-wide: this file is done with (probed, or has no runtime). */
@@ -459,6 +463,7 @@ static int on_watch(void *ctx, void *data, size_t len)
 		break;
 	case CT_WATCH_MAP:
 		ct_sym_refresh(e->pid);
+		ct_py_scan(e->pid); /* a libpython3.X.so loaded late */
 		break;
 	case CT_WATCH_EXIT:
 		proc_exit(s, e->pid);
@@ -479,6 +484,7 @@ static void proc_exit(struct session *s, uint32_t pid)
 	ct_names_forget(pid);
 	ct_comms_forget(pid);
 	ct_procenv_forget(pid);
+	ct_py_forget(pid);
 	if (ct_u64map_del(&s->followed, pid))
 		ct_watcher_forget_pid(&s->watcher, (pid_t)pid);
 	if (s->last_followed == pid)
@@ -527,6 +533,7 @@ static int attach_pid(struct session *s, pid_t pid)
 	}
 	for (int i = 0; i < s->n_plugins; i++)
 		after += s->probes[i].n_files;
+	ct_py_scan((uint32_t)pid);
 	if (after == before)
 		ct_warn("process %d maps no runtime of the loaded plugins yet; its calls will be traced "
 			"once it loads one", pid);
@@ -744,6 +751,12 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 		close(eo.cgroup_fd);
 	if (err)
 		return err;
+	if (c->stacks.enabled && c->stacks.python && !s->aggregate) {
+		int procs, stacks, codes;
+
+		ct_engine_py_fds(&s->engine, &procs, &stacks, &codes);
+		ct_py_init(procs, stacks, codes);
+	}
 	for (int i = 0; i < s->n_plugins; i++) {
 		err = ct_probe_open(&s->probes[i], &s->plugins[i], i, &s->engine, s->enabled[i],
 				    s->entry_only[i]);
@@ -1062,6 +1075,7 @@ static void teardown(struct session *s)
 	ct_procenv_reset();
 	ct_cgroup_reset();
 	ct_u64map_free(&s->followed);
+	ct_py_reset();
 	ct_rings_free(&s->rings);
 	ct_shmring_close(&s->shm);
 	ct_stacks_free(&s->stacks);

@@ -440,6 +440,13 @@ int ct_engine_ring_fd(const struct ct_engine *e)
 	return bpf_map__fd(e->skel->maps.events);
 }
 
+void ct_engine_py_fds(const struct ct_engine *e, int *procs, int *stacks, int *codes)
+{
+	*procs = bpf_map__fd(e->skel->maps.py_procs);
+	*stacks = bpf_map__fd(e->skel->maps.py_stacks);
+	*codes = bpf_map__fd(e->skel->maps.py_codes);
+}
+
 int ct_engine_stats(const struct ct_engine *e, uint64_t *out)
 {
 	return ct_bpf_percpu_sum(bpf_map__fd(e->skel->maps.stats), CT_STAT_MAX, out);

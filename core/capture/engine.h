@@ -68,6 +68,8 @@ int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n
 int ct_engine_ring_fd(const struct ct_engine *e);
 /* How the probes are attached, in words (the startup line, --explain). */
 const char *ct_engine_links_name(const struct ct_engine *e);
+/* The Python frames' maps (bpf/pystack.bpf.h): py_procs, py_stacks, py_codes. */
+void ct_engine_py_fds(const struct ct_engine *e, int *procs, int *stacks, int *codes);
 /* The engine's counters (enum ct_stat), summed over CPUs, into out[CT_STAT_MAX]. */
 int ct_engine_stats(const struct ct_engine *e, uint64_t *out);
 /* Aggregate mode: every (process, call id) the kernel counted. */

@@ -194,6 +194,9 @@ static const struct ct_key stacks_keys[] = {
 	  "method dwarf: bytes of the stack copied per call, whole pages from the one the stack pointer is in "
 	  "(frames above them are lost: [truncated])",
 	  NULL, check_dwarf_bytes },
+	SK("python", CT_KEY_BOOL, "true", python,
+	   "With stacks: the Python functions, files and lines of a CPython 3.10 to 3.13 process's calls "
+	   "(py_stack; docs/stacks-python.md)"),
 	{ 0 },
 };
 

@@ -50,6 +50,7 @@ struct ct_stacks_conf {
 	uint64_t depth;        /* frames kept, 1 to 127 */
 	uint64_t map_entries;  /* distinct stacks the kernel keeps (method fp) */
 	uint64_t dwarf_bytes;  /* method dwarf: bytes of stack copied per call */
+	bool python;           /* Python frames of a CPython process (docs/stacks-python.md) */
 };
 
 /* One [sink.NAME] section; its keys are kept raw until the type is known. */

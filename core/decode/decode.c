@@ -13,6 +13,7 @@
 #include "decode/names.h"
 #include "decode/cgroup.h"
 #include "decode/procenv.h"
+#include "symbols/python.h"
 
 const char *ct_enum_name(const struct ct_enum *e, int64_t v)
 {
@@ -253,6 +254,7 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	/* The in-process engine cannot take the id: its process's cgroup, as
 	 * /proc says at the process's first call. */
 	ev->cgroup = r->cgroup ? ct_cgroup_get(r->cgroup) : ct_cgroup_of_pid(r->pid);
+	ev->py_stack = r->pystack ? ct_py_stack_get(r->pid, r->pystack) : NULL;
 	ev->device = -1; /* device.c says, for the session */
 	ev->n_fields = 0;
 	/* A string the engine could read neither at entry nor at return. */

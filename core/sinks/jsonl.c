@@ -455,7 +455,39 @@ static size_t line_max(const struct api_text *t, const struct ct_event *ev)
 		n += 128;
 	if (ev->stack)
 		n += 16 + ct_stack_json_max(ev->stack);
+	for (uint32_t i = 0; ev->py_stack && i < ev->py_stack->n; i++)
+		n += 6 * (strlen(ev->py_stack->f[i].function) + strlen(ev->py_stack->f[i].file)) + 64 +
+		     (ev->py_stack->f[i].why ? 6 * strlen(ev->py_stack->f[i].why) + 16 : 0);
+	if (ev->py_stack)
+		n += 48;
 	return n;
+}
+
+/* ,"py_stack":[{"function":..,"file":..,"line":N},...] innermost first (docs/stacks-python.md). */
+static char *put_py_stack(char *w, const struct ct_py_frames *fr)
+{
+	w = ct_w_lit(w, ",\"py_stack\":[");
+	for (uint32_t i = 0; i < fr->n; i++) {
+		const struct ct_py_frame_info *f = &fr->f[i];
+
+		if (i)
+			*w++ = ',';
+		w = ct_w_lit(w, "{\"function\":");
+		w = ct_w_json_str(w, f->function);
+		w = ct_w_lit(w, ",\"file\":");
+		w = ct_w_json_str(w, f->file);
+		w = ct_w_lit(w, ",\"line\":");
+		w = ct_w_u64(w, (uint64_t)(f->line > 0 ? f->line : 0));
+		if (f->why) {
+			w = ct_w_lit(w, ",\"why\":");
+			w = ct_w_json_str(w, f->why);
+		}
+		*w++ = '}';
+	}
+	*w++ = ']';
+	if (fr->truncated)
+		w = ct_w_lit(w, ",\"py_stack_truncated\":true");
+	return w;
 }
 
 static int jsonl_event(void *ctx, const struct ct_event *ev)
@@ -502,6 +534,8 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 		w = ct_w_json_str(w, ev->parent_api);
 		*w++ = '}';
 	}
+	if (ev->py_stack)
+		w = put_py_stack(w, ev->py_stack);
 	if (ev->entry_only) {
 		w = ct_w_lit(w, ",\"entry_only\":true");
 	} else {

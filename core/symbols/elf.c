@@ -579,3 +579,69 @@ void ct_elf_funcs_free(struct ct_elf_funcs *t)
 	free(t->names);
 	memset(t, 0, sizeof(*t));
 }
+
+/* ---- data symbols ----------------------------------------------------- */
+
+int ct_elf_find_data(struct ct_elf *e, const char *const *names, size_t n, uint64_t *vaddrs)
+{
+	int found = 0;
+
+	memset(vaddrs, 0, n * sizeof(*vaddrs));
+	for (size_t t = 0; t < e->n_tabs; t++) {
+		const struct tab *tab = &e->tabs[t];
+
+		for (size_t i = 0; i < tab->count; i++) {
+			const char *name;
+			GElf_Sym s;
+
+			if (!gelf_getsym(tab->syms, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_OBJECT ||
+			    s.st_shndx == SHN_UNDEF || !s.st_value)
+				continue;
+			name = elf_strptr(e->elf, tab->strndx, s.st_name);
+			for (size_t k = 0; name && k < n; k++)
+				if (!vaddrs[k] && !strcmp(name, names[k])) {
+					vaddrs[k] = s.st_value;
+					found++;
+				}
+		}
+	}
+	return found;
+}
+
+int ct_elf_first_load(struct ct_elf *e, uint64_t *vaddr, uint64_t *off)
+{
+	size_t n;
+
+	if (elf_getphdrnum(e->elf, &n))
+		return -ENOEXEC;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e->elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
+			*vaddr = ph.p_vaddr;
+			*off = ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOEXEC;
+}
+
+int ct_elf_read_vaddr(struct ct_elf *e, uint64_t vaddr, void *buf, size_t n)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(e->elf, &nph))
+		return -ENOEXEC;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr < ph.p_vaddr || vaddr - ph.p_vaddr >= ph.p_filesz || n > ph.p_filesz - (vaddr - ph.p_vaddr))
+			continue;
+		if (pread(e->fd, buf, n, (off_t)(ph.p_offset + (vaddr - ph.p_vaddr))) != (ssize_t)n)
+			return -EIO;
+		return 0;
+	}
+	return -ERANGE;
+}

@@ -143,6 +143,19 @@ int ct_elf_resolve(const char *path, const char *const *names, size_t n, uint64_
 int ct_elf_info(const char *path, bool *has_symtab);
 
 /*
+ * Data: for each names[i], the st_value of the defined STT_OBJECT symbol of
+ * that name (.symtab or .dynsym), 0 when the file has none. Returns how
+ * many were found. The first PT_LOAD's p_vaddr and p_offset: what a
+ * mapping of the file's offset p_offset at address A makes the load bias
+ * (A - p_vaddr, page-aligned). Returns 0 or -ENOEXEC.
+ */
+int ct_elf_find_data(struct ct_elf *e, const char *const *names, size_t n, uint64_t *vaddrs);
+int ct_elf_first_load(struct ct_elf *e, uint64_t *vaddr, uint64_t *off);
+/* n bytes of the file's initialized data at vaddr (a PT_LOAD's file bytes).
+ * Returns 0, -ERANGE (not in a segment's file bytes: .bss), -EIO. */
+int ct_elf_read_vaddr(struct ct_elf *e, uint64_t vaddr, void *buf, size_t n);
+
+/*
  * The functions of a file (and of its debug file) by file offset, for
  * naming addresses. IFUNCs are left out (see above). Zero-fill it, add
  * files, sort, then look up.

@@ -80,6 +80,23 @@ struct ct_callstack {
 	uint64_t site;
 };
 
+/*
+ * Python frames of a call (docs/stacks-python.md), innermost first. A frame
+ * whose function or line could not be recovered has "?" or line 0, and
+ * `why` says what was missing; NULL otherwise.
+ */
+struct ct_py_frame_info {
+	const char *function, *file;
+	int32_t line;
+	const char *why;
+};
+
+struct ct_py_frames {
+	uint32_t n;
+	bool truncated;       /* deeper than the engine keeps: the outermost are cut */
+	struct ct_py_frame_info f[];
+};
+
 struct ct_event {
 	const struct ct_record *rec;
 	const struct ct_plugin *plugin;
@@ -118,6 +135,8 @@ struct ct_event {
 	/* --stacks: the call's stack; NULL when it has none (its API was not
 	 * chosen, or it could not be taken: counted). Valid during the event. */
 	const struct ct_callstack *stack;
+	/* The Python frames of the call (--stacks); NULL: none. */
+	const struct ct_py_frames *py_stack;
 };
 
 /*

@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: MIT
+"""Python frames (--stacks, docs/stacks-python.md): a script calls the CUDA
+runtime through ctypes from named functions; each call's py_stack is exactly
+the script's functions, file and lines, innermost first. With CDLL (the GIL
+released before the call) and PyDLL (held), from the main thread and from a
+threading.Thread; for Debian's python3.11 (libpython linked into the
+executable) and for each pyenv CPython 3.10 to 3.13 found (shared
+libpython). An interpreter of a version the tracer has no layout for, and
+one that lacks a symbol the tracer needs, are said once; their calls are traced
+all the same, without py_stack."""
+import os
+import shutil
+import struct
+import tempfile
+import cttest as t
+
+CUDART = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64", "libcudart.so")
+DEBIAN = "/usr/bin/python3.11"
+PYENV = "/root/.pyenv/versions"
+
+SCRIPT = '''import ctypes, sys, threading
+lib = (ctypes.PyDLL if sys.argv[1] == "pydll" else ctypes.CDLL)(sys.argv[2])
+
+def inner():
+    n = ctypes.c_int(0)
+    return lib.cudaGetDeviceCount(ctypes.byref(n))  # L_INNER
+
+def outer():
+    return inner()  # L_OUTER
+
+outer()  # L_MODULE
+th = threading.Thread(target=outer)
+th.start()
+th.join()
+'''
+
+
+def line_of(marker):
+    return next(i + 1 for i, l in enumerate(SCRIPT.splitlines()) if l.endswith(marker))
+
+
+def script_path():
+    tmp = tempfile.mkdtemp(prefix="cttest.")
+    path = os.path.join(tmp, "calls.py")
+    with open(path, "w") as f:
+        f.write(SCRIPT)
+    return path
+
+
+def pythons():
+    found = [DEBIAN] if os.path.exists(DEBIAN) else []
+    for minor in (10, 11, 12, 13):
+        for v in sorted(os.listdir(PYENV)) if os.path.isdir(PYENV) else []:
+            exe = os.path.join(PYENV, v, "bin", "python3.%d" % minor)
+            if v.startswith("3.%d." % minor) and os.path.exists(exe):
+                found.append(exe)
+    return found
+
+
+def frames(e):
+    return [(f["function"], f["file"], f["line"]) for f in e["py_stack"]]
+
+
+def test_frames(py, script):
+    inner, outer, module = line_of("# L_INNER"), line_of("# L_OUTER"), line_of("# L_MODULE")
+    for dll in ("cdll", "pydll"):
+        tr = t.run(["--plugin", "cudart", "--stacks"], command=[py, script, dll, CUDART])
+        what = "%s %s" % (py, dll)
+        t.check(tr.rc == 0, "%s: tracer exited %d" % (what, tr.rc), tr)
+        calls = tr.calls("cudaGetDeviceCount")
+        t.check(len(calls) == 2, "%s: %d cudaGetDeviceCount calls, not 2" % (what, len(calls)), tr)
+        main = [e for e in calls if e["tid"] == e["pid"]]
+        thread = [e for e in calls if e["tid"] != e["pid"]]
+        t.check(len(main) == 1 and len(thread) == 1, "%s: calls by thread %s" % (what, [e["tid"] for e in calls]), tr)
+        want = [("inner", script, inner), ("outer", script, outer), ("<module>", script, module)]
+        t.check("py_stack" in main[0] and frames(main[0]) == want,
+                "%s: main thread's py_stack %s, not %s" % (what, main[0].get("py_stack"), want), tr)
+        # The thread: inner, outer, then threading.py's run and bootstraps.
+        got = frames(thread[0]) if "py_stack" in thread[0] else []
+        t.check(got[:2] == want[:2] and len(got) > 2 and all(f[1].endswith("threading.py") for f in got[2:]) and
+                got[-1][0] == "_bootstrap",
+                "%s: the thread's py_stack %s" % (what, thread[0].get("py_stack")), tr)
+        t.check(all(f[2] > 0 for f in got), "%s: a thread frame without a line: %s" % (what, got), tr)
+        t.check("Python frames" not in tr.stderr and "no layout" not in tr.stderr,
+                "%s: a warning of Python frames" % what, tr)
+
+
+def test_no_stacks(script):
+    """Without --stacks no record has a py_stack, and the engine walks nothing."""
+    tr = t.run(["--plugin", "cudart"], command=[DEBIAN, script, "cdll", CUDART])
+    calls = tr.calls("cudaGetDeviceCount")
+    t.check(tr.rc == 0 and len(calls) == 2 and not any("py_stack" in e for e in calls),
+            "without --stacks: %s" % calls, tr)
+
+
+def elf_vaddr_to_off(data, vaddr):
+    """The file offset of vaddr in an ELF64 file (its PT_LOAD that holds it)."""
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    for i in range(phnum):
+        p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize)
+        if p_type == 1 and p_vaddr <= vaddr < p_vaddr + p_filesz:
+            return vaddr - p_vaddr + p_offset
+    raise AssertionError("vaddr %#x is in no PT_LOAD" % vaddr)
+
+
+def dynsym_value(path, name):
+    import subprocess
+    out = subprocess.run(["nm", "-D", "--defined-only", path], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] == name:
+            return int(parts[0], 16)
+    raise AssertionError("%s defines no %s" % (path, name))
+
+
+def patched_python(patch):
+    """A copy of Debian's python3.11 (named so), with patch(data) applied."""
+    tmp = tempfile.mkdtemp(prefix="cttest.")
+    exe = os.path.join(tmp, "python3.11")
+    with open(DEBIAN, "rb") as f:
+        data = bytearray(f.read())
+    patch(data)
+    with open(exe, "wb") as f:
+        f.write(data)
+    os.chmod(exe, 0o755)
+    return exe
+
+
+def test_refused(script):
+    """A version the tracer has no layout for (Py_Version made 3.99), and an
+    interpreter whose PyCode_Type is not among its symbols: one message each,
+    the calls traced without py_stack."""
+    def version_399(data):
+        off = elf_vaddr_to_off(data, dynsym_value(DEBIAN, "Py_Version"))
+        struct.pack_into("<I", data, off, 0x036300f0)
+
+    def no_code_type(data):
+        # (not _PyRuntime: the ctypes module itself links against it)
+        at = data.find(b"\0PyCode_Type\0")
+        t.check(at > 0, "python3.11's dynamic string table names no PyCode_Type")
+        data[at + 11] = ord("X")
+
+    cases = ((version_399, "Python 3.99, a version this tracer has no layout for"),
+             (no_code_type, "its symbols lack _PyRuntime or PyCode_Type"))
+    for patch, said in cases:
+        exe = patched_python(patch)
+        tr = t.run(["--plugin", "cudart", "--stacks"], command=[exe, script, "cdll", CUDART],
+                   env={"PYTHONHOME": "/usr"})
+        calls = tr.calls("cudaGetDeviceCount")
+        t.check(tr.rc == 0 and len(calls) == 2, "%s: %d calls" % (said, len(calls)), tr)
+        t.check(not any("py_stack" in e for e in calls), "%s: a py_stack" % said, tr)
+        t.check(tr.stderr.count(said) == 1 and "native stacks go on" in tr.stderr,
+                "%s: not said exactly once" % said, tr)
+        shutil.rmtree(os.path.dirname(exe), True)
+
+
+def main():
+    t.need_root()
+    if not os.path.exists(CUDART):
+        t.skip("no %s" % CUDART)
+    if not os.path.exists(DEBIAN):
+        t.skip("no %s (Debian's python3.11)" % DEBIAN)
+    script = script_path()
+    for py in pythons():
+        test_frames(py, script)
+    test_no_stacks(script)
+    test_refused(script)
+    print("ok: %s" % " ".join(pythons()))
+
+
+main()
