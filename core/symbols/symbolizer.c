@@ -472,7 +472,7 @@ struct frame_names {
 
 static void frame_resolve(struct sym_proc *p, uint64_t addr, struct frame_names *out)
 {
-	struct sym_map *m = proc_map_of(p, addr - 1);
+	struct sym_map *m = proc_find_map(p, addr - 1);
 	uint64_t off, start = 0;
 
 	*out = (struct frame_names){ NULL, NULL, addr };
@@ -509,6 +509,13 @@ const struct ct_callstack *ct_sym_stack(uint32_t pid, uint64_t key, const uint64
 	names = calloc(n ? n : 1, sizeof(*names));
 	if (!names)
 		return NULL;
+	/* The maps are read again (at most once) before any frame is named:
+	 * a read frees the paths the frames named so far point into. */
+	for (uint32_t i = 0; i < n; i++)
+		if (!proc_find_map(p, pcs[i] - 1)) {
+			proc_map_of(p, pcs[i] - 1);
+			break;
+		}
 	for (uint32_t i = 0; i < n; i++) {
 		frame_resolve(p, pcs[i], &names[i]);
 		pool += (names[i].module ? strlen(names[i].module) + 1 : 0) +

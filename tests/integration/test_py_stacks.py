@@ -155,6 +155,54 @@ def test_refused(script):
         shutil.rmtree(os.path.dirname(exe), True)
 
 
+DEEP = '''import ctypes, sys, threading
+lib = ctypes.CDLL(sys.argv[1])
+
+def leaf():
+    n = ctypes.c_int(0)
+    lib.cudaGetDeviceCount(ctypes.byref(n))
+
+def rec(d):
+    return leaf() if d == 0 else rec(d - 1)
+
+def f\u00fcr(d):
+    rec(d)
+
+ts = [threading.Thread(target=f\u00fcr, args=(d,)) for d in (0, 30, 100)]
+for th in ts: th.start()
+for th in ts: th.join()
+'''
+
+
+def test_deep_threads():
+    """Threads at once, stacks past the 64 frames kept (the outermost cut,
+    said), a function name the engine does not copy (not ASCII: said): the
+    frames that can be named are, and the native stacks of the same calls
+    (frame-pointer-less libffi and libpython: addresses in no mapping, which
+    make the tracer read the maps again while it names a stack) are intact."""
+    d = tempfile.mkdtemp(prefix="ct-pydeep.")
+    path = os.path.join(d, "deep.py")
+    with open(path, "w") as f:
+        f.write(DEEP)
+    try:
+        tr = t.run(["--plugin", "cudart", "--stacks"], command=[DEBIAN, path, CUDART])
+    finally:
+        shutil.rmtree(d, True)
+    t.check(tr.rc == 0, "deep: the tracer failed", tr)
+    calls = tr.calls(api="cudaGetDeviceCount")
+    depth = sorted(len(e.get("py_stack", [])) for e in calls)
+    # leaf, rec x (d + 1), für, run, _bootstrap_inner, _bootstrap; 64 at most
+    t.check(depth == [6, 36, 64], "deep: py_stack depths %r" % depth, tr)
+    for e in calls:
+        ps = e["py_stack"]
+        t.check(ps[0]["function"] == "leaf" and ps[0]["file"] == path, "deep: innermost %r" % ps[:1], tr)
+        t.check(e.get("py_stack_truncated", False) == (len(ps) == 64), "deep: truncated flag %r" % e, tr)
+        named = [f for f in ps if f["function"] == "?"]
+        t.check(len(ps) == 64 or (len(named) == 1 and named[0].get("why")),
+                "deep: the non-ASCII name not said: %r" % ps, tr)
+        t.check(e.get("stack") and all(f.get("module") for f in e["stack"]), "deep: native stack %r" % e.get("stack"), tr)
+
+
 def main():
     t.need_root()
     if not os.path.exists(CUDART):
@@ -166,6 +214,7 @@ def main():
         test_frames(py, script)
     test_no_stacks(script)
     test_refused(script)
+    test_deep_threads()
     print("ok: %s" % " ".join(pythons()))
 
 
