@@ -29,6 +29,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <x86intrin.h>
 #include "inproc.h"
 
 struct frame {
@@ -63,6 +64,14 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A record's time in the ring's clock: TSC cycles, which the tracer turns
+ * into CLOCK_MONOTONIC ns (rdtsc is not ordered with the code around it,
+ * which moves a stamp by a few cycles at most), or CLOCK_MONOTONIC ns. */
+static inline uint64_t stamp(void)
+{
+	return ct_g.tsc ? __rdtsc() : now_ns();
 }
 
 /* Once per thread (and after a fork): who it is, and where its stack is. */
@@ -224,7 +233,8 @@ void ct_hooks_started(pid_t tracer)
 	memset(&f->rec, 0, CT_REC_HEAD_SIZE);
 	f->str_len = 0;
 	f->rec.call = CT_SHM_CALL_START;
-	f->rec.ts_ns = t0 = now_ns();
+	f->rec.ts_ns = stamp();
+	t0 = now_ns();
 	who(&thr, &f->rec);
 	end = emit(f, &s);
 	while (end && __atomic_load_n(&ct_g.head->cons_pos, __ATOMIC_ACQUIRE) < end &&
@@ -281,7 +291,7 @@ CT_HIDDEN uint64_t ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, u
 		memset(f->rec.mem, 0, sizeof(f->rec.mem));
 		f->rec.flags |= do_reads(t, s, CT_READ_ENTRY, f->rec.args, f->rec.mem, (uint64_t)sp);
 		read_str(t, s, f, (uint64_t)sp);
-		f->rec.ts_ns = now_ns();
+		f->rec.ts_ns = stamp();
 		f->rec.dur_ns = 0;
 		f->rec.depth = d;
 		f->rec.ret = 0;
@@ -310,7 +320,7 @@ CT_HIDDEN uint64_t ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, u
 	f->ret = *sp;
 	*sp = (uint64_t)ct_ret_stub;
 	t->depth = d + 1;
-	f->rec.ts_ns = now_ns();
+	f->rec.ts_ns = stamp();
 done:
 	t->busy = 0;
 out:
@@ -320,7 +330,7 @@ out:
 
 CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
 {
-	uint64_t now = now_ns(), at = sp_after - 8, ret;
+	uint64_t now = stamp(), at = sp_after - 8, ret;
 	struct thread *t = &thr;
 	int saved = errno, k;
 	struct frame *f;

@@ -56,6 +56,7 @@ struct ct_inproc {
 	uint64_t mask;
 	uint32_t pid;
 	bool parents;
+	bool tsc;                     /* records timed by rdtsc (shm.h's clock) */
 };
 extern struct ct_inproc ct_g CT_HIDDEN;
 
