@@ -9,9 +9,10 @@
  * flight are kept in its own storage (initial-exec TLS, reached with one
  * %fs load), a record is reserved in the ring with one compare-and-swap,
  * and a full ring counts a lost record. errno is saved and restored around
- * everything, and a signal handler that makes a traced call while the
- * thread is inside a hook has its call go through untraced, never into a
- * half-updated frame.
+ * the few library and system calls the hooks make (most calls make none:
+ * errno itself is a call into libc). A signal handler that makes a traced
+ * call while the thread is inside a hook has its call go through untraced,
+ * never into a half-updated frame.
  *
  * Memory the spec asks for is read without ever faulting: from the live
  * part of the thread's stack directly (where out-parameters usually are),
@@ -77,6 +78,7 @@ static inline uint64_t stamp(void)
 /* Once per thread (and after a fork): who it is, and where its stack is. */
 static void thread_init(struct thread *t)
 {
+	int saved = errno;
 	pthread_attr_t a;
 	void *lo;
 	size_t sz;
@@ -92,6 +94,18 @@ static void thread_init(struct thread *t)
 		}
 		pthread_attr_destroy(&a);
 	}
+	errno = saved;
+}
+
+/* process_vm_readv on ourselves: fails where bpf_probe_read_user would;
+ * the bytes read, or -1. */
+static ssize_t self_readv(const struct iovec *l, const struct iovec *r, unsigned long n)
+{
+	int saved = errno;
+	ssize_t got = process_vm_readv((pid_t)ct_g.pid, l, n, r, n, 0);
+
+	errno = saved;
+	return got;
 }
 
 /* A few words, as moves: a copy of unknown size would be a memcpy call or,
@@ -119,7 +133,7 @@ static bool read_mem(const struct thread *t, void *dst, uint64_t src, size_t n, 
 		copy_words(dst, (const void *)src, n / 8);
 		return true;
 	}
-	return process_vm_readv((pid_t)ct_g.pid, &l, 1, &r, 1, 0) == (ssize_t)n;
+	return self_readv(&l, &r, 1) == (ssize_t)n;
 }
 
 static uint32_t do_reads(const struct thread *t, const struct ct_spec *s, uint8_t phase,
@@ -170,8 +184,7 @@ static void read_str(const struct thread *t, const struct ct_spec *s, struct fra
 		r[0] = (struct iovec){ (void *)ptr, page_left };
 		l[1] = (struct iovec){ f->rec.str + page_left, CT_REC_STR - page_left };
 		r[1] = (struct iovec){ (void *)(ptr + page_left), CT_REC_STR - page_left };
-		got = process_vm_readv((pid_t)ct_g.pid, l, page_left < CT_REC_STR ? 2 : 1, r,
-				       page_left < CT_REC_STR ? 2 : 1, 0);
+		got = self_readv(l, r, page_left < CT_REC_STR ? 2 : 1);
 	}
 	if (got <= 0)
 		return;
@@ -274,12 +287,15 @@ CT_HIDDEN uint64_t ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, u
 	const struct ct_shm_spec *row;
 	const struct ct_spec *s;
 	struct frame *f;
-	int saved = errno;
 	uint32_t d;
 
-	if (!real && !(real = ct_inproc_resolve(slot))) {
+	if (!real) {
+		int saved = errno;
+
+		real = ct_inproc_resolve(slot);
 		errno = saved;
-		return (uint64_t)ct_unresolved;
+		if (!real)
+			return (uint64_t)ct_unresolved;
 	}
 	if (!slot->call1 || !ct_g.head || !__atomic_load_n(&ct_g.head->on, __ATOMIC_RELAXED) || t->busy)
 		goto out;
@@ -332,7 +348,6 @@ CT_HIDDEN uint64_t ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, u
 done:
 	t->busy = 0;
 out:
-	errno = saved;
 	return real;
 }
 
@@ -340,8 +355,8 @@ CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
 {
 	uint64_t now = stamp(), at = sp_after - 8, ret;
 	struct thread *t = &thr;
-	int saved = errno, k;
 	struct frame *f;
+	int k;
 
 	/* Innermost first; frames above the one returning were left by a
 	 * longjmp, and are dropped with it. */
@@ -374,6 +389,5 @@ CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
 		emit(f, s);
 		t->busy = 0;
 	}
-	errno = saved;
 	return ret;
 }
