@@ -47,6 +47,7 @@ struct thread {
 	uint32_t tid;
 	uint32_t pad;
 	uint64_t stack_lo, stack_hi; /* the thread's stack, for reads without a system call */
+	uint64_t cons_seen; /* the reader's position when last read: it only grows */
 	char comm[CT_COMM_LEN];
 	struct frame f[CT_MAX_DEPTH];
 	struct frame eo; /* where entry-only records are built */
@@ -218,7 +219,7 @@ static void parent(const struct thread *t, uint32_t d, struct ct_record *r)
 
 /* The used prefix of the record, as ct_emit sends it, into the ring.
  * Returns the ring position after it, or 0 if it did not fit. */
-static uint64_t emit(const struct frame *f, const struct ct_spec *s)
+static uint64_t emit(struct thread *t, const struct frame *f, const struct ct_spec *s)
 {
 	struct ct_shm_head *h = ct_g.head;
 	uint64_t len = (uint64_t)s->rec_words * 8, total, pos;
@@ -231,7 +232,10 @@ static uint64_t emit(const struct frame *f, const struct ct_spec *s)
 	total = CT_SHM_REC_HDR + CT_SHM_ALIGN(len);
 	pos = __atomic_load_n(&h->prod_pos, __ATOMIC_RELAXED);
 	do {
-		if (pos + total - __atomic_load_n(&h->cons_pos, __ATOMIC_ACQUIRE) > h->data_size) {
+		/* The reader's line is read only when the ring looks full by the
+		 * position last seen, which can only be behind the real one. */
+		if (pos + total - t->cons_seen > ct_g.mask + 1 &&
+		    pos + total - (t->cons_seen = __atomic_load_n(&h->cons_pos, __ATOMIC_ACQUIRE)) > ct_g.mask + 1) {
 			__atomic_fetch_add(&h->stat[CT_SHM_LOST], 1, __ATOMIC_RELAXED);
 			return 0;
 		}
@@ -257,7 +261,7 @@ void ct_hooks_started(pid_t tracer)
 	f->rec.ts_ns = stamp();
 	t0 = now_ns();
 	who(&thr, &f->rec);
-	end = emit(f, &s);
+	end = emit(&thr, f, &s);
 	while (end && __atomic_load_n(&ct_g.head->cons_pos, __ATOMIC_ACQUIRE) < end &&
 	       __atomic_load_n(&ct_g.head->on, __ATOMIC_RELAXED) && now_ns() - t0 < CT_SHM_START_WAIT_NS &&
 	       (tracer <= 0 || !kill(tracer, 0) || errno != ESRCH))
@@ -320,7 +324,7 @@ CT_HIDDEN uint64_t ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, u
 		f->rec.depth = d;
 		f->rec.ret = 0;
 		who(t, &f->rec);
-		emit(f, s);
+		emit(t, f, s);
 		goto done;
 	}
 	if (d >= CT_MAX_DEPTH) {
@@ -386,7 +390,7 @@ CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
 		f->rec.depth = (uint32_t)k;
 		f->rec.ret = rax;
 		who(t, &f->rec);
-		emit(f, s);
+		emit(t, f, s);
 		t->busy = 0;
 	}
 	return ret;

@@ -20,6 +20,11 @@
 /* A record reserved and not committed for this long: its producer died
  * writing it (SIGKILL between the two). */
 #define STUCK_NS 1000000000ull
+/* Between reads the producers have their cache lines to themselves: the
+ * reader takes prod_pos's line and the lines being written from them at
+ * most this often, unless the ring was filling (a quarter full at the last
+ * read) or tracing is over. */
+#define PACE_NS 1000000ull
 
 static uint64_t meta_size(void)
 {
@@ -149,12 +154,14 @@ static int deliver(struct ct_shmring *r, const unsigned char *p, uint32_t len)
 int ct_shmring_consume(struct ct_shmring *r)
 {
 	struct ct_shm_head *h = r->head;
-	uint64_t cons = __atomic_load_n(&h->cons_pos, __ATOMIC_RELAXED), prod;
+	uint64_t cons = __atomic_load_n(&h->cons_pos, __ATOMIC_RELAXED), prod, now = mono_ns();
 	int n = 0, err = 0;
 
-	if (r->broken)
+	if (r->broken || (!r->stopped && !r->behind && now - r->read_ns < PACE_NS))
 		return 0;
+	r->read_ns = now;
 	prod = __atomic_load_n(&h->prod_pos, __ATOMIC_ACQUIRE);
+	r->behind = prod - cons > r->size / 4;
 	if (prod - cons > r->size) { /* written by no producer of ours */
 		ct_err("the in-process ring's positions are corrupt (%llu written, %llu read): no more records read",
 		       (unsigned long long)prod, (unsigned long long)cons);
@@ -164,7 +171,7 @@ int ct_shmring_consume(struct ct_shmring *r)
 	if (r->clock == CT_SHM_CLOCK_TSC && cons < prod) {
 		uint64_t at = r->tsc.next_ns;
 
-		ct_tsc_clock_check(&r->tsc, mono_ns());
+		ct_tsc_clock_check(&r->tsc, now);
 		if (r->tsc.next_ns != at)
 			publish_clock(r);
 	}
@@ -218,6 +225,7 @@ void ct_shmring_stop(struct ct_shmring *r)
 {
 	if (r->head)
 		__atomic_store_n(&r->head->on, 0, __ATOMIC_RELEASE);
+	r->stopped = true;
 }
 
 void ct_shmring_close(struct ct_shmring *r)

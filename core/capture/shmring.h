@@ -25,6 +25,9 @@ struct ct_shmring {
 	uint64_t stuck_ns;        /* since when the reader waits at a record not yet committed */
 	uint64_t skipped;         /* records a producer never committed (it died writing), skipped */
 	bool broken;              /* a reservation never written: nothing after it can be read */
+	bool stopped;             /* tracing is over: every read drains the ring */
+	bool behind;              /* the ring was a quarter full at the last read: read again at once */
+	uint64_t read_ns;         /* when the ring was last read (reads are paced) */
 	enum ct_shm_clock clock;  /* what the records' times count; the header's copy is the command's to read */
 	struct ct_tsc_clock tsc;  /* CT_SHM_CLOCK_TSC: cycles to CLOCK_MONOTONIC ns */
 	char clock_why[192];      /* why this clock */
