@@ -34,7 +34,7 @@
 #include "inproc.h"
 
 struct frame {
-	uint64_t ret;     /* the caller's return address, replaced by ct_ret_stub's */
+	uint64_t ret;     /* the caller's return address, replaced by the trampoline's */
 	uint64_t sp;      /* the stack pointer at entry (where that address is) */
 	uint32_t str_len; /* bytes of rec.str with its NUL; 0: no string */
 	uint32_t row1;    /* its row in the spec table + 1 */
@@ -284,7 +284,14 @@ static long ct_unresolved(void)
 	return 999; /* cudaErrorUnknown, CUDA_ERROR_UNKNOWN, hipErrorUnknown */
 }
 
-CT_HIDDEN uint64_t ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, uint64_t *sp)
+/* What tramp.S does next (rax, rdx): jump to fn, or, where exit is set,
+ * call it in the caller's place and come back to the exit hook. */
+struct entry_next {
+	uint64_t fn;
+	uint64_t exit;
+};
+
+CT_HIDDEN struct entry_next ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, uint64_t *sp)
 {
 	uint64_t real = __atomic_load_n(&slot->real, __ATOMIC_ACQUIRE);
 	struct thread *t = &thr;
@@ -299,7 +306,7 @@ CT_HIDDEN uint64_t ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, u
 		real = ct_inproc_resolve(slot);
 		errno = saved;
 		if (!real)
-			return (uint64_t)ct_unresolved;
+			return (struct entry_next){ (uint64_t)ct_unresolved, 0 };
 	}
 	if (!slot->call1 || !ct_g.head || !__atomic_load_n(&ct_g.head->on, __ATOMIC_RELAXED) || t->busy)
 		goto out;
@@ -342,17 +349,19 @@ CT_HIDDEN uint64_t ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, u
 	if (s->flags & CT_SPEC_READS_ENTRY)
 		f->rec.flags |= do_reads(t, s, CT_READ_ENTRY, f->rec.args, f->rec.mem, (uint64_t)sp);
 	read_str(t, s, f, (uint64_t)sp);
-	/* The return comes back through ct_ret_stub; the real function sees its
-	 * caller's stack as it was, only the return address differs. */
+	/* tramp.S calls the function with the caller's return address (kept
+	 * here) taken off the stack: the function sees its caller's stack as it
+	 * was, its return address in that slot is the trampoline's. */
 	f->sp = (uint64_t)sp;
 	f->ret = *sp;
-	*sp = (uint64_t)ct_ret_stub;
 	t->depth = d + 1;
 	f->rec.ts_ns = stamp();
+	t->busy = 0;
+	return (struct entry_next){ real, 1 };
 done:
 	t->busy = 0;
 out:
-	return real;
+	return (struct entry_next){ real, 0 };
 }
 
 CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
