@@ -10,6 +10,7 @@
 #include "symbols/ldso.h"
 #include "explain.h"
 #include "capture/target.h"
+#include "capture/tsc.h"
 
 struct explain {
 	FILE *out;
@@ -143,6 +144,8 @@ static int explain_program(struct explain *x, const char *program)
 /* What the in-process engine sees of a command, and what it cannot. */
 static void explain_inproc(struct explain *x)
 {
+	char why[128];
+
 	fprintf(x->out, "engine inproc: the command runs with cudatracer's preload library (LD_PRELOAD), "
 		"children and exec'd programs too:\n"
 		"  sees: every call into the runtime's exported functions, from the program and from its libraries, "
@@ -154,6 +157,11 @@ static void explain_inproc(struct explain *x)
 		"against the runtime; programs that clear LD_PRELOAD for their children, or set-ID programs\n"
 		"  differs from ebpf: no plugin BPF hooks, no call stacks; a thread's name is read at its first "
 		"traced call\n");
+	if (ct_tsc_usable(why, sizeof(why)))
+		fprintf(x->out, "  clock: the TSC (%s), turned into CLOCK_MONOTONIC by the tracer "
+			"(tracer.inproc_clock = monotonic: clock_gettime)\n", why);
+	else
+		fprintf(x->out, "  clock: clock_gettime (%s)\n", why);
 	if (x->exe_static)
 		fprintf(x->out, "  this program links %d runtime%s in: use --engine ebpf, or build it with -cudart shared\n",
 			x->exe_static, x->exe_static > 1 ? "s" : "");

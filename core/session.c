@@ -717,7 +717,8 @@ static int check_inproc(struct session *s)
 		       s->aggregate ? "tracer.mode = aggregate" : c->tracer.gpu_activity ? "--gpu-activity" : "--lib");
 		return -EINVAL;
 	}
-	err = ct_shmring_create(&s->shm, c->tracer.ringbuf_size, on_record, s);
+	err = ct_shmring_create(&s->shm, c->tracer.ringbuf_size, c->tracer.inproc_clock == CT_INPROC_CLOCK_AUTO,
+				 on_record, s);
 	if (err)
 		ct_err("--engine inproc: cannot make its shared ring (%llu bytes): %s",
 		       (unsigned long long)c->tracer.ringbuf_size, strerror(-err));

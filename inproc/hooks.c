@@ -9,9 +9,10 @@
  * flight are kept in its own storage (initial-exec TLS, reached with one
  * %fs load), a record is reserved in the ring with one compare-and-swap,
  * and a full ring counts a lost record. errno is saved and restored around
- * everything, and a signal handler that makes a traced call while the
- * thread is inside a hook has its call go through untraced, never into a
- * half-updated frame.
+ * the few library and system calls the hooks make (most calls make none:
+ * errno itself is a call into libc). A signal handler that makes a traced
+ * call while the thread is inside a hook has its call go through untraced,
+ * never into a half-updated frame.
  *
  * Memory the spec asks for is read without ever faulting: from the live
  * part of the thread's stack directly (where out-parameters usually are),
@@ -29,10 +30,11 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <x86intrin.h>
 #include "inproc.h"
 
 struct frame {
-	uint64_t ret;     /* the caller's return address, replaced by ct_ret_stub's */
+	uint64_t ret;     /* the caller's return address, replaced by the trampoline's */
 	uint64_t sp;      /* the stack pointer at entry (where that address is) */
 	uint32_t str_len; /* bytes of rec.str with its NUL; 0: no string */
 	uint32_t row1;    /* its row in the spec table + 1 */
@@ -45,6 +47,7 @@ struct thread {
 	uint32_t tid;
 	uint32_t pad;
 	uint64_t stack_lo, stack_hi; /* the thread's stack, for reads without a system call */
+	uint64_t cons_seen; /* the reader's position when last read: it only grows */
 	char comm[CT_COMM_LEN];
 	struct frame f[CT_MAX_DEPTH];
 	struct frame eo; /* where entry-only records are built */
@@ -65,9 +68,18 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A record's time in the ring's clock: TSC cycles, which the tracer turns
+ * into CLOCK_MONOTONIC ns (rdtsc is not ordered with the code around it,
+ * which moves a stamp by a few cycles at most), or CLOCK_MONOTONIC ns. */
+static inline uint64_t stamp(void)
+{
+	return ct_g.tsc ? __rdtsc() : now_ns();
+}
+
 /* Once per thread (and after a fork): who it is, and where its stack is. */
 static void thread_init(struct thread *t)
 {
+	int saved = errno;
 	pthread_attr_t a;
 	void *lo;
 	size_t sz;
@@ -83,6 +95,26 @@ static void thread_init(struct thread *t)
 		}
 		pthread_attr_destroy(&a);
 	}
+	errno = saved;
+}
+
+/* process_vm_readv on ourselves: fails where bpf_probe_read_user would;
+ * the bytes read, or -1. */
+static ssize_t self_readv(const struct iovec *l, const struct iovec *r, unsigned long n)
+{
+	int saved = errno;
+	ssize_t got = process_vm_readv((pid_t)ct_g.pid, l, n, r, n, 0);
+
+	errno = saved;
+	return got;
+}
+
+/* A few words, as moves: a copy of unknown size would be a memcpy call or,
+ * inlined, a rep movsq, which takes 50-200 ns for one word on some VMs. */
+static inline void copy_words(void *dst, const void *src, size_t words)
+{
+	for (size_t i = 0; i < words; i++)
+		memcpy((char *)dst + 8 * i, (const char *)src + 8 * i, 8); /* one mov each, any alignment */
 }
 
 static void who(struct thread *t, struct ct_record *r)
@@ -99,10 +131,10 @@ static bool read_mem(const struct thread *t, void *dst, uint64_t src, size_t n, 
 	struct iovec l = { dst, n }, r = { (void *)src, n };
 
 	if (src >= sp && src >= t->stack_lo && src + n <= t->stack_hi && src + n > src) {
-		memcpy(dst, (const void *)src, n);
+		copy_words(dst, (const void *)src, n / 8);
 		return true;
 	}
-	return process_vm_readv((pid_t)ct_g.pid, &l, 1, &r, 1, 0) == (ssize_t)n;
+	return self_readv(&l, &r, 1) == (ssize_t)n;
 }
 
 static uint32_t do_reads(const struct thread *t, const struct ct_spec *s, uint8_t phase,
@@ -153,8 +185,7 @@ static void read_str(const struct thread *t, const struct ct_spec *s, struct fra
 		r[0] = (struct iovec){ (void *)ptr, page_left };
 		l[1] = (struct iovec){ f->rec.str + page_left, CT_REC_STR - page_left };
 		r[1] = (struct iovec){ (void *)(ptr + page_left), CT_REC_STR - page_left };
-		got = process_vm_readv((pid_t)ct_g.pid, l, page_left < CT_REC_STR ? 2 : 1, r,
-				       page_left < CT_REC_STR ? 2 : 1, 0);
+		got = self_readv(l, r, page_left < CT_REC_STR ? 2 : 1);
 	}
 	if (got <= 0)
 		return;
@@ -188,7 +219,7 @@ static void parent(const struct thread *t, uint32_t d, struct ct_record *r)
 
 /* The used prefix of the record, as ct_emit sends it, into the ring.
  * Returns the ring position after it, or 0 if it did not fit. */
-static uint64_t emit(const struct frame *f, const struct ct_spec *s)
+static uint64_t emit(struct thread *t, const struct frame *f, const struct ct_spec *s)
 {
 	struct ct_shm_head *h = ct_g.head;
 	uint64_t len = (uint64_t)s->rec_words * 8, total, pos;
@@ -201,7 +232,10 @@ static uint64_t emit(const struct frame *f, const struct ct_spec *s)
 	total = CT_SHM_REC_HDR + CT_SHM_ALIGN(len);
 	pos = __atomic_load_n(&h->prod_pos, __ATOMIC_RELAXED);
 	do {
-		if (pos + total - __atomic_load_n(&h->cons_pos, __ATOMIC_ACQUIRE) > h->data_size) {
+		/* The reader's line is read only when the ring looks full by the
+		 * position last seen, which can only be behind the real one. */
+		if (pos + total - t->cons_seen > ct_g.mask + 1 &&
+		    pos + total - (t->cons_seen = __atomic_load_n(&h->cons_pos, __ATOMIC_ACQUIRE)) > ct_g.mask + 1) {
 			__atomic_fetch_add(&h->stat[CT_SHM_LOST], 1, __ATOMIC_RELAXED);
 			return 0;
 		}
@@ -224,9 +258,10 @@ void ct_hooks_started(pid_t tracer)
 	memset(&f->rec, 0, CT_REC_HEAD_SIZE);
 	f->str_len = 0;
 	f->rec.call = CT_SHM_CALL_START;
-	f->rec.ts_ns = t0 = now_ns();
+	f->rec.ts_ns = stamp();
+	t0 = now_ns();
 	who(&thr, &f->rec);
-	end = emit(f, &s);
+	end = emit(&thr, f, &s);
 	while (end && __atomic_load_n(&ct_g.head->cons_pos, __ATOMIC_ACQUIRE) < end &&
 	       __atomic_load_n(&ct_g.head->on, __ATOMIC_RELAXED) && now_ns() - t0 < CT_SHM_START_WAIT_NS &&
 	       (tracer <= 0 || !kill(tracer, 0) || errno != ESRCH))
@@ -239,7 +274,7 @@ static void read_args(struct ct_record *r, const uint64_t *regs, const uint64_t 
 	if (stack_words > CT_STACK_WORDS)
 		stack_words = CT_STACK_WORDS;
 	/* Past the return address: the caller's stack, readable. */
-	memcpy(&r->args[CT_REC_REGS], sp + 1, stack_words * 8u);
+	copy_words(&r->args[CT_REC_REGS], sp + 1, stack_words);
 }
 
 /* A function no loaded library defines (its stub was found by name, but
@@ -249,19 +284,29 @@ static long ct_unresolved(void)
 	return 999; /* cudaErrorUnknown, CUDA_ERROR_UNKNOWN, hipErrorUnknown */
 }
 
-CT_HIDDEN uint64_t ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, uint64_t *sp)
+/* What tramp.S does next (rax, rdx): jump to fn, or, where exit is set,
+ * call it in the caller's place and come back to the exit hook. */
+struct entry_next {
+	uint64_t fn;
+	uint64_t exit;
+};
+
+CT_HIDDEN struct entry_next ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, uint64_t *sp)
 {
 	uint64_t real = __atomic_load_n(&slot->real, __ATOMIC_ACQUIRE);
 	struct thread *t = &thr;
 	const struct ct_shm_spec *row;
 	const struct ct_spec *s;
 	struct frame *f;
-	int saved = errno;
 	uint32_t d;
 
-	if (!real && !(real = ct_inproc_resolve(slot))) {
+	if (!real) {
+		int saved = errno;
+
+		real = ct_inproc_resolve(slot);
 		errno = saved;
-		return (uint64_t)ct_unresolved;
+		if (!real)
+			return (struct entry_next){ (uint64_t)ct_unresolved, 0 };
 	}
 	if (!slot->call1 || !ct_g.head || !__atomic_load_n(&ct_g.head->on, __ATOMIC_RELAXED) || t->busy)
 		goto out;
@@ -281,12 +326,12 @@ CT_HIDDEN uint64_t ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, u
 		memset(f->rec.mem, 0, sizeof(f->rec.mem));
 		f->rec.flags |= do_reads(t, s, CT_READ_ENTRY, f->rec.args, f->rec.mem, (uint64_t)sp);
 		read_str(t, s, f, (uint64_t)sp);
-		f->rec.ts_ns = now_ns();
+		f->rec.ts_ns = stamp();
 		f->rec.dur_ns = 0;
 		f->rec.depth = d;
 		f->rec.ret = 0;
 		who(t, &f->rec);
-		emit(f, s);
+		emit(t, f, s);
 		goto done;
 	}
 	if (d >= CT_MAX_DEPTH) {
@@ -304,26 +349,27 @@ CT_HIDDEN uint64_t ct_inproc_entry(const uint64_t *regs, struct ct_slot *slot, u
 	if (s->flags & CT_SPEC_READS_ENTRY)
 		f->rec.flags |= do_reads(t, s, CT_READ_ENTRY, f->rec.args, f->rec.mem, (uint64_t)sp);
 	read_str(t, s, f, (uint64_t)sp);
-	/* The return comes back through ct_ret_stub; the real function sees its
-	 * caller's stack as it was, only the return address differs. */
+	/* tramp.S calls the function with the caller's return address (kept
+	 * here) taken off the stack: the function sees its caller's stack as it
+	 * was, its return address in that slot is the trampoline's. */
 	f->sp = (uint64_t)sp;
 	f->ret = *sp;
-	*sp = (uint64_t)ct_ret_stub;
 	t->depth = d + 1;
-	f->rec.ts_ns = now_ns();
+	f->rec.ts_ns = stamp();
+	t->busy = 0;
+	return (struct entry_next){ real, 1 };
 done:
 	t->busy = 0;
 out:
-	errno = saved;
-	return real;
+	return (struct entry_next){ real, 0 };
 }
 
 CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
 {
-	uint64_t now = now_ns(), at = sp_after - 8, ret;
+	uint64_t now = stamp(), at = sp_after - 8, ret;
 	struct thread *t = &thr;
-	int saved = errno, k;
 	struct frame *f;
+	int k;
 
 	/* Innermost first; frames above the one returning were left by a
 	 * longjmp, and are dropped with it. */
@@ -353,9 +399,8 @@ CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
 		f->rec.depth = (uint32_t)k;
 		f->rec.ret = rax;
 		who(t, &f->rec);
-		emit(f, s);
+		emit(t, f, s);
 		t->busy = 0;
 	}
-	errno = saved;
 	return ret;
 }

@@ -231,6 +231,7 @@ static int map_ring(int fd)
 	ct_g.data = d;
 	ct_g.mask = h->data_size - 1;
 	ct_g.parents = h->track_parents;
+	ct_g.tsc = h->clock == CT_SHM_CLOCK_TSC;
 	for (uint32_t i = 0; i < h->n_specs; i++) {
 		uint32_t k = hash_name(ct_g.specs[i].name) % SPEC_HASH;
 

@@ -56,6 +56,7 @@ struct ct_inproc {
 	uint64_t mask;
 	uint32_t pid;
 	bool parents;
+	bool tsc;                     /* records timed by rdtsc (shm.h's clock) */
 };
 extern struct ct_inproc ct_g CT_HIDDEN;
 
@@ -66,7 +67,6 @@ CT_HIDDEN void ct_hooks_started(pid_t tracer);
 
 /* tramp.S */
 extern char ct_inproc_tramp[] CT_EXPORT;
-extern char ct_ret_stub[] CT_HIDDEN;
 extern char ct_pool_stubs[] CT_HIDDEN; /* CT_POOL stubs of CT_POOL_STUB bytes */
 extern struct ct_slot ct_pool_slots[] CT_HIDDEN;
 #define CT_POOL 1024

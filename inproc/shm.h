@@ -25,7 +25,7 @@
 #include "record.h"
 
 #define CT_SHM_MAGIC 0x434f5250534e4943ull /* "CINSPROC" */
-#define CT_SHM_VERSION 1
+#define CT_SHM_VERSION 2
 #define CT_SHM_HEAD_SIZE 4096
 #define CT_SHM_NAME 64 /* bytes of a symbol name, NUL included */
 
@@ -47,6 +47,17 @@
  */
 #define CT_SHM_CALL_START 0xfffffffeu
 #define CT_SHM_START_WAIT_NS 1000000000ull
+
+/*
+ * The clock of the records' times, fixed by the tracer before the command
+ * starts: the TSC where it is invariant and the kernel's clocksource (one
+ * rdtsc, where clock_gettime costs about twice that), else CLOCK_MONOTONIC.
+ * The tracer turns cycles into CLOCK_MONOTONIC ns as it reads each record.
+ */
+enum ct_shm_clock {
+	CT_SHM_CLOCK_MONO = 0, /* CLOCK_MONOTONIC ns (clock_gettime) */
+	CT_SHM_CLOCK_TSC = 1,  /* TSC cycles (rdtsc) */
+};
 
 /* Counters in the header, summed over every process of the command. */
 enum ct_shm_stat {
@@ -70,7 +81,17 @@ struct ct_shm_head {
 	uint64_t data_off;       /* page-aligned */
 	uint64_t data_size;      /* power of two */
 	uint32_t on;             /* 0: the tracer is done; calls go on untraced */
-	uint32_t pad0;
+	uint32_t clock;          /* enum ct_shm_clock: what records' ts_ns and dur_ns count */
+	/* CT_SHM_CLOCK_TSC: cycles to CLOCK_MONOTONIC ns as the tracer last
+	 * measured them, as perf's mmap page gives them:
+	 * ns = time_zero + ((int64)(tsc - time_cycles) * time_mult >> time_shift),
+	 * read while time_seq is even and unchanged. For any reader of the
+	 * ring: the tracer converts with its own copy. */
+	uint32_t time_seq;
+	uint32_t time_shift;
+	uint64_t time_mult;
+	uint64_t time_cycles;
+	uint64_t time_zero;
 	uint64_t prod_pos __attribute__((aligned(64)));
 	uint64_t cons_pos __attribute__((aligned(64)));
 	uint64_t stat[CT_SHM_STAT_MAX] __attribute__((aligned(64)));

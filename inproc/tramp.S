@@ -7,13 +7,17 @@
  * whose function is known costs two compares and a jump. A traced one saves
  * every register that can carry an argument (rdi, rsi, rdx, rcx, r8, r9,
  * rax for varargs, xmm0-7), and calls ct_inproc_entry(regs, slot, sp),
- * which records the entry, and, to see the return, keeps the caller's
- * return address in the thread's shadow stack and puts ct_ret_stub's in
- * its place; then the registers come back and the real function is jumped
- * to with the stack exactly as its caller left it, so stack arguments are
- * where it expects them. ct_ret_stub saves the return registers (rax, rdx,
- * xmm0, xmm1), calls ct_inproc_exit(rax, sp), which records the call and
- * gives back the caller's return address, restores them and jumps there.
+ * which records the entry and says what to run (rax) and whether to see
+ * its return (rdx); the caller's return address is kept in the thread's
+ * shadow stack. The registers come back; a call whose return is not seen
+ * jumps to the function. Else the trampoline takes the caller's return
+ * address off the stack and calls the function: its own return address
+ * lands in the same slot, so the function sees the stack exactly as its
+ * caller left it (stack arguments where it expects them), and every call
+ * and return pairs up for the CPU's return predictor. Back from it, the
+ * return registers (rax, rdx, xmm0, xmm1) are saved around
+ * ct_inproc_exit(rax, sp), which records the call and gives back the
+ * caller's return address, and it returns there.
  * %r10 and %r11 are scratch registers no call passes anything in (r10 is
  * the static chain of nested functions, which no runtime API is).
  */
@@ -52,6 +56,7 @@ ct_inproc_tramp:
 	leaq 200(%rsp), %rdx
 	call ct_inproc_entry
 	movq %rax, %r11
+	movq %rdx, %r10
 	movq 0(%rsp), %rdi
 	movq 8(%rsp), %rsi
 	movq 16(%rsp), %rdx
@@ -68,14 +73,12 @@ ct_inproc_tramp:
 	movaps 160(%rsp), %xmm6
 	movaps 176(%rsp), %xmm7
 	addq $200, %rsp
+	testq %r10, %r10
+	jnz 1f
 	jmp *%r11
-	.size ct_inproc_tramp, . - ct_inproc_tramp
-
-	.globl ct_ret_stub
-	.hidden ct_ret_stub
-	.type ct_ret_stub, @function
-ct_ret_stub:
-	/* After the return %rsp = 0 mod 16. */
+1:	addq $8, %rsp   /* the caller's return address, kept by ct_inproc_entry */
+	call *%r11
+	/* Back from the function: %rsp = 0 mod 16. */
 	subq $48, %rsp
 	movq %rax, 0(%rsp)
 	movq %rdx, 8(%rsp)
@@ -90,8 +93,9 @@ ct_ret_stub:
 	movaps 16(%rsp), %xmm0
 	movaps 32(%rsp), %xmm1
 	addq $48, %rsp
-	jmp *%r11
-	.size ct_ret_stub, . - ct_ret_stub
+	pushq %r11
+	ret
+	.size ct_inproc_tramp, . - ct_inproc_tramp
 
 /*
  * dlsym, interposed: libcudart finds the driver's cuGetProcAddress with

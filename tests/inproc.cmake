@@ -2,3 +2,17 @@
 # --engine inproc: the preload library against the eBPF engine, on the real libcudart.
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
 ct_integration_test(inproc "${I}/test_inproc.py" LABELS root)
+
+# A stand-in runtime whose call sleeps a known time, for the records' clock
+# (TSC or clock_gettime): sleep/sleep_calls and sleep/lib/libcudart.so.96.
+add_library(fake_sleep_cudart SHARED "${CMAKE_CURRENT_SOURCE_DIR}/programs/fake_sleep_cudart.c")
+set_target_properties(fake_sleep_cudart PROPERTIES OUTPUT_NAME cudart SUFFIX ".so.96" NO_SONAME OFF
+	LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/programs/sleep/lib")
+add_executable(sleep_calls "${CMAKE_CURRENT_SOURCE_DIR}/programs/sleep_calls.c")
+target_link_libraries(sleep_calls PRIVATE fake_sleep_cudart)
+set_target_properties(sleep_calls PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/programs/sleep"
+	BUILD_RPATH "\$ORIGIN/lib")
+add_dependencies(sleep_calls fake_sleep_cudart)
+
+# The TSC clock's conversion, on made-up clocks.
+ct_unit_test(test_tsc "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_tsc.c")

@@ -6,6 +6,8 @@
  * name its own position is not yet there.
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,6 +20,11 @@
 /* A record reserved and not committed for this long: its producer died
  * writing it (SIGKILL between the two). */
 #define STUCK_NS 1000000000ull
+/* Between reads the producers have their cache lines to themselves: the
+ * reader takes prod_pos's line and the lines being written from them at
+ * most this often, unless the ring was filling (a quarter full at the last
+ * read) or tracing is over. */
+#define PACE_NS 1000000ull
 
 static uint64_t meta_size(void)
 {
@@ -26,7 +33,42 @@ static uint64_t meta_size(void)
 	return CT_SHM_HEAD_SIZE + ((specs + PAGE - 1) & ~(PAGE - 1));
 }
 
-int ct_shmring_create(struct ct_shmring *r, uint64_t data_size, ct_ring_fn fn, void *ctx)
+/* The current conversion into the header, for readers other than us (seqlock). */
+static void publish_clock(struct ct_shmring *r)
+{
+	struct ct_shm_head *h = r->head;
+	uint32_t seq = h->time_seq;
+
+	__atomic_store_n(&h->time_seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	h->time_shift = CT_TSC_SHIFT;
+	h->time_mult = r->tsc.cur.mult;
+	h->time_cycles = r->tsc.cur.at;
+	h->time_zero = r->tsc.cur.zero;
+	__atomic_store_n(&h->time_seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/* TSC or clock_gettime, said in -v and kept in clock_why for --explain's kind. */
+static void choose_clock(struct ct_shmring *r, bool allow_tsc)
+{
+	char why[96];
+
+	r->clock = CT_SHM_CLOCK_MONO;
+	if (!allow_tsc)
+		snprintf(r->clock_why, sizeof(r->clock_why), "clock_gettime (tracer.inproc_clock = monotonic)");
+	else if (!ct_tsc_usable(why, sizeof(why)))
+		snprintf(r->clock_why, sizeof(r->clock_why), "clock_gettime: %s", why);
+	else if (ct_tsc_clock_start(&r->tsc))
+		snprintf(r->clock_why, sizeof(r->clock_why), "clock_gettime: the TSC did not advance");
+	else {
+		r->clock = CT_SHM_CLOCK_TSC;
+		snprintf(r->clock_why, sizeof(r->clock_why), "TSC (%s), converted to CLOCK_MONOTONIC by the tracer",
+			 why);
+	}
+	ct_info("--engine inproc: calls timed by %s", r->clock_why);
+}
+
+int ct_shmring_create(struct ct_shmring *r, uint64_t data_size, bool allow_tsc, ct_ring_fn fn, void *ctx)
 {
 	uint64_t meta = meta_size(), total = meta + data_size;
 	int err;
@@ -65,6 +107,10 @@ int ct_shmring_create(struct ct_shmring *r, uint64_t data_size, ct_ring_fn fn, v
 		.magic = CT_SHM_MAGIC, .version = CT_SHM_VERSION, .head_size = CT_SHM_HEAD_SIZE,
 		.total_size = total, .specs_off = CT_SHM_HEAD_SIZE, .data_off = meta, .data_size = data_size,
 	};
+	choose_clock(r, allow_tsc);
+	r->head->clock = r->clock;
+	if (r->clock == CT_SHM_CLOCK_TSC)
+		publish_clock(r);
 	return 0;
 fail:
 	ct_shmring_close(r);
@@ -91,20 +137,43 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A record, out of the memory the command shares (it cannot change it under
+ * us then), with its times in CLOCK_MONOTONIC ns, to the callback. */
+static int deliver(struct ct_shmring *r, const unsigned char *p, uint32_t len)
+{
+	struct ct_record rec;
+
+	memcpy(&rec, p, len);
+	if (r->clock == CT_SHM_CLOCK_TSC && len >= offsetof(struct ct_record, pid)) {
+		rec.ts_ns = ct_tsc_ns(&r->tsc, rec.ts_ns);
+		rec.dur_ns = ct_tsc_dur_ns(&r->tsc, rec.dur_ns);
+	}
+	return r->fn(r->ctx, &rec, len);
+}
+
 int ct_shmring_consume(struct ct_shmring *r)
 {
 	struct ct_shm_head *h = r->head;
-	uint64_t cons = __atomic_load_n(&h->cons_pos, __ATOMIC_RELAXED), prod;
+	uint64_t cons = __atomic_load_n(&h->cons_pos, __ATOMIC_RELAXED), prod, now = mono_ns();
 	int n = 0, err = 0;
 
-	if (r->broken)
+	if (r->broken || (!r->stopped && !r->behind && now - r->read_ns < PACE_NS))
 		return 0;
+	r->read_ns = now;
 	prod = __atomic_load_n(&h->prod_pos, __ATOMIC_ACQUIRE);
+	r->behind = prod - cons > r->size / 4;
 	if (prod - cons > r->size) { /* written by no producer of ours */
 		ct_err("the in-process ring's positions are corrupt (%llu written, %llu read): no more records read",
 		       (unsigned long long)prod, (unsigned long long)cons);
 		r->broken = true;
 		return 0;
+	}
+	if (r->clock == CT_SHM_CLOCK_TSC && cons < prod) {
+		uint64_t at = r->tsc.next_ns;
+
+		ct_tsc_clock_check(&r->tsc, now);
+		if (r->tsc.next_ns != at)
+			publish_clock(r);
 	}
 	while (cons < prod) {
 		unsigned char *p = r->data + (cons & (r->size - 1));
@@ -133,7 +202,7 @@ int ct_shmring_consume(struct ct_shmring *r)
 			}
 			r->skipped++;
 		} else {
-			err = r->fn(r->ctx, p + CT_SHM_REC_HDR, len);
+			err = deliver(r, p + CT_SHM_REC_HDR, len);
 			n++;
 		}
 		r->stuck_ns = 0;
@@ -156,6 +225,7 @@ void ct_shmring_stop(struct ct_shmring *r)
 {
 	if (r->head)
 		__atomic_store_n(&r->head->on, 0, __ATOMIC_RELEASE);
+	r->stopped = true;
 }
 
 void ct_shmring_close(struct ct_shmring *r)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "shm.h"
 #include "capture/ring.h"
+#include "capture/tsc.h"
 
 struct ct_shmring {
 	int fd;                   /* the memfd, left open (without CLOEXEC) for the command */
@@ -24,10 +25,18 @@ struct ct_shmring {
 	uint64_t stuck_ns;        /* since when the reader waits at a record not yet committed */
 	uint64_t skipped;         /* records a producer never committed (it died writing), skipped */
 	bool broken;              /* a reservation never written: nothing after it can be read */
+	bool stopped;             /* tracing is over: every read drains the ring */
+	bool behind;              /* the ring was a quarter full at the last read: read again at once */
+	uint64_t read_ns;         /* when the ring was last read (reads are paced) */
+	enum ct_shm_clock clock;  /* what the records' times count; the header's copy is the command's to read */
+	struct ct_tsc_clock tsc;  /* CT_SHM_CLOCK_TSC: cycles to CLOCK_MONOTONIC ns */
+	char clock_why[192];      /* why this clock */
 };
 
-/* A memfd of `data_size` bytes of ring (a power of two, at least a page). */
-int ct_shmring_create(struct ct_shmring *r, uint64_t data_size, ct_ring_fn fn, void *ctx);
+/* A memfd of `data_size` bytes of ring (a power of two, at least a page);
+ * records timed by the TSC where allow_tsc and ct_tsc_usable(), else by
+ * clock_gettime. Records reach fn with CLOCK_MONOTONIC ns either way. */
+int ct_shmring_create(struct ct_shmring *r, uint64_t data_size, bool allow_tsc, ct_ring_fn fn, void *ctx);
 /* The spec table, written before the command runs. */
 int ct_shmring_set_specs(struct ct_shmring *r, const struct ct_shm_spec *specs, uint32_t n, bool parents);
 /* Every committed record; returns how many, or -errno from fn. */

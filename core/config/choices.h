@@ -13,5 +13,6 @@ enum ct_trace_mode { CT_MODE_EVENTS, CT_MODE_AGGREGATE };
 enum ct_reader_priority { CT_READER_HIGH, CT_READER_NORMAL };
 enum ct_engine_kind { CT_ENGINE_EBPF, CT_ENGINE_INPROC };
 enum ct_stack_method { CT_STACK_FP, CT_STACK_DWARF };
+enum ct_inproc_clock { CT_INPROC_CLOCK_AUTO, CT_INPROC_CLOCK_MONOTONIC };
 
 #endif

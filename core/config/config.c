@@ -36,6 +36,8 @@ static const char *const engine_words[] = {
 	[CT_ENGINE_EBPF] = "ebpf", [CT_ENGINE_INPROC] = "inproc", NULL };
 static const char *const stack_method_words[] = {
 	[CT_STACK_FP] = "fp", [CT_STACK_DWARF] = "dwarf", NULL };
+static const char *const inproc_clock_words[] = {
+	[CT_INPROC_CLOCK_AUTO] = "auto", [CT_INPROC_CLOCK_MONOTONIC] = "monotonic", NULL };
 static const char *const mode_words[] = {
 	[CT_MODE_EVENTS] = "events", [CT_MODE_AGGREGATE] = "aggregate", NULL };
 
@@ -97,6 +99,9 @@ static const struct ct_key tracer_keys[] = {
 	   "command that interposes the runtime's functions and writes the same records into a shared "
 	   "ring: no BPF, no root, less per call; it cannot see a runtime linked into the executable "
 	   "(docs/engines.md). --engine sets it"),
+	TC("inproc_clock", "auto", inproc_clock, inproc_clock_words,
+	   "--engine inproc: auto times calls by the TSC where it is invariant and the kernel's clocksource "
+	   "(the tracer converts to CLOCK_MONOTONIC), else by clock_gettime; monotonic always by clock_gettime"),
 	TK("entry_only", CT_KEY_LIST, NULL, entry_only,
 	   "API globs recorded at entry only: no exit probe, no result or duration, less overhead"),
 	TK("scan_libraries", CT_KEY_BOOL, "false", scan_libraries,

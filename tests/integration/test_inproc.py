@@ -11,6 +11,10 @@ every call fails with error 35, but they are real calls):
 - forked children (dlopen + dlsym) and exec'd programs are traced;
 - a tracer killed with SIGKILL leaves the program running to its end;
 - a runtime linked into the executable is refused, and --explain says why;
+- calls are timed right by either clock (the TSC, turned into CLOCK_MONOTONIC
+  by the tracer, and clock_gettime): a stand-in call that sleeps a known
+  time starts and ends, as recorded, between the program's own clock reads
+  around it, over a run long enough for the tracer to re-check the TSC;
 - -p with --engine inproc is refused.
 """
 import os
@@ -23,6 +27,7 @@ SHARED = t.program("cudart_calls_shared")
 STATIC = t.program("cudart_calls_static")
 LOOP = t.program("cudart_loop_shared")
 FORKS = os.path.join(t.PROGRAMS, "fault_forks")
+SLEEPS = os.path.join(t.PROGRAMS, "sleep", "sleep_calls")
 CUDART = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64", "libcudart.so.13")
 NOASLR = ["setarch", "x86_64", "-R"]
 
@@ -100,6 +105,43 @@ def test_tracer_killed():
     t.check(time.monotonic() - start < 60, "the command took too long without its tracer")
 
 
+def tsc_usable():
+    with open("/proc/cpuinfo") as f:
+        flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+        src = f.read().strip()
+    return "constant_tsc" in flags and "nonstop_tsc" in flags and src == "tsc"
+
+
+def check_times(clock, n, us):
+    """n calls of us microseconds each, under tracer.inproc_clock = clock."""
+    i = t.run(["--no-config", "-v", "--engine", "inproc", "-C", "tracer.inproc_clock=" + clock],
+              command=[SLEEPS, str(n), str(us)])
+    t.check(i.rc == 0, "inproc run failed: %d" % i.rc, i)
+    want = "calls timed by TSC" if clock == "auto" and tsc_usable() else "calls timed by clock_gettime"
+    t.check(want in i.stderr, "clock %s: -v does not say %r" % (clock, want), i)
+    head, _ = t.read_jsonl(os.path.join(i.files, "events.jsonl"), meta=True)
+    around = [tuple(map(int, l.split())) for l in i.stdout.splitlines()]
+    calls = i.calls(api="cudaStreamSynchronize")
+    t.check(len(calls) == len(around) == n, "clock %s: %d calls, %d printed" % (clock, len(calls), len(around)), i)
+    for k, (ev, (before, after)) in enumerate(zip(calls, around)):
+        start = ev["ts_ns"] - head["wall_offset_ns"]
+        # CLOCK_MONOTONIC either way, to within the tracer's conversion (tens of ns).
+        t.check(before - 1000 <= start and start + ev["dur_ns"] <= after + 1000 and ev["dur_ns"] >= us * 1000,
+                "clock %s, call %d: recorded [%d, +%d] not within the program's [%d, %d], or shorter than %d us"
+                % (clock, k, start, ev["dur_ns"], before, after, us), i)
+
+
+def test_clock():
+    if not os.path.exists(SLEEPS):
+        t.skip("sleep_calls missing")
+    check_times("auto", 14, 100000)  # 1.4 s: the TSC re-checked at 20, 40, ..., 640 ms
+    check_times("monotonic", 3, 20000)
+    r = t.run(["--no-config", "--engine", "inproc", "--explain"], command=[SLEEPS])
+    want = "clock: the TSC" if tsc_usable() else "clock: clock_gettime"
+    t.check(r.rc == 0 and want in r.stdout, "--explain does not say %r:\n%s" % (want, r.stdout), r)
+
+
 def test_refusals():
     r = t.run(["--no-config", "--engine", "inproc"], command=[STATIC])
     t.check(r.rc != 0 and "links the cudart runtime in statically" in r.stderr and "--engine ebpf" in r.stderr,
@@ -121,5 +163,6 @@ if __name__ == "__main__":
     test_output_unchanged()
     test_children()
     test_tracer_killed()
+    test_clock()
     test_refusals()
     print("ok")
