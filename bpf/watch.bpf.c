@@ -31,6 +31,7 @@
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 #define SIGSTOP_NR 19
+#define SIGCONT_NR 18
 #define NR_open 2
 #define NR_openat 257
 #define NR_openat2 437
@@ -68,6 +69,31 @@ struct {
 	__uint(max_entries, 1 << 16);
 } watch_events SEC(".maps");
 
+/*
+ * Tasks stopped for this tracer, by tgid, until it continues them. A
+ * SIGSTOP is anyone's to end: another tracer that stopped the same exec
+ * (a system-wide one: it checks every new executable), a daemon, a user's
+ * `kill -CONT` would release the task before its probes are live, and its
+ * first calls would go untraced although the tracer said "probed before its
+ * first call". ct_signal stops a held task again when anyone but this
+ * tracer or its guard continues it; each tracer that holds a task does, so
+ * the last one to finish attaching continues it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} held SEC(".maps");
+
+/* CT_HOLD_*: the guard's tgid (it may continue held tasks), and counts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CT_HOLD_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} hold_state SEC(".maps");
+
 /* Opens that matched at syscall entry, by thread, until the syscall returns. */
 struct pending {
 	__u32 pattern;
@@ -101,6 +127,27 @@ static __always_inline bool traced(__u32 tgid)
 	return !ct_filter_pids || bpf_map_lookup_elem(&pids, &tgid);
 }
 
+/* Stop the current task for the tracer: held before the signal is sent, so
+ * that no SIGCONT can come between. */
+static __always_inline bool hold(__u32 tgid)
+{
+	__u32 one = 1;
+
+	bpf_map_update_elem(&held, &tgid, &one, BPF_ANY);
+	if (bpf_send_signal(SIGSTOP_NR) == 0)
+		return true;
+	bpf_map_delete_elem(&held, &tgid);
+	return false;
+}
+
+static __always_inline void hold_count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&hold_state, &which);
+
+	if (c)
+		__sync_fetch_and_add(c, 1);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(ct_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -119,6 +166,8 @@ int BPF_PROG(ct_exit, struct task_struct *p)
 	__u32 pid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid);
 	struct ct_watch_event *e;
 
+	if (pid == tgid)
+		bpf_map_delete_elem(&held, &tgid);
 	/* System-wide, pids holds the processes that user space asked to hear
 	 * of (those that made a traced call), and nothing else looks at it. */
 	if (pid != tgid || !bpf_map_lookup_elem(&pids, &tgid))
@@ -178,7 +227,7 @@ int BPF_PROG(ct_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	e->pid = tgid;
 	e->tid = BPF_CORE_READ(p, pid);
 	bpf_probe_read_kernel_str(e->path, sizeof(e->path), BPF_CORE_READ(bprm, filename));
-	e->stopped = !job && bpf_send_signal(SIGSTOP_NR) == 0;
+	e->stopped = !job && hold(tgid);
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
@@ -324,7 +373,7 @@ static __always_inline int on_sys_exit(long ret)
 			e->fd = ret;
 			e->exit_code = 0;
 			__builtin_memcpy(e->path, pd->path, sizeof(e->path));
-			e->stopped = ct_stop_opens && bpf_send_signal(SIGSTOP_NR) == 0;
+			e->stopped = ct_stop_opens && hold(pt >> 32);
 			bpf_ringbuf_submit(e, 0);
 		}
 	}
@@ -383,4 +432,38 @@ int BPF_PROG(ct_sys_exit, struct pt_regs *regs, long ret)
 	if (id != NR_mmap && id != NR_openat && id != NR_openat2 && id != NR_open)
 		return 0;
 	return on_sys_exit(ret);
+}
+
+/*
+ * A SIGCONT to a task held for this tracer, from anyone but the tracer or
+ * its guard, ends the stop (the kernel has woken the task by the time this
+ * tracepoint runs, with the target's siglock held): the task is stopped
+ * again at once. The SIGSTOP goes through irq_work (interrupts are off here),
+ * sent as soon as the sender drops the lock; the task takes it on its way
+ * back to user space, or at the latest when its next syscall returns: before
+ * ld.so can map the library just opened, or reach main after an exec. So the
+ * last holder's SIGCONT is the one that lets it run.
+ */
+SEC("tp_btf/signal_generate")
+int BPF_PROG(ct_signal, int sig, struct kernel_siginfo *info, struct task_struct *task, int group,
+	     int result)
+{
+	__u32 me, tgid, key = CT_HOLD_GUARD;
+	__u64 *guard;
+
+	if (sig != SIGCONT_NR || !task)
+		return 0;
+	tgid = task->tgid;
+	if (!bpf_map_lookup_elem(&held, &tgid))
+		return 0;
+	me = bpf_get_current_pid_tgid() >> 32;
+	guard = bpf_map_lookup_elem(&hold_state, &key);
+	if (me == ct_self_tgid || (guard && *guard == me))
+		return 0;
+	if (bpf_ksym_exists(bpf_send_signal_task) &&
+	    bpf_send_signal_task(task, SIGSTOP_NR, PIDTYPE_TGID, 0) == 0)
+		hold_count(CT_HOLD_RESTOPPED);
+	else
+		hold_count(CT_HOLD_LOST);
+	return 0;
 }

@@ -36,4 +36,12 @@ struct ct_exe_key {
 #define CT_EXE_CHECKED 2 /* probed if it has a runtime: later processes run on */
 #define CT_EXE_SEEN_MAX 8192
 
+/* The watcher's hold_state slots (watch.bpf.c, ct_signal). */
+enum ct_hold_slot {
+	CT_HOLD_GUARD,     /* the guard's tgid: it may continue held tasks */
+	CT_HOLD_RESTOPPED, /* held tasks another process continued, stopped again */
+	CT_HOLD_LOST,      /* ... that could not be stopped again */
+	CT_HOLD_MAX,
+};
+
 #endif

@@ -431,6 +431,20 @@ static void attach_late(struct session *s, const struct ct_watch_event *e)
 	}
 }
 
+/*
+ * A test hook (docs/reliability.md): CUDATRACER_TEST_HOLD_MS=N waits N ms
+ * before probing a task the watcher stopped, as a loaded machine would, so
+ * that a test can continue it from outside meanwhile (fault_foreign_cont).
+ */
+static void test_hold_delay(void)
+{
+	const char *v = getenv("CUDATRACER_TEST_HOLD_MS");
+	long ms = v ? strtol(v, NULL, 10) : 0;
+
+	if (ms > 0)
+		nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000L }, NULL);
+}
+
 static int on_watch(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
@@ -441,6 +455,8 @@ static int on_watch(void *ctx, void *data, size_t len)
 	switch (e->kind) {
 	case CT_WATCH_OPEN:
 	case CT_WATCH_EXEC:
+		if (e->stopped)
+			test_hold_delay();
 		attach_late(s, e);
 		/* Stopped, with the executable and the libraries loaded so far mapped:
 		 * keep its maps, for names decoded after it has exited. */
@@ -458,8 +474,10 @@ static int on_watch(void *ctx, void *data, size_t len)
 		/* System-wide: this file is done with (probed, or has no runtime). */
 		if (e->kind == CT_WATCH_EXEC && !s->target->pid && !s->target->argv)
 			ct_watcher_exe_checked(&s->watcher, e->exe_dev, e->exe_ino);
-		if (e->stopped)
+		if (e->stopped) {
+			ct_watcher_release(&s->watcher, e->pid);
 			kill(e->pid, SIGCONT);
+		}
 		break;
 	case CT_WATCH_MAP:
 		ct_sym_refresh(e->pid);
@@ -874,6 +892,8 @@ static int setup(struct session *s)
 		goto out;
 	if (ct_guard_start(&s->guard, ct_watcher_events_fd(&s->watcher)))
 		ct_warn("cannot start the guard process: if cudatracer is killed, a process it stopped may stay stopped");
+	else
+		ct_watcher_set_guard(&s->watcher, s->guard.pid);
 	err = open_engine(s, filter, c->tracer.attach);
 	if (err)
 		goto out;

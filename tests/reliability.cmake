@@ -62,3 +62,7 @@ ct_integration_test(fault_bytes "${I}/test_fault_bytes.py" LABELS "root;reliabil
 # entry and exit links together or not at all.
 ct_integration_test(fault_system_wide "${I}/test_fault_system_wide.py" LABELS "root;reliability")
 ct_integration_test(fault_probe_pair "${I}/test_fault_probe_pair.py" LABELS "root;reliability")
+
+# A task held for probing, continued by another process (another tracer's
+# SIGCONT): stopped again, its calls all traced.
+ct_integration_test(fault_foreign_cont "${I}/test_fault_foreign_cont.py" LABELS "root;reliability")

@@ -15,7 +15,7 @@
 
 extern const char ct_bpf_watch_start[], ct_bpf_watch_end[];
 
-static const char *const always[] = { "ct_fork", "ct_exit", "ct_exec" };
+static const char *const always[] = { "ct_fork", "ct_exit", "ct_exec", "ct_signal" };
 /* Opens and mmap on their own tracepoints, one program each way for all of
  * them (it reads the syscall number from the record); or, on kernels built
  * without syscall tracepoints, every syscall through the raw one. */
@@ -95,6 +95,11 @@ static int attach(struct ct_watcher *w, const char *const *names, size_t n)
 			return err;
 	}
 	return 0;
+}
+
+static int hold_fd(struct ct_watcher *w)
+{
+	return bpf_map__fd(bpf_object__find_map_by_name(w->obj, "hold_state"));
 }
 
 int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
@@ -177,8 +182,40 @@ int ct_watcher_forget_pid(struct ct_watcher *w, pid_t pid)
 	return bpf_map_delete_elem(ct_watcher_pids_fd(w), &key) ? -errno : 0;
 }
 
+int ct_watcher_set_guard(struct ct_watcher *w, pid_t guard)
+{
+	uint32_t key = CT_HOLD_GUARD;
+	uint64_t v = (uint64_t)guard;
+
+	return bpf_map_update_elem(hold_fd(w), &key, &v, BPF_ANY) ? -errno : 0;
+}
+
+void ct_watcher_release(struct ct_watcher *w, pid_t pid)
+{
+	uint32_t key = pid;
+
+	bpf_map_delete_elem(bpf_map__fd(bpf_object__find_map_by_name(w->obj, "held")), &key);
+}
+
 void ct_watcher_detach(struct ct_watcher *w)
 {
+	uint64_t again = 0, lost = 0;
+
+	if (w->n_links) {
+		bpf_map_lookup_elem(hold_fd(w), &(uint32_t){ CT_HOLD_RESTOPPED }, &again);
+		bpf_map_lookup_elem(hold_fd(w), &(uint32_t){ CT_HOLD_LOST }, &lost);
+	}
+	/* Another tracer's (a system-wide one checks every new executable), a
+	 * user's kill -CONT: said, since the trace is whole only for `again`. */
+	if (again)
+		ct_info("watcher: %llu task%s continued by another process before %s probes were in place: "
+			"stopped again until they were", (unsigned long long)again, again > 1 ? "s" : "",
+			again > 1 ? "their" : "its");
+	if (lost)
+		ct_warn("watcher: %llu task%s continued by another process before %s probes were in place "
+			"(this kernel cannot stop %s again: no bpf_send_signal_task): %s first calls may be missed",
+			(unsigned long long)lost, lost > 1 ? "s were" : " was", lost > 1 ? "their" : "its",
+			lost > 1 ? "them" : "it", lost > 1 ? "their" : "its");
 	for (int i = w->n_links - 1; i >= 0; i--)
 		bpf_link__destroy(w->links[i]);
 	w->n_links = 0;

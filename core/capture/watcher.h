@@ -12,7 +12,7 @@ struct bpf_link;
 /* The watcher BPF object: traced pids, forks, exits, late library loads. */
 struct ct_watcher {
 	struct bpf_object *obj;
-	struct bpf_link *links[11]; /* fork, exit, exec; entry and exit of four syscalls */
+	struct bpf_link *links[12]; /* fork, exit, exec, signal; entry and exit of four syscalls */
 	int n_links;
 	bool per_syscall; /* opens and mmap on their own syscall tracepoints */
 };
@@ -35,6 +35,11 @@ int ct_watcher_forget_pid(struct ct_watcher *w, pid_t pid);
 /* System-wide: the executable of a CT_WATCH_EXEC event (its exe_dev, exe_ino)
  * was checked (and probed if it has a runtime): its later processes run on. */
 int ct_watcher_exe_checked(struct ct_watcher *w, uint64_t dev, uint64_t ino);
+/* The guard may continue held tasks too (see watch.bpf.c, ct_signal). */
+int ct_watcher_set_guard(struct ct_watcher *w, pid_t guard);
+/* A task the watcher stopped (an event's `stopped`) is probed: it is no
+ * longer held, call before sending it SIGCONT. */
+void ct_watcher_release(struct ct_watcher *w, pid_t pid);
 /* Stop watching (detach the programs); the event ring stays readable. */
 void ct_watcher_detach(struct ct_watcher *w);
 void ct_watcher_close(struct ct_watcher *w);
