@@ -12,6 +12,7 @@
 #include "decode/decode.h"
 #include "report/json.h"
 #include "report/replay.h"
+#include "symbols/symbolizer.h"
 #include "util/log.h"
 
 /* FNV-1a: the key a symbol is filed under; a hit is checked with strcmp. */
@@ -266,11 +267,115 @@ static int arg_key(void *ctx, const char *key, struct ct_jp *j)
 	return 1; /* an argument this version's table does not have */
 }
 
+/*
+ * A frame of the "stack" array (docs/events.md, "Stack frames"), as
+ * ct_stack_json_w() wrote it: "[unknown]" for a name that was missing,
+ * "[truncated]" or a `why` for a last frame that says why the stack ends.
+ */
+static int frame_key(void *ctx, const char *key, struct ct_jp *j)
+{
+	struct ct_replay *r = ctx;
+	struct ct_frame_info *f = &r->frames[r->n_frames];
+	const char **str = NULL;
+	uint64_t *num = NULL;
+	bool is_hex;
+	char hex[32];
+
+	if (!strcmp(key, "function"))
+		str = &f->function;
+	else if (!strcmp(key, "module"))
+		str = &f->module;
+	else if (!strcmp(key, "py_function"))
+		str = &f->py_function, f->kind = CT_FRAME_PYTHON;
+	else if (!strcmp(key, "py_file"))
+		str = &f->py_file, f->kind = CT_FRAME_PYTHON;
+	else if (!strcmp(key, "py_line"))
+		return f->kind = CT_FRAME_PYTHON, ct_jp_u32(j, &f->py_line);
+	else if (!strcmp(key, "why"))
+		return f->kind = CT_FRAME_UNWOUND, ct_jp_skip(j);
+	else if (!strcmp(key, "offset"))
+		num = &f->offset;
+	else if (!strcmp(key, "addr"))
+		num = &f->addr;
+	if (num)
+		return hex_str(j, num, &is_hex, hex, sizeof(hex)) || !is_hex ? -EINVAL : 0;
+	if (!str)
+		return 1;
+	if (arena_str(r, j, str))
+		return -EINVAL;
+	if (!strcmp(*str, "[unknown]"))
+		*str = NULL;
+	else if (str == &f->function && !strcmp(*str, "[truncated]"))
+		f->kind = CT_FRAME_TRUNCATED;
+	return 0;
+}
+
+static int stack_elem(void *ctx, size_t i, struct ct_jp *j)
+{
+	struct ct_replay *r = ctx;
+
+	(void)i;
+	if (r->n_frames == r->frames_cap) {
+		uint32_t cap = r->frames_cap ? 2 * r->frames_cap : 64;
+		struct ct_frame_info *v = realloc(r->frames, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->frames = v;
+		r->frames_cap = cap;
+	}
+	r->frames[r->n_frames] = (struct ct_frame_info){ .kind = CT_FRAME_NATIVE };
+	if (ct_jp_object(j, frame_key, r))
+		return -EINVAL;
+	r->n_frames++;
+	return 0;
+}
+
+/* A frame of "py_stack" (docs/stacks-python.md). */
+static int py_key(void *ctx, const char *key, struct ct_jp *j)
+{
+	struct ct_replay *r = ctx;
+	struct ct_py_frame_info *f = &r->py->f[r->py->n];
+
+	if (!strcmp(key, "function"))
+		return arena_str(r, j, &f->function);
+	if (!strcmp(key, "file"))
+		return arena_str(r, j, &f->file);
+	if (!strcmp(key, "line"))
+		return ct_jp_i32(j, &f->line);
+	if (!strcmp(key, "why"))
+		return arena_str(r, j, &f->why);
+	return 1;
+}
+
+static int py_elem(void *ctx, size_t i, struct ct_jp *j)
+{
+	struct ct_replay *r = ctx;
+
+	(void)i;
+	if (!r->py || r->py->n == r->py_cap) {
+		uint32_t cap = r->py_cap ? 2 * r->py_cap : 32;
+		struct ct_py_frames *v = realloc(r->py, sizeof(*v) + cap * sizeof(v->f[0]));
+
+		if (!v)
+			return -ENOMEM;
+		if (!r->py)
+			v->n = 0;
+		r->py = v;
+		r->py_cap = cap;
+	}
+	r->py->f[r->py->n] = (struct ct_py_frame_info){ "?", "?", 0, NULL };
+	if (ct_jp_object(j, py_key, r))
+		return -EINVAL;
+	r->py->n++;
+	return 0;
+}
+
 /* What the top level of a line says, before its API is known. */
 struct line {
 	struct ct_replay *r;
 	char plugin[32], api[128];
-	bool has_kind, has_ts, has_env, has_comm_info;
+	bool has_kind, has_ts, has_env, has_comm_info, has_stack, has_py_stack, py_truncated;
 	const char *args_from, *args_to;
 	char result_name[96];
 	bool result_named;
@@ -378,6 +483,17 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 			return ct_jp_u32(j, &ev->pid);
 		if (!strcmp(key, "parent"))
 			return ct_jp_object(j, parent_key, r);
+		if (!strcmp(key, "py_stack")) {
+			if (r->py)
+				r->py->n = 0;
+			return l->has_py_stack = true, ct_jp_array(j, py_elem, r);
+		}
+		if (!strcmp(key, "py_stack_truncated"))
+			return ct_jp_bool(j, &l->py_truncated);
+		break;
+	case 's':
+		if (!strcmp(key, "stack"))
+			return l->has_stack = true, r->n_frames = 0, ct_jp_array(j, stack_elem, r);
 		break;
 	case 'r':
 		if (!strcmp(key, "result"))
@@ -511,6 +627,14 @@ int ct_replay_line(struct ct_replay *r, const char *text, size_t len, const char
 		ev->comm_info = &r->comm;
 	if (l.has_env)
 		ev->env = &r->env;
+	if (l.has_stack) {
+		r->stack = (struct ct_callstack){ r->frames, r->n_frames, ct_sym_site(r->frames, r->n_frames) };
+		ev->stack = &r->stack;
+	}
+	if (l.has_py_stack && r->py) {
+		r->py->truncated = l.py_truncated;
+		ev->py_stack = r->py;
+	}
 	return 0;
 }
 
@@ -523,6 +647,8 @@ void ct_replay_free(struct ct_replay *r)
 	if (r->dirs)
 		ct_plugin_dirs_free(r->dirs);
 	free(r->arena);
+	free(r->frames);
+	free(r->py);
 	free(r->skips);
 	memset(r, 0, sizeof(*r));
 }

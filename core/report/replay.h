@@ -38,6 +38,12 @@ struct ct_replay {
 	char comm_text[64], parent_plugin[32], parent_api[128];
 	char *arena;               /* the line's strings; room for the whole line */
 	size_t arena_cap, arena_len;
+	/* The line's stack (--stacks): frames whose strings are in the arena. */
+	struct ct_frame_info *frames;
+	uint32_t n_frames, frames_cap;
+	struct ct_callstack stack;
+	struct ct_py_frames *py;   /* its Python frames */
+	uint32_t py_cap;
 	struct ct_replay_skip *skips; /* APIs not in the loaded tables */
 	size_t n_skips;
 	uint64_t skipped, other_kinds;

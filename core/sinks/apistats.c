@@ -89,6 +89,41 @@ static int kind_add(struct ct_kind_stat **v, size_t *n, const char *name, uint64
 	return 0;
 }
 
+/* One more failed call with error `name`, at the event's site if it has a stack. */
+static int err_add(struct ct_api_stat *a, const char *name, const struct ct_callstack *cs)
+{
+	struct ct_err_stat *e = NULL;
+	struct ct_site *site;
+
+	for (size_t i = 0; i < a->n_errs && !e; i++)
+		if (!strcmp(a->errs[i].name, name))
+			e = &a->errs[i];
+	if (!e) {
+		e = realloc(a->errs, (a->n_errs + 1) * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		a->errs = e;
+		e = &e[a->n_errs];
+		*e = (struct ct_err_stat){ .name = strdup(name) };
+		if (!e->name)
+			return -ENOMEM;
+		a->n_errs++;
+	}
+	e->calls++;
+	if (!cs)
+		return 0;
+	e->stacked++;
+	if (!ct_u64map_get(&e->sites.by_key, cs->site) && e->sites.by_key.n >= CT_ERR_SITES_MAX) {
+		e->unlisted++;
+		return 0;
+	}
+	site = ct_sites_get(&e->sites, cs);
+	if (!site)
+		return -ENOMEM;
+	site->count++;
+	return 0;
+}
+
 int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev)
 {
 	struct ct_proc_stat *p = proc_get(s, ev->pid, ev->ts_ns, ev->comm, ev->tid == ev->pid);
@@ -110,7 +145,7 @@ int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev)
 		a->errors++;
 		p->errors++;
 		snprintf(num, sizeof(num), "%lld", (long long)ev->result);
-		err = kind_add(&a->errs, &a->n_errs, ev->result_name ? ev->result_name : num, 0);
+		err = err_add(a, ev->result_name ? ev->result_name : num, ev->stack);
 		if (err)
 			return err;
 	}
@@ -201,8 +236,10 @@ void ct_apistats_free(struct ct_apistats *s)
 			for (size_t k = 0; k < a->n_kinds; k++)
 				free(a->kinds[k].name);
 			free(a->kinds);
-			for (size_t k = 0; k < a->n_errs; k++)
+			for (size_t k = 0; k < a->n_errs; k++) {
 				free(a->errs[k].name);
+				ct_sites_free(&a->errs[k].sites);
+			}
 			free(a->errs);
 			free(a->plugin);
 			free(a->api);

@@ -12,12 +12,26 @@
 #include <stdint.h>
 #include <cudatracer/event.h>
 #include "sinks/hist.h"
+#include "sinks/stackfmt.h"
 #include "util/u64map.h"
 
 struct ct_kind_stat {
 	char *name;       /* the copy kind's enum name; "" if the API has none */
 	uint64_t calls;   /* successful calls of this kind */
 	uint64_t bytes;
+};
+
+/* Distinct sites kept per API and error; calls at sites past them are
+ * counted in `unlisted`, so that a program failing from everywhere stays bounded. */
+#define CT_ERR_SITES_MAX 256
+
+/* The failed calls of one API with one error, by the calls' site (--stacks). */
+struct ct_err_stat {
+	char *name;        /* the error's name; its number when the table has none */
+	uint64_t calls;
+	uint64_t stacked;  /* calls that carried a stack */
+	uint64_t unlisted; /* stacked calls at a site past CT_ERR_SITES_MAX */
+	struct ct_sites sites; /* ct_site.count: the calls there */
 };
 
 struct ct_api_stat {
@@ -36,7 +50,7 @@ struct ct_api_stat {
 	uint64_t bytes;   /* moved, set or allocated by successful calls */
 	struct ct_kind_stat *kinds;
 	size_t n_kinds;
-	struct ct_kind_stat *errs; /* failed calls by the error's name (calls; bytes unused) */
+	struct ct_err_stat *errs; /* failed calls by the error's name */
 	size_t n_errs;
 	struct ct_hist hist; /* durations; also holds min and max */
 };
@@ -68,6 +82,12 @@ void ct_apistats_free(struct ct_apistats *s);
 int ct_apistats_procs(const struct ct_apistats *s, struct ct_proc_stat ***out, size_t *n);
 /* A process's APIs, most total time first; the caller frees the array. */
 int ct_apistats_sorted(const struct ct_proc_stat *p, struct ct_api_stat ***out, size_t *n);
+
+/* An error's sites, most calls first (ct_sites_sorted()); free() the array. */
+static inline struct ct_site **ct_err_stat_sites(const struct ct_err_stat *e, size_t *n)
+{
+	return ct_sites_sorted(&e->sites, ct_site_cmp_count, n);
+}
 
 /* The API's share of its process's time in traced calls, in percent. */
 static inline double ct_api_stat_pct(const struct ct_api_stat *a, const struct ct_proc_stat *p)

@@ -10,6 +10,8 @@
  * argument name (a kernel's `args` pointer) meets one of them. A call made
  * inside another plugin's call gets a flow arrow from that call (the outer
  * call's record comes after the inner one's: the inner waits for it).
+ * With --stacks, a call's frames are in args.stack (and its Python frames
+ * in args.py_stack), one line per frame, innermost first.
  *
  * Timestamps are CLOCK_MONOTONIC in microseconds (clock = monotonic), the
  * clock of Chrome's own traces and, on a machine that was not suspended,
@@ -34,6 +36,7 @@
 #include <unistd.h>
 #include "sinks/memtrack.h"
 #include "sinks/sink.h"
+#include "sinks/stackfmt.h"
 #include "sinks/sinkio.h"
 #include "util/strbuf.h"
 #include "plugin/number.h"
@@ -340,6 +343,17 @@ static void call_event(struct chrome_ctx *s, const struct ct_event *ev)
 		ct_sb_u64(b, (uint64_t)ev->device);
 		ct_sb_ch(b, ',');
 	}
+	/* --stacks: the frames as lines, innermost first (room: chrome_event) */
+	if (ev->stack) {
+		ct_sb_lit(b, "\"stack\":");
+		b->len = (size_t)(ct_stack_lines_w(b->p + b->len, ev->stack) - b->p);
+		ct_sb_ch(b, ',');
+	}
+	if (ev->py_stack) {
+		ct_sb_lit(b, "\"py_stack\":");
+		b->len = (size_t)(ct_py_lines_w(b->p + b->len, ev->py_stack) - b->p);
+		ct_sb_ch(b, ',');
+	}
 	ct_sb_lit(b, "\"depth\":");
 	ct_sb_u64(b, ev->depth);
 	ct_sb_lit(b, "}}");
@@ -507,6 +521,10 @@ static int chrome_event(void *ctx, const struct ct_event *ev)
 	for (int i = 0; i < ev->n_fields; i++)
 		need += ct_json_field_max(&ev->fields[i]);
 	need += 6 * strlen(slice_name(ev, hex, sizeof(hex))) + 2; /* a kernel's name twice: the slice's too */
+	if (ev->stack)
+		need += 16 + ct_stack_lines_max(ev->stack);
+	if (ev->py_stack)
+		need += 16 + ct_py_lines_max(ev->py_stack);
 	if (!ct_sb_room(&s->b, need))
 		return -ENOMEM;
 	err = name_tracks(s, ev);

@@ -265,7 +265,7 @@ static const char style[] =
 	".launch{fill:#e8912d}.sync{fill:#b04fc7}.other{fill:#888}.err{stroke:#d62728;stroke-width:1.5}"
 	".legend span{display:inline-block;margin-right:14px}"
 	".legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px}"
-	".note{color:#666}";
+	".note{color:#666}pre.stack{margin:0;font-size:12px}";
 
 static const char *call_class(uint32_t flags)
 {
@@ -317,27 +317,83 @@ static void td_size(FILE *o, uint64_t v)
 	fprintf(o, "<td class=\"n\" title=\"%" PRIu64 " bytes\">%s</td>", v, h);
 }
 
+/* A site's cell: its first CT_SITE_FRAMES_SHOWN frames, one a line. */
+static void td_stack(FILE *o, const struct ct_site *site)
+{
+	fputs("<td><pre class=\"stack\">", o);
+	for (uint32_t f = 0; f < site->n_lines && f < CT_SITE_FRAMES_SHOWN; f++) {
+		ct_html_str(o, site->lines[f]);
+		fputc('\n', o);
+	}
+	if (site->n_lines > CT_SITE_FRAMES_SHOWN)
+		fprintf(o, "... %u more frames\n", site->n_lines - CT_SITE_FRAMES_SHOWN);
+	fputs("</pre></td>", o);
+}
+
+/* The API, error and runtime cells of an error's row. */
+static void td_error(FILE *o, const struct ct_api_stat *a, const struct ct_err_stat *e)
+{
+	fputs("<tr><td>", o);
+	ct_html_str(o, e->name);
+	fputs("</td><td>", o);
+	ct_html_str(o, a->api);
+	fputs("</td><td>", o);
+	ct_html_str(o, a->plugin);
+	fputs("</td>", o);
+}
+
+/* --stacks: each failing API and error at its sites with most calls. */
+static int page_error_sites(FILE *o, const struct ct_proc_stat *p, struct ct_api_stat *const *v, size_t m)
+{
+	bool any = false;
+
+	for (size_t j = 0; j < m; j++) {
+		for (size_t e = 0; e < v[j]->n_errs; e++) {
+			const struct ct_err_stat *es = &v[j]->errs[e];
+			struct ct_site **sv;
+			size_t ns;
+
+			if (!es->stacked)
+				continue;
+			if (!(sv = ct_err_stat_sites(es, &ns)))
+				return -ENOMEM;
+			if (!any)
+				fprintf(o, "<h3>Error sites</h3>\n<p class=\"note\">Of each API and error, the %d "
+					"sites with most calls, %d frames of each, innermost first.</p>\n"
+					"<table class=\"error-sites\" data-pid=\"%u\"><tr><th>Error</th><th>API</th>"
+					"<th>Runtime</th><th>Calls</th><th>Stack</th></tr>\n",
+					CT_SITES_SHOWN, CT_SITE_FRAMES_SHOWN, p->pid);
+			any = true;
+			for (size_t k = 0; k < ns && k < CT_SITES_SHOWN; k++) {
+				td_error(o, v[j], es);
+				td_u64(o, sv[k]->count);
+				td_stack(o, sv[k]);
+				fputs("</tr>\n", o);
+			}
+			free(sv);
+		}
+	}
+	if (any)
+		fputs("</table>\n", o);
+	return 0;
+}
+
 /* Which errors, from which API: the runtime's own names. */
-static void page_errors(FILE *o, const struct ct_proc_stat *p, struct ct_api_stat *const *v, size_t m)
+static int page_errors(FILE *o, const struct ct_proc_stat *p, struct ct_api_stat *const *v, size_t m)
 {
 	if (!p->errors)
-		return;
+		return 0;
 	fprintf(o, "<h3>Errors</h3>\n<table class=\"errors\" data-pid=\"%u\"><tr><th>Error</th><th>API</th><th>Runtime</th>"
 		"<th>Calls</th></tr>\n", p->pid);
 	for (size_t j = 0; j < m; j++) {
 		for (size_t e = 0; e < v[j]->n_errs; e++) {
-			fputs("<tr><td>", o);
-			ct_html_str(o, v[j]->errs[e].name);
-			fputs("</td><td>", o);
-			ct_html_str(o, v[j]->api);
-			fputs("</td><td>", o);
-			ct_html_str(o, v[j]->plugin);
-			fputs("</td>", o);
+			td_error(o, v[j], &v[j]->errs[e]);
 			td_u64(o, v[j]->errs[e].calls);
 			fputs("</tr>\n", o);
 		}
 	}
 	fputs("</table>\n", o);
+	return page_error_sites(o, p, v, m);
 }
 
 /* A kernel table's shapes cell: the shape when there is one. */
@@ -456,7 +512,7 @@ static int page_apis(struct html_ctx *s, FILE *o)
 			fputs("</tr>\n", o);
 		}
 		fputs("</table>\n", o);
-		page_errors(o, p, v, m);
+		err = page_errors(o, p, v, m);
 		if (!err)
 			err = page_kernels(s, o, p->pid);
 		free(v);
@@ -598,6 +654,44 @@ static void time_axis(struct html_ctx *s, FILE *o, double y)
 	}
 }
 
+/* --stacks: of each process and runtime, the sites holding most bytes never freed. */
+static int page_alloc_sites(FILE *o, struct ct_mem_space *const *v, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		struct ct_mem_site *ms;
+		size_t ns;
+		int err = ct_memtrack_live_sites(v[i], &ms, &ns);
+
+		if (err)
+			return err;
+		for (size_t k = 0, shown = 0; k < ns && shown < CT_SITES_SHOWN; k++) {
+			if (!ms[k].site)
+				continue;
+			if (!any)
+				fprintf(o, "<h3>Never freed, by allocation site</h3>\n<p class=\"note\">Of each "
+					"process and runtime, the %d sites holding most bytes, %d frames of each, "
+					"innermost first.</p>\n<table class=\"alloc-sites\"><tr><th>pid</th>"
+					"<th>Runtime</th><th>Allocations</th><th>Bytes</th><th>Stack</th></tr>\n",
+					CT_SITES_SHOWN, CT_SITE_FRAMES_SHOWN);
+			any = true;
+			shown++;
+			fprintf(o, "<tr data-pid=\"%u\"><td class=\"n\">%u</td><td>", v[i]->pid, v[i]->pid);
+			ct_html_str(o, v[i]->plugin);
+			fputs("</td>", o);
+			td_u64(o, ms[k].count);
+			td_size(o, ms[k].bytes);
+			td_stack(o, ms[k].site);
+			fputs("</tr>\n", o);
+		}
+		free(ms);
+	}
+	if (any)
+		fputs("</table>\n", o);
+	return 0;
+}
+
 static int page_memory(struct html_ctx *s, FILE *o)
 {
 	static const char *const colours[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
@@ -637,7 +731,10 @@ static int page_memory(struct html_ctx *s, FILE *o)
 		fputs("</tr>\n", o);
 	}
 	fputs("</table>\n", o);
+	err = page_alloc_sites(o, v, n);
 	free(v);
+	if (err)
+		return err;
 
 	fputs("<h3>Device memory in use</h3>\n", o);
 	if (!s->n_series) {

@@ -77,13 +77,8 @@ static void json_sites(struct memory_ctx *s, const struct ct_mem_space *sp)
 				fputs("null}", out);
 				continue;
 			}
-			fputc('[', out);
-			for (uint32_t f = 0; f < v[i].site->n_lines; f++) {
-				if (f)
-					fputc(',', out);
-				ct_json_str(out, v[i].site->lines[f]);
-			}
-			fputs("]}", out);
+			ct_site_json(out, v[i].site, 0);
+			fputc('}', out);
 		}
 		free(v);
 	}

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* Call stacks as the sinks show them: see stackfmt.h. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sinks/sink.h"
 #include "sinks/stackfmt.h"
 #include "util/strbuf.h"
 
@@ -108,6 +110,74 @@ static void frame_raw(const struct ct_frame_info *f, char *buf, size_t n)
 		snprintf(buf, n, "[unknown] 0x%" PRIx64, f->addr);
 }
 
+/* A line of ct_frame_text() is at most its raw text (names and ~48 bytes)
+ * escaped for a terminal (x4), then for JSON (x2 more at most). */
+static size_t line_max(const struct ct_frame_info *f)
+{
+	size_t raw = 64 + (f->module ? strlen(f->module) : 0) + (f->function ? strlen(f->function) : 0) +
+		     (f->py_function ? strlen(f->py_function) : 0) + (f->py_file ? strlen(f->py_file) : 0);
+
+	return 8 * (raw < 1024 ? raw : 1024) + 3;
+}
+
+size_t ct_stack_lines_max(const struct ct_callstack *cs)
+{
+	size_t n = 2;
+
+	for (uint32_t i = 0; i < cs->n; i++)
+		n += line_max(&cs->frames[i]);
+	return n;
+}
+
+static struct ct_frame_info py_frame(const struct ct_py_frame_info *p)
+{
+	return (struct ct_frame_info){ .kind = CT_FRAME_PYTHON, .py_function = p->function, .py_file = p->file,
+				       .py_line = p->line > 0 ? (uint32_t)p->line : 0 };
+}
+
+size_t ct_py_lines_max(const struct ct_py_frames *py)
+{
+	size_t n = 2;
+
+	for (uint32_t i = 0; i < py->n; i++) {
+		struct ct_frame_info f = py_frame(&py->f[i]);
+
+		n += line_max(&f);
+	}
+	return n;
+}
+
+static char *put_line(char *w, bool comma, const struct ct_frame_info *f)
+{
+	char line[1024];
+
+	if (comma)
+		*w++ = ',';
+	ct_frame_text(f, line, sizeof(line));
+	return ct_w_json_str(w, line);
+}
+
+char *ct_stack_lines_w(char *w, const struct ct_callstack *cs)
+{
+	*w++ = '[';
+	for (uint32_t i = 0; i < cs->n; i++)
+		w = put_line(w, i, &cs->frames[i]);
+	*w++ = ']';
+	return w;
+}
+
+char *ct_py_lines_w(char *w, const struct ct_py_frames *py)
+{
+	*w++ = '[';
+	for (uint32_t i = 0; i < py->n; i++) {
+		struct ct_frame_info f = py_frame(&py->f[i]);
+
+		w = put_line(w, i, &f);
+	}
+	*w++ = ']';
+	return w;
+}
+
 static void site_free(struct ct_site *s)
 {
 	for (uint32_t i = 0; i < s->n_lines; i++)
@@ -165,4 +235,24 @@ void ct_sites_free(struct ct_sites *t)
 	for (size_t it = 0; ct_u64map_next(&t->by_key, &it, &key, &val);)
 		site_free(val);
 	ct_u64map_free(&t->by_key);
+}
+
+int ct_site_cmp_count(const void *x, const void *y)
+{
+	const struct ct_site *a = *(struct ct_site *const *)x, *b = *(struct ct_site *const *)y;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return (a->key > b->key) - (a->key < b->key);
+}
+
+void ct_site_json(FILE *out, const struct ct_site *s, uint32_t max)
+{
+	fputc('[', out);
+	for (uint32_t f = 0; f < s->n_lines && (!max || f < max); f++) {
+		if (f)
+			fputc(',', out);
+		ct_json_str(out, s->lines[f]);
+	}
+	fputc(']', out);
 }

@@ -10,6 +10,7 @@
 #define CT_STACKFMT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <cudatracer/event.h>
 #include "util/u64map.h"
@@ -22,6 +23,20 @@ char *ct_stack_json_w(char *w, const struct ct_callstack *cs);
 /* One frame for people: "inner+0x1a (/path/app)", "[unknown] 0x1234 (/path/lib.so)",
  * "[truncated]", "train (model.py:42)". Cut to fit n. */
 void ct_frame_text(const struct ct_frame_info *f, char *buf, size_t n);
+
+/* Bytes ct_stack_lines_w() and ct_py_lines_w() can write: reserve them. */
+size_t ct_stack_lines_max(const struct ct_callstack *cs);
+size_t ct_py_lines_max(const struct ct_py_frames *py);
+/* The frames as a JSON array of ct_frame_text() lines, innermost first:
+ * ["inner+0x1a (/path/app)", ...] (chrome's args) */
+char *ct_stack_lines_w(char *w, const struct ct_callstack *cs);
+/* Python frames likewise: ["train (model.py:42)", ...] */
+char *ct_py_lines_w(char *w, const struct ct_py_frames *py);
+
+/* What the summary and html show of sites: this many of each group (the
+ * most calls or bytes), this many frames of each (the innermost). */
+#define CT_SITES_SHOWN 5
+#define CT_SITE_FRAMES_SHOWN 8
 
 /* A site: a distinct stack, its frames as text, and what the sink adds up there. */
 struct ct_site {
@@ -40,5 +55,9 @@ struct ct_site *ct_sites_get(struct ct_sites *t, const struct ct_callstack *cs);
 /* The sites in an array (free() it), sorted by cmp. */
 struct ct_site **ct_sites_sorted(const struct ct_sites *t, int (*cmp)(const void *, const void *), size_t *n);
 void ct_sites_free(struct ct_sites *t);
+/* For ct_sites_sorted(): most calls first, then by key (a stable order). */
+int ct_site_cmp_count(const void *x, const void *y);
+/* The site's first `max` frames (0: all) as a JSON array of lines. */
+void ct_site_json(FILE *out, const struct ct_site *s, uint32_t max);
 
 #endif

@@ -62,6 +62,57 @@ static void u64s(char *buf, uint64_t v)
 	sprintf(buf, "%" PRIu64, v);
 }
 
+/* The sites after the shown ones: how many, and their calls (with those not kept). */
+static uint64_t other_calls(const struct ct_err_stat *e, struct ct_site *const *v, size_t n)
+{
+	uint64_t c = e->unlisted;
+
+	for (size_t i = CT_SITES_SHOWN; i < n; i++)
+		c += v[i]->count;
+	return c;
+}
+
+/* --stacks: each failing API and error by site, the most calls first. */
+static int print_table_err_sites(FILE *out, struct ct_api_stat *const *v, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		for (size_t e = 0; e < v[i]->n_errs; e++) {
+			const struct ct_err_stat *es = &v[i]->errs[e];
+			struct ct_site **sv;
+			size_t ns;
+			uint64_t more;
+
+			if (!es->stacked)
+				continue;
+			if (!(sv = ct_err_stat_sites(es, &ns)))
+				return -ENOMEM;
+			if (!any)
+				fprintf(out, "\nErrors by site (of each API and error, the %d sites with most calls, "
+					"%d frames of each):\n", CT_SITES_SHOWN, CT_SITE_FRAMES_SHOWN);
+			any = true;
+			fprintf(out, "%s %s %s: %" PRIu64 " call%s\n", v[i]->plugin, v[i]->api, es->name, es->calls,
+				es->calls > 1 ? "s" : "");
+			for (size_t k = 0; k < ns && k < CT_SITES_SHOWN; k++) {
+				fprintf(out, "  %" PRIu64 " call%s at:\n", sv[k]->count, sv[k]->count > 1 ? "s" : "");
+				for (uint32_t f = 0; f < sv[k]->n_lines && f < CT_SITE_FRAMES_SHOWN; f++)
+					fprintf(out, "      %s\n", sv[k]->lines[f]);
+				if (sv[k]->n_lines > CT_SITE_FRAMES_SHOWN)
+					fprintf(out, "      ... %u more frames\n", sv[k]->n_lines - CT_SITE_FRAMES_SHOWN);
+			}
+			more = other_calls(es, sv, ns);
+			if (more)
+				fprintf(out, "  %" PRIu64 " call%s at other sites\n", more, more > 1 ? "s" : "");
+			if (es->calls > es->stacked)
+				fprintf(out, "  %" PRIu64 " call%s with no stack\n", es->calls - es->stacked,
+					es->calls - es->stacked > 1 ? "s" : "");
+			free(sv);
+		}
+	}
+	return 0;
+}
+
 static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 {
 	static const char *const head[] = { "Time(%)", "Total(ns)", "Calls", "Errors", "Nested",
@@ -135,6 +186,7 @@ static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 			fputs("\nBytes by copy kind:\n", out);
 			ct_table_print(out, &k, 0);
 		}
+		err = print_table_err_sites(out, v, n);
 	}
 	ct_table_free(&t);
 	ct_table_free(&k);
@@ -505,6 +557,38 @@ static int print_json_kernels(const struct summary_ctx *s, FILE *out, uint32_t p
 	return 0;
 }
 
+/* Each error's calls, and with --stacks the sites with most calls. */
+static int print_json_errs(FILE *out, const struct ct_api_stat *a)
+{
+	fputs(",\"errors_by_name\":[", out);
+	for (size_t e = 0; e < a->n_errs; e++) {
+		const struct ct_err_stat *es = &a->errs[e];
+		size_t ns;
+		struct ct_site **sv = ct_err_stat_sites(es, &ns);
+
+		if (!sv)
+			return -ENOMEM;
+		fputs(e ? ",{\"error\":" : "{\"error\":", out);
+		ct_json_str(out, es->name);
+		json_u64(out, "calls", es->calls, true);
+		json_u64(out, "stacked", es->stacked, true);
+		fputs(",\"sites\":[", out);
+		for (size_t k = 0; k < ns && k < CT_SITES_SHOWN; k++) {
+			fprintf(out, "%s{\"count\":%" PRIu64 ",\"frames\":%u,\"stack\":", k ? "," : "",
+				sv[k]->count, sv[k]->n_lines);
+			ct_site_json(out, sv[k], CT_SITE_FRAMES_SHOWN);
+			fputc('}', out);
+		}
+		fputc(']', out);
+		json_u64(out, "other_sites", ns > CT_SITES_SHOWN ? ns - CT_SITES_SHOWN : 0, true);
+		json_u64(out, "other_calls", other_calls(es, sv, ns), true);
+		fputc('}', out);
+		free(sv);
+	}
+	fputc(']', out);
+	return 0;
+}
+
 static int print_json_proc(const struct summary_ctx *s, FILE *out, const struct ct_proc_stat *p)
 {
 	const struct ct_coll_proc *cp = ct_collstats_proc(&s->coll, p->pid);
@@ -542,6 +626,8 @@ static int print_json_proc(const struct summary_ctx *s, FILE *out, const struct 
 		}
 		if (ct_api_has_bytes(a->flags))
 			json_u64(out, "bytes", a->bytes, true);
+		if (a->n_errs && (err = print_json_errs(out, a)))
+			break;
 		if (a->n_kinds) {
 			fputs(",\"bytes_by_kind\":{", out);
 			for (size_t j = 0; j < a->n_kinds; j++) {
@@ -557,6 +643,8 @@ static int print_json_proc(const struct summary_ctx *s, FILE *out, const struct 
 	}
 	fputc(']', out);
 	free(v);
+	if (err)
+		return err;
 	err = print_json_kernels(s, out, p->pid);
 	print_json_coll(out, cp, s->coll.gpu);
 	if (!err)

@@ -464,6 +464,36 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+	return s ? fnv(h, s, strlen(s) + 1) : fnv(h, "", 1);
+}
+
+uint64_t ct_sym_site(const struct ct_frame_info *fr, uint32_t n)
+{
+	uint64_t site = 0xcbf29ce484222325ull;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ct_frame_info *f = &fr[i];
+
+		if (f->kind != CT_FRAME_NATIVE) {
+			site = fnv(site, &f->kind, sizeof(f->kind));
+			if (f->kind == CT_FRAME_PYTHON) {
+				site = fnv_str(site, f->py_function);
+				site = fnv_str(site, f->py_file);
+				site = fnv(site, &f->py_line, sizeof(f->py_line));
+			}
+			continue;
+		}
+		if (f->module)
+			site = fnv_str(site, base_name(f->module));
+		if (f->function)
+			site = fnv_str(site, f->function);
+		site = fnv(site, &f->offset, sizeof(f->offset));
+	}
+	return site;
+}
+
 /* One frame: its module, function and offset, names copied to *pool. */
 struct frame_names {
 	const char *module, *function;
@@ -498,7 +528,6 @@ const struct ct_callstack *ct_sym_stack(uint32_t pid, uint64_t key, const uint64
 	struct ct_frame_info *fr;
 	uint32_t total = n + (end != CT_FRAME_NATIVE);
 	size_t pool = 0;
-	uint64_t site = 0xcbf29ce484222325ull;
 	char *at;
 
 	if (!p)
@@ -535,22 +564,17 @@ const struct ct_callstack *ct_sym_stack(uint32_t pid, uint64_t key, const uint64
 		if (names[i].module) {
 			fr[i].module = strcpy(at, names[i].module);
 			at += strlen(at) + 1;
-			site = fnv(site, base_name(fr[i].module), strlen(base_name(fr[i].module)) + 1);
 		}
 		if (names[i].function) {
 			fr[i].function = strcpy(at, names[i].function);
 			at += strlen(at) + 1;
-			site = fnv(site, fr[i].function, strlen(fr[i].function) + 1);
 		}
-		site = fnv(site, &fr[i].offset, sizeof(fr[i].offset));
 	}
-	if (end != CT_FRAME_NATIVE) {
+	if (end != CT_FRAME_NATIVE)
 		fr[n].kind = end;
-		site = fnv(site, &end, sizeof(end));
-	}
 	cs->frames = fr;
 	cs->n = total;
-	cs->site = site;
+	cs->site = ct_sym_site(fr, total);
 	if (ct_u64map_put(&p->stacks, key, cs)) {
 		free(cs);
 		cs = NULL;

@@ -49,6 +49,11 @@ int ct_sym_refresh(uint32_t pid);
 const struct ct_callstack *ct_sym_stack(uint32_t pid, uint64_t key, const uint64_t *pcs, uint32_t n,
 					enum ct_frame_kind end);
 
+/* The site of named frames (struct ct_callstack's `site`): modules by file
+ * name, functions and offsets, so the same in any process; a replayed
+ * trace's stacks (core/report/replay.c) get the same. */
+uint64_t ct_sym_site(const struct ct_frame_info *fr, uint32_t n);
+
 /*
  * The file mapped at `addr` in process `pid`, opened to read as the ELF
  * reader opens files (non-blocking, regular, bounded), and checked to be

@@ -8,8 +8,12 @@ at an offset inside the function; built at -O2 without frame pointers,
 method dwarf (the unwinder, from .eh_frame) gives the same. The memory
 sink names the never-freed allocations' site. A stack deeper than
 stacks.depth ends in [truncated]; a library deleted from disk before its
-call is still named (through /proc/PID/map_files).
+call is still named (through /proc/PID/map_files). Failing calls from two
+sites (stack_calls errors) are grouped by site in the summary (table and
+json) and the html report, live and replayed from the jsonl trace by
+`cudatracer report`; chrome's slices carry their frames.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -120,6 +124,73 @@ for binary, method in ((fp, "fp"), (nofp, "dwarf")):
                 sym = symbols(lib)["stack_lib_alloc"]
                 cttest.check(sym[0] < int(top["offset"], 16) <= sym[0] + sym[1],
                              "deleted (%s, gone): offset %s outside stack_lib_alloc" % (method, top["offset"]), t)
+
+# Errors by site: err_site_a's cudaFree(NULL) twice, err_site_b's once.
+SITE_SINKS = """
+[sink.summary]
+type = summary
+path = @TMP@/summary.json
+format = json
+[sink.html]
+type = html
+path = @TMP@/report.html
+[sink.chrome]
+type = chrome
+path = @TMP@/trace.json
+"""
+t = cttest.run(["--stacks", "-q"], command=[fp, "errors"], extra_sinks=SITE_SINKS)
+cttest.check(t.rc == 0, "errors: tracer exited %d" % t.rc, t)
+fails = t.calls("cudaFree")
+cttest.check(len(fails) == 3 and all(e["error"] for e in fails), "errors: %s" % fails, t)
+cttest.check([funcs(e)[:2] for e in fails] == [["err_site_a", "main"]] * 2 + [["err_site_b", "main"]],
+             "errors: stacks %s" % [funcs(e) for e in fails], t)
+
+
+def site_lines(ev, n):
+    """The first n frames of a jsonl stack as the sinks write them: "inner+0x1a (/path/app)"."""
+    return ["%s+0x%x (%s)" % (f["function"], int(f["offset"], 16), f["module"]) for f in ev["stack"][:n]]
+
+
+want_a, want_b = site_lines(fails[0], 2), site_lines(fails[2], 2)
+with open(os.path.join(t.files, "summary.json")) as f:
+    apis = {a["api"]: a for a in json.load(f)["processes"][0]["apis"]}
+errs = apis["cudaFree"]["errors_by_name"]
+cttest.check(len(errs) == 1 and errs[0]["calls"] == 3 and errs[0]["stacked"] == 3, "summary errors: %s" % errs)
+sites = errs[0]["sites"]
+cttest.check([(s["count"], s["stack"][:2]) for s in sites] == [(2, want_a), (1, want_b)],
+             "summary sites: %s, expected %s then %s" % (sites, want_a, want_b))
+cttest.check(errs[0]["error"] == fails[0]["result_name"], "summary error name: %s" % errs[0])
+with open(os.path.join(t.files, "report.html")) as f:
+    page = f.read()
+at = page.find('<table class="error-sites"')
+cttest.check(at >= 0, "html: no error sites table")
+rows = page[at:page.find("</table>", at)].split("<tr>")[2:]
+cttest.check(len(rows) == 2 and "<td class=\"n\">2</td>" in rows[0] and "<td class=\"n\">1</td>" in rows[1],
+             "html error site rows: %s" % rows)
+cttest.check(all(l in rows[0] for l in want_a) and all(l in rows[1] for l in want_b), "html sites: %s" % rows)
+with open(os.path.join(t.files, "trace.json")) as f:
+    chrome = json.load(f)
+slices = [e for e in chrome["traceEvents"] if e["ph"] == "X" and e["name"] == "cudaFree"]
+cttest.check([e["args"]["stack"][:2] for e in slices] == [want_a, want_a, want_b],
+             "chrome stacks: %s" % [e["args"].get("stack") for e in slices])
+# Replayed from the jsonl trace: the same sites.
+jsonl = os.path.join(t.files, "events.jsonl")
+rep = subprocess.run([cttest.TRACER, "report", jsonl, "-o", "summary:" + os.path.join(t.files, "rep.txt"),
+                      "-o", "html:" + os.path.join(t.files, "rep.html")], capture_output=True, text=True, timeout=120)
+cttest.check(rep.returncode == 0, "report: %d\n%s" % (rep.returncode, rep.stderr))
+with open(os.path.join(t.files, "rep.txt")) as f:
+    text = f.read()
+at = text.find("Errors by site")
+cttest.check(at >= 0, "report summary: no errors by site\n" + text)
+lines = [l.strip() for l in text[at:].splitlines()]
+cttest.check(lines[1] == "cudart cudaFree %s: 3 calls" % fails[0]["result_name"] and lines[2] == "2 calls at:" and
+             lines[3:5] == want_a and "1 call at:" in lines and
+             lines[lines.index("1 call at:") + 1:lines.index("1 call at:") + 3] == want_b,
+             "report summary sites:\n" + text[at:])
+with open(os.path.join(t.files, "rep.html")) as f:
+    page = f.read()
+cttest.check('<table class="error-sites"' in page and all(l in page for l in want_a + want_b),
+             "report html: sites missing")
 
 # Not asked for: no stack, and no stack on an API outside stacks.apis.
 t = cttest.run(["-q"], command=[fp])

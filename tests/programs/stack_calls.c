@@ -6,6 +6,7 @@
  * not tail calls, so both keep every frame. Modes:
  *   (none)        inner's cudaMalloc twice from one site (never freed), other_site's once and freed
  *   deep N        cudaMalloc under N frames of recurse()
+ *   errors        failing calls from two sites: err_site_a's cudaFree(NULL) twice, err_site_b's once
  *   deleted LIB [hold]  dlopen LIB, delete it, call its stack_lib_alloc() (cudaMalloc
  *                 under it); with hold, wait a second before exiting
  * Linked with the stand-in libcudart.so.99 (tests/cudart.cmake): its
@@ -49,6 +50,22 @@ KEEP int other_site(void)
 	return r + cudaFree(p);
 }
 
+KEEP int err_site_a(void)
+{
+	int r = cudaFree(NULL); /* the stand-in fails it: 1, cudaErrorInvalidValue */
+
+	__asm__ volatile("" ::: "memory");
+	return r;
+}
+
+KEEP int err_site_b(void)
+{
+	int r = cudaFree(NULL);
+
+	__asm__ volatile("" ::: "memory");
+	return r;
+}
+
 KEEP int recurse(int n)
 {
 	int r = n > 0 ? recurse(n - 1) : outer(64);
@@ -61,6 +78,13 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "deep") && argc == 3)
 		return recurse(atoi(argv[2]));
+	if (argc == 2 && !strcmp(argv[1], "errors")) {
+		int r = 0;
+
+		for (int i = 0; i < 2; i++) /* one call site: one stack */
+			r += err_site_a();
+		return r + err_site_b() == 3 ? 0 : 1;
+	}
 	if (argc >= 3 && !strcmp(argv[1], "deleted")) {
 		void *h = dlopen(argv[2], RTLD_NOW);
 		int (*fn)(void);

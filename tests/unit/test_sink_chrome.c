@@ -195,6 +195,55 @@ static void test_streams_in_chunks(void **state)
 	free(out);
 }
 
+/* --stacks: the frames on the call's slice, as lines; a long stack of long
+ * names (past the room a call has without one) still parses. */
+static void test_stacks(void **state)
+{
+	static const struct ct_frame_info fr[] = {
+		{ .kind = CT_FRAME_NATIVE, .addr = 0x40101a, .module = "/opt/app", .function = "inner", .offset = 0x27 },
+		{ .kind = CT_FRAME_NATIVE, .addr = 0x7f12, .module = "/lib/a\"b.so", .offset = 0x7f12 },
+		{ .kind = CT_FRAME_TRUNCATED },
+	};
+	const struct ct_callstack cs = { fr, 3, 1 };
+	struct ct_py_frames *py = calloc(1, sizeof(*py) + 2 * sizeof(py->f[0]));
+	struct ct_frame_info *big = calloc(126, sizeof(*big));
+	char *name = malloc(1001);
+	struct ct_callstack bigcs = { big, 126, 2 };
+	struct ct_event a = fx_event(FX_MALLOC, 5, 5, 1000, 10, 2, U(0), U(64));
+	struct ct_event b = fx_event(FX_MALLOC, 5, 5, 2000, 10, 2, U(0), U(64));
+	struct fx_sink s;
+	char *out;
+
+	py->n = 2;
+	py->f[0] = (struct ct_py_frame_info){ "train", "model.py", 42, NULL };
+	py->f[1] = (struct ct_py_frame_info){ "<module>", "main.py", 7, NULL };
+	memset(name, 'n', 1000);
+	name[1000] = 0;
+	for (int i = 0; i < 126; i++)
+		big[i] = (struct ct_frame_info){ .kind = CT_FRAME_NATIVE, .module = name, .function = name };
+	a.stack = &cs;
+	a.py_stack = py;
+	b.stack = &bigcs;
+	fx_sink_open(&s, "chrome", "args", "false", NULL);
+	fx_sink_event(&s, &a);
+	fx_sink_event(&s, &b);
+	out = fx_sink_close(&s, NULL);
+	assert_non_null(strstr(out, "\"error\":true,\"stack\":[\"inner+0x27 (/opt/app)\","
+				    "\"[unknown] 0x7f12 (/lib/a\\\"b.so+0x7f12)\",\"[truncated]\"],"
+				    "\"py_stack\":[\"train (model.py:42)\",\"<module> (main.py:7)\"],\"depth\":0}}"));
+	assert_int_equal(fx_python("import json, sys\n"
+				   "x = [e for e in json.load(sys.stdin)['traceEvents'] if e['ph'] == 'X']\n"
+				   "assert len(x) == 2 and 'py_stack' not in x[1]['args'], x\n"
+				   "assert x[0]['args']['stack'][1] == '[unknown] 0x7f12 (/lib/a\"b.so+0x7f12)'\n"
+				   "st = x[1]['args']['stack']\n"
+				   "assert len(st) == 126 and all(l.startswith('nnnn') for l in st), len(st)\n",
+				   out), 0);
+	free(out);
+	free(py);
+	free(big);
+	free(name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_launch_names_flows),
 		cmocka_unit_test(test_valid_mid_run),
 		cmocka_unit_test(test_streams_in_chunks),
+		cmocka_unit_test(test_stacks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

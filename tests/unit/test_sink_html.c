@@ -145,6 +145,54 @@ static void test_kernels_sizes(void **state)
 	free(out);
 }
 
+/* --stacks: the sites of never-freed allocations (most bytes first) and of
+ * failing calls (most calls first), each with its frames. */
+static void test_sites(void **state)
+{
+	static const struct ct_frame_info fa[] = {
+		{ .kind = CT_FRAME_NATIVE, .module = "/opt/app", .function = "load<T>", .offset = 0x10 },
+		{ .kind = CT_FRAME_NATIVE, .module = "/opt/app", .function = "main", .offset = 0x20 },
+	};
+	static const struct ct_frame_info fb[] = {
+		{ .kind = CT_FRAME_NATIVE, .module = "/opt/app", .function = "grow", .offset = 0x30 },
+	};
+	const struct ct_callstack a = { fa, 2, 1 }, b = { fb, 1, 2 };
+	struct ct_event ev[] = {
+		fx_event(FX_MALLOC, 100, 100, 1000, 10, 0, U(0x1000), U(100)),
+		fx_event(FX_MALLOC, 100, 100, 2000, 10, 0, U(0x2000), U(5000)),
+		fx_event(FX_MALLOC, 100, 100, 3000, 10, 2, U(0), U(1) << 40),
+		fx_event(FX_MALLOC, 100, 100, 4000, 10, 2, U(0), U(1) << 40),
+		fx_event(FX_MALLOC, 100, 100, 5000, 10, 2, U(0), U(1) << 41),
+	};
+	struct fx_sink s;
+	char *out, *at;
+
+	ev[0].stack = &a;
+	ev[1].stack = &b;
+	ev[2].stack = ev[4].stack = &b;
+	ev[3].stack = &a;
+	fx_sink_open(&s, "html", NULL);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		fx_sink_event(&s, &ev[i]);
+	out = fx_sink_close(&s, NULL);
+	at = strstr(out, "<table class=\"error-sites\" data-pid=\"100\">");
+	assert_non_null(at);
+	assert_non_null(strstr(at, "</tr>\n<tr><td>xErrorMemory</td><td>xMalloc</td><td>fake</td><td class=\"n\">2</td>"
+				   "<td><pre class=\"stack\">grow+0x30 (/opt/app)\n</pre></td></tr>\n"
+				   "<tr><td>xErrorMemory</td><td>xMalloc</td><td>fake</td><td class=\"n\">1</td>"
+				   "<td><pre class=\"stack\">load&lt;T&gt;+0x10 (/opt/app)\nmain+0x20 (/opt/app)\n"
+				   "</pre></td></tr>\n</table>"));
+	at = strstr(out, "<table class=\"alloc-sites\">");
+	assert_non_null(at);
+	assert_non_null(strstr(at, "</tr>\n<tr data-pid=\"100\"><td class=\"n\">100</td><td>fake</td>"
+				   "<td class=\"n\">1</td><td class=\"n\" title=\"5000 bytes\">4.88 KiB</td>"
+				   "<td><pre class=\"stack\">grow+0x30 (/opt/app)\n</pre></td></tr>\n"
+				   "<tr data-pid=\"100\"><td class=\"n\">100</td><td>fake</td><td class=\"n\">1</td>"
+				   "<td class=\"n\" title=\"100 bytes\">100 B</td><td><pre class=\"stack\">"
+				   "load&lt;T&gt;+0x10 (/opt/app)\nmain+0x20 (/opt/app)\n</pre></td></tr>\n</table>"));
+	free(out);
+}
+
 static void test_empty_page(void **state)
 {
 	struct fx_sink s;
@@ -164,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_kernels_sizes),
 		cmocka_unit_test(test_timeline_is_bounded),
 		cmocka_unit_test(test_empty_page),
+		cmocka_unit_test(test_sites),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -242,6 +242,135 @@ static void test_interval_rewrites(void **state)
 	free(out);
 }
 
+/*
+ * --stacks: failing calls grouped by API, error and site. Site A (inner <-
+ * outer <- main) fails twice, site B (a stack of 10 frames) once, one call
+ * carries no stack; another error of the same API is a group of its own.
+ */
+static const struct ct_frame_info frames_a[] = {
+	{ .kind = CT_FRAME_NATIVE, .addr = 0x40101a, .module = "/opt/app", .function = "inner", .offset = 0x1a },
+	{ .kind = CT_FRAME_NATIVE, .addr = 0x401120, .module = "/opt/app", .function = "outer", .offset = 0x10 },
+	{ .kind = CT_FRAME_NATIVE, .addr = 0x7f0000, .module = "/lib/libc.so.6", .offset = 0x29d90 },
+};
+static struct ct_frame_info frames_b[10];
+
+static void feed_sites(struct fx_sink *s)
+{
+	const struct ct_callstack a = { frames_a, 3, 0xa }, b = { frames_b, 10, 0xb };
+	struct ct_event ev[] = {
+		fx_event(FX_MALLOC, 400, 400, 1000, 100, 2, U(0), U(1) << 40),
+		fx_event(FX_MALLOC, 400, 400, 2000, 100, 2, U(0), U(1) << 40),
+		fx_event(FX_MALLOC, 400, 400, 3000, 100, 2, U(0), U(1) << 41),
+		fx_event(FX_MALLOC, 400, 400, 4000, 100, 2, U(0), U(1) << 42),
+		fx_event(FX_MALLOC, 400, 400, 5000, 100, 7, U(0), U(1)),
+		fx_event(FX_MALLOC, 400, 400, 6000, 100, 0, U(0x1000), U(64)),
+	};
+
+	for (int i = 0; i < 10; i++)
+		frames_b[i] = (struct ct_frame_info){ .kind = CT_FRAME_NATIVE, .addr = 0x500000 + i,
+						      .module = "/opt/lib.so", .function = "deep", .offset = i };
+	frames_b[9].kind = CT_FRAME_TRUNCATED;
+	ev[0].stack = ev[1].stack = &a;
+	ev[2].stack = &b;
+	ev[4].stack = &a;
+	ev[5].stack = &a; /* succeeded: no error site */
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		fx_sink_event(s, &ev[i]);
+}
+
+static const char want_sites[] =
+	"Errors by site (of each API and error, the 5 sites with most calls, 8 frames of each):\n"
+	"fake xMalloc xErrorMemory: 4 calls\n"
+	"  2 calls at:\n"
+	"      inner+0x1a (/opt/app)\n"
+	"      outer+0x10 (/opt/app)\n"
+	"      [unknown] 0x7f0000 (/lib/libc.so.6+0x29d90)\n"
+	"  1 call at:\n"
+	"      deep+0x0 (/opt/lib.so)\n"
+	"      deep+0x1 (/opt/lib.so)\n"
+	"      deep+0x2 (/opt/lib.so)\n"
+	"      deep+0x3 (/opt/lib.so)\n"
+	"      deep+0x4 (/opt/lib.so)\n"
+	"      deep+0x5 (/opt/lib.so)\n"
+	"      deep+0x6 (/opt/lib.so)\n"
+	"      deep+0x7 (/opt/lib.so)\n"
+	"      ... 2 more frames\n"
+	"  1 call with no stack\n"
+	"fake xMalloc 7: 1 call\n"
+	"  1 call at:\n"
+	"      inner+0x1a (/opt/app)\n"
+	"      outer+0x10 (/opt/app)\n"
+	"      [unknown] 0x7f0000 (/lib/libc.so.6+0x29d90)\n";
+
+static void test_error_sites(void **state)
+{
+	struct fx_sink s;
+	char *out, *at;
+
+	fx_sink_open(&s, "summary", NULL);
+	feed_sites(&s);
+	out = fx_sink_close(&s, NULL);
+	at = strstr(out, "Errors by site");
+	assert_non_null(at);
+	assert_text_equal(at, want_sites);
+	free(out);
+}
+
+static void test_error_sites_json(void **state)
+{
+	struct fx_sink s;
+	char *out;
+
+	fx_sink_open(&s, "summary", "format", "json", NULL);
+	feed_sites(&s);
+	out = fx_sink_close(&s, NULL);
+	assert_int_equal(fx_python(
+		"import json, sys\n"
+		"a = json.load(sys.stdin)['processes'][0]['apis'][0]\n"
+		"e = a['errors_by_name']\n"
+		"assert [(x['error'], x['calls'], x['stacked']) for x in e] == [('xErrorMemory', 4, 3), ('7', 1, 1)], e\n"
+		"s = e[0]['sites']\n"
+		"assert [(x['count'], x['frames'], len(x['stack'])) for x in s] == [(2, 3, 3), (1, 10, 8)], s\n"
+		"assert s[0]['stack'] == ['inner+0x1a (/opt/app)', 'outer+0x10 (/opt/app)',\n"
+		"                         '[unknown] 0x7f0000 (/lib/libc.so.6+0x29d90)'], s\n"
+		"assert s[1]['stack'][7] == 'deep+0x7 (/opt/lib.so)'\n"
+		"assert e[0]['other_sites'] == 0 and e[0]['other_calls'] == 0\n",
+		out), 0);
+	free(out);
+}
+
+/* More sites than are shown: the rest are counted as other sites. */
+static void test_error_sites_bounded(void **state)
+{
+	static struct ct_frame_info f[7];
+	struct ct_callstack cs[7];
+	struct fx_sink s;
+	char *out, *at;
+
+	fx_sink_open(&s, "summary", NULL);
+	for (int i = 0; i < 7; i++) {
+		char *name = malloc(16);
+
+		snprintf(name, 16, "site%d", i);
+		f[i] = (struct ct_frame_info){ .kind = CT_FRAME_NATIVE, .module = "/a", .function = name };
+		cs[i] = (struct ct_callstack){ &f[i], 1, 100 + (uint64_t)i };
+		for (int k = 0; k <= 7 - i; k++) { /* site0 most */
+			struct ct_event ev = fx_event(FX_FREE, 9, 9, 0, 10, 2, U(0));
+
+			ev.stack = &cs[i];
+			fx_sink_event(&s, &ev);
+		}
+	}
+	out = fx_sink_close(&s, NULL);
+	at = strstr(out, "fake xFree xErrorMemory: 35 calls\n");
+	assert_non_null(at);
+	assert_non_null(strstr(at, "  4 calls at:\n      site4+0x0 (/a)\n  5 calls at other sites\n"));
+	assert_null(strstr(at, "site5"));
+	free(out);
+	for (int i = 0; i < 7; i++)
+		free((char *)f[i].function);
+}
+
 static void test_empty(void **state)
 {
 	struct fx_sink s;
@@ -262,6 +391,9 @@ int main(void)
 		cmocka_unit_test(test_kernels_and_nesting),
 		cmocka_unit_test(test_kernels_json),
 		cmocka_unit_test(test_interval_rewrites),
+		cmocka_unit_test(test_error_sites),
+		cmocka_unit_test(test_error_sites_json),
+		cmocka_unit_test(test_error_sites_bounded),
 		cmocka_unit_test(test_empty),
 	};
 
