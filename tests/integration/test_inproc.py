@@ -143,6 +143,10 @@ def test_clock():
 
 
 def test_refusals():
+    r = t.run(["--no-config", "--engine", "inproc", "--plugin", "cudart,cuda"], command=[SHARED])
+    t.check(r.rc != 0 and "cuda (driver) plugin is not supported in-process" in r.stderr and "--engine ebpf" in r.stderr,
+            "inproc with the driver plugin: %d" % r.rc, r)
+    t.check(not r.calls() and "cudart_calls: done" not in r.stdout, "inproc with the driver plugin: the command ran", r)
     r = t.run(["--no-config", "--engine", "inproc"], command=[STATIC])
     t.check(r.rc != 0 and "links the cudart runtime in statically" in r.stderr and "--engine ebpf" in r.stderr,
             "static cudart: %d" % r.rc, r)
