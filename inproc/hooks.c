@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -58,6 +59,24 @@ static __thread struct thread thr __attribute__((tls_model("initial-exec")));
 void ct_hooks_fork_child(void)
 {
 	thr.tid = 0;
+	ct_g.mapped = 0; /* a child's shared mappings start without page tables */
+}
+
+/*
+ * At the process's first traced call: the page tables of the ring, all at
+ * once (the tracer allocated its pages), rather than a fault on each page
+ * on the first lap, inside the calls traced (4096 of them for 16 MiB:
+ * ~50 ns a record). Not at start: a process that traces no call (a shell
+ * the command runs) pays nothing. Older kernels (before 5.14) refuse it and
+ * fault as before.
+ */
+static void map_ring_pages(void)
+{
+	int saved = errno;
+
+	if (!__atomic_exchange_n(&ct_g.mapped, 1, __ATOMIC_RELAXED))
+		madvise(ct_g.data, ct_g.mask + 1, MADV_POPULATE_WRITE);
+	errno = saved;
 }
 
 static uint64_t now_ns(void)
@@ -313,6 +332,8 @@ CT_HIDDEN struct entry_next ct_inproc_entry(const uint64_t *regs, struct ct_slot
 	t->busy = 1;
 	if (!t->tid)
 		thread_init(t);
+	if (!ct_g.mapped)
+		map_ring_pages();
 	row = &ct_g.specs[slot->call1 - 1];
 	s = &row->spec;
 	d = t->depth;

@@ -155,7 +155,7 @@ uint64_t ct_inproc_resolve(struct ct_slot *s)
 	return 0;
 }
 
-void ct_inproc_register(const char *const *names, struct ct_slot *slots, unsigned n)
+void ct_inproc_register(const char *const *names, const char *const *apis, struct ct_slot *slots, unsigned n)
 {
 	const void *m = map_of(slots);
 	unsigned bound = 0;
@@ -163,7 +163,7 @@ void ct_inproc_register(const char *const *names, struct ct_slot *slots, unsigne
 	if (m && n_own < OWN_MAX)
 		own[n_own++] = m;
 	for (unsigned i = 0; i < n; i++) {
-		int k = ct_spec_find(names[i]);
+		int k = ct_spec_find(apis[i]);
 
 		slots[i].name = names[i];
 		if (k >= 0) {

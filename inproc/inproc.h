@@ -32,8 +32,11 @@ struct ct_slot {
 };
 _Static_assert(sizeof(struct ct_slot) == 32, "tramp.S indexes slots by 32 bytes");
 
-/* What a stub library gives the core. */
-CT_EXPORT void ct_inproc_register(const char *const *names, struct ct_slot *slots, unsigned n);
+/* What a stub library gives the core: its stubs' symbols (what each slot's
+ * function is found by) and the API whose spec row each takes (its own
+ * name, or an alias's API: gen_stubs.py). */
+CT_EXPORT void ct_inproc_register(const char *const *names, const char *const *apis, struct ct_slot *slots,
+				  unsigned n);
 /* A function pointer the driver handed out (cuGetProcAddress): our
  * trampoline for it where its symbol is traced, else the pointer itself. */
 CT_EXPORT void *ct_inproc_bind(void *real);
@@ -57,6 +60,7 @@ struct ct_inproc {
 	uint32_t pid;
 	bool parents;
 	bool tsc;                     /* records timed by rdtsc (shm.h's clock) */
+	uint32_t mapped;              /* the ring's page tables filled in (this process) */
 };
 extern struct ct_inproc ct_g CT_HIDDEN;
 

@@ -77,7 +77,9 @@ int ct_shmring_create(struct ct_shmring *r, uint64_t data_size, bool allow_tsc, 
 	r->fd = memfd_create(CT_SHM_MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (r->fd < 0)
 		return -errno;
-	if (ftruncate(r->fd, (off_t)total) ||
+	/* The pages allocated now, once: else every process's first lap of the
+	 * ring faults them in, one by one, inside the calls it traces. */
+	if (ftruncate(r->fd, (off_t)total) || fallocate(r->fd, 0, 0, (off_t)total) ||
 	    fcntl(r->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
 		err = -errno;
 		goto fail;
