@@ -141,7 +141,7 @@ struct ct_tsc_piece ct_tsc_next_piece(const struct ct_tsc_piece *cur, uint64_t c
 		return (struct ct_tsc_piece){ c, n, cur->mult };
 	}
 	/* Aim to be on CLOCK_MONOTONIC one interval from now. */
-	fix = ((__int128)err << CT_TSC_SHIFT) / (__int128)dc;
+	fix = (__int128)err * ((__int128)1 << CT_TSC_SHIFT) / (__int128)dc; /* err may be negative: no shift */
 	if ((err < 0 ? -err : err) > (int64_t)(dn / (1000000 / MAX_SLEW_PPM)) || (__int128)mult + fix <= 0) {
 		*snapped = true;
 		return (struct ct_tsc_piece){ c, n, mult };
