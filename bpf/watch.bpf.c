@@ -326,6 +326,13 @@ static __always_inline int on_open(const char *name, __u64 flags)
 	len = bpf_probe_read_user_str(pd->path, sizeof(pd->path), name);
 	if (len <= 0)
 		return 0;
+	/* A runtime opened through /proc (another tracer probing a process's
+	 * copy through /proc/PID/root, an inspector) is being read, not loaded:
+	 * ld.so opens libraries by their paths. Followed, two tracers would
+	 * stop each other and open each other's /proc paths without end. */
+	if (len > 6 && pd->path[0] == '/' && pd->path[1] == 'p' && pd->path[2] == 'r' && pd->path[3] == 'o' &&
+	    pd->path[4] == 'c' && pd->path[5] == '/')
+		return 0;
 	m = match_pattern(pd, len);
 	if (m < 0)
 		return 0;

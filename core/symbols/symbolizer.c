@@ -33,6 +33,7 @@ struct sym_file {
 struct sym_map {
 	uint64_t start, end, pgoff;
 	uint64_t dev, ino;
+	bool exec;             /* code: what an address is named from */
 	char *path;            /* as the process sees it */
 	struct sym_file *file; /* NULL until first needed */
 };
@@ -225,13 +226,15 @@ static int maps_read(uint32_t pid, struct sym_map **out, size_t *n_out)
 	while (getline(&line, &line_cap, fp) > 0) {
 		unsigned long long start, end, pgoff, ino;
 		unsigned int major, minor;
+		char perms[8] = "";
 		int name_at = 0;
 		char *name;
 		size_t len;
 
-		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu %n", &start, &end, &pgoff, &major,
-			   &minor, &ino, &name_at) < 6 || !ino || !name_at)
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &major,
+			   &minor, &ino, &name_at) < 7 || !ino || !name_at)
 			continue;
+
 		name = line + name_at;
 		if (*name != '/')
 			continue; /* [vdso], anonymous memory, memfd: no file to read */
@@ -251,6 +254,7 @@ static int maps_read(uint32_t pid, struct sym_map **out, size_t *n_out)
 		maps[n] = (struct sym_map){
 			.start = start, .end = end, .pgoff = pgoff,
 			.dev = ((uint64_t)major << 32) | minor, .ino = ino,
+			.exec = strchr(perms, 'x') != NULL,
 			.path = strdup(name),
 		};
 		if (!maps[n].path) {
@@ -357,6 +361,24 @@ static struct sym_map *proc_map_of(struct sym_proc *p, uint64_t addr)
 	return m;
 }
 
+/*
+ * The code mapping of an address (what a return address or a function
+ * pointer is named from), reading the maps again once if it is in none or
+ * only in a mapping of data: a file mapped there and gone since (ld.so.cache,
+ * whose place anonymous memory, JIT code, may take) names nothing.
+ */
+static struct sym_map *code_map_of(struct sym_proc *p, uint64_t addr)
+{
+	struct sym_map *m = proc_find_map(p, addr);
+
+	if (m && m->exec)
+		return m;
+	if (m && !p->gone && proc_refresh(p))
+		p->gone = true;
+	m = m ? proc_find_map(p, addr) : proc_map_of(p, addr);
+	return m && m->exec ? m : NULL;
+}
+
 int ct_sym_refresh(uint32_t pid)
 {
 	struct sym_proc *p = proc_get(pid, true);
@@ -379,7 +401,7 @@ const char *ct_sym_lookup(uint32_t pid, uint64_t addr)
 	if (name)
 		return name == unknown_name ? NULL : name;
 
-	m = proc_map_of(p, addr);
+	m = code_map_of(p, addr);
 	if (!m && !p->n_maps) {
 		ct_dbg("symbolizer: pid %u: no maps known for 0x%llx", pid, (unsigned long long)addr);
 		return NULL; /* nothing known (process gone?): do not cache a guess */
@@ -505,6 +527,9 @@ static void frame_resolve(struct sym_proc *p, uint64_t addr, struct frame_names 
 	struct sym_map *m = proc_find_map(p, addr - 1);
 	uint64_t off, start = 0;
 
+	if (m && !m->exec)
+		m = NULL;
+
 	*out = (struct frame_names){ NULL, NULL, addr };
 	if (!m)
 		return;
@@ -540,11 +565,14 @@ const struct ct_callstack *ct_sym_stack(uint32_t pid, uint64_t key, const uint64
 		return NULL;
 	/* The maps are read again (at most once) before any frame is named:
 	 * a read frees the paths the frames named so far point into. */
-	for (uint32_t i = 0; i < n; i++)
-		if (!proc_find_map(p, pcs[i] - 1)) {
-			proc_map_of(p, pcs[i] - 1);
+	for (uint32_t i = 0; i < n; i++) {
+		struct sym_map *m = proc_find_map(p, pcs[i] - 1);
+
+		if (!m || !m->exec) {
+			code_map_of(p, pcs[i] - 1);
 			break;
 		}
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		frame_resolve(p, pcs[i], &names[i]);
 		pool += (names[i].module ? strlen(names[i].module) + 1 : 0) +

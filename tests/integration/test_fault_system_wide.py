@@ -233,7 +233,36 @@ def being_written(prog):
     return (lambda tmp: tmp, part)
 
 
-PARTS = {"private copy": private_copy, "50 short-lived processes": short_lived,
+def two_tracers(prog):
+    """A second system-wide tracer beside the first: each probes the copy
+    through the process's /proc/PID/root, which the other must not take for
+    a program loading a runtime (it would stop that tracer, and open the
+    file again through /proc/TRACER/root/proc/PID/root/..., without end)."""
+    def part(lib, tr):
+        d = tempfile.mkdtemp(prefix="cttest.")
+        atexit.register(shutil.rmtree, d, True)
+        other = SystemTracer(d)
+        try:
+            check = load_and_call(prog, lib, tr, "beside another tracer")
+        finally:
+            theirs = other.stop()
+        pid = max([e["pid"] for e in theirs if e.get("comm") == "late_dlopen"] or [0])
+
+        def both(events, tr):
+            bad = check(events, tr) + (["the other tracer exited %d" % other.p.returncode]
+                                       if other.p.returncode else [])
+            if pid:
+                bad += both_calls(theirs, pid, "the other tracer")
+            else:
+                bad.append("the other tracer saw no call: %s" % other.stderr[-2000:])
+            bad += ["a /proc path followed: " + l for l in (tr.stderr + other.stderr).splitlines()
+                    if "/root/proc/" in l]
+            return bad
+        return both
+    return (lambda tmp: copy_cudart(tmp, "two"), part)
+
+
+PARTS = {"private copy": private_copy, "two system-wide tracers": two_tracers, "50 short-lived processes": short_lived,
          "path only in the process's mount namespace": foreign_path, "copy being written": being_written}
 
 

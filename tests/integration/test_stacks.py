@@ -125,6 +125,26 @@ for binary, method in ((fp, "fp"), (nofp, "dwarf")):
                 cttest.check(sym[0] < int(top["offset"], 16) <= sym[0] + sym[1],
                              "deleted (%s, gone): offset %s outside stack_lib_alloc" % (method, top["offset"]), t)
 
+# A JIT frame: inner() called from a thunk in anonymous executable memory.
+# Frame pointers walk through it: its frame is [unknown] in [unknown] (not
+# a file that was mapped there before it, as ld.so.cache is at start), and
+# the frames past it are named. The unwinder has no unwind information for
+# it: libdw goes on by its frame pointer, or the stack ends there saying why.
+t = cttest.run(["--stacks", "-q"], command=[fp, "jit"])
+cttest.check(t.rc == 0, "jit (fp): tracer exited %d" % t.rc, t)
+m = t.calls("cudaMalloc")
+cttest.check(len(m) == 1 and "stack" in m[0], "jit (fp): %s" % m, t)
+st = m[0]["stack"]
+cttest.check(funcs(m[0])[:4] == ["inner", "[unknown]", "jit_call", "main"] and st[1]["module"] == "[unknown]",
+             "jit (fp): frames %s" % st[:4], t)
+t = cttest.run(["--stacks", "-q"], config="[stacks]\nmethod = dwarf\n", command=[nofp, "jit"])
+m = t.calls("cudaMalloc")
+cttest.check(len(m) == 1 and "stack" in m[0], "jit (dwarf): %s" % m, t)
+st = m[0]["stack"]
+cttest.check(st[0]["function"] == "inner" and st[1]["function"] == "[unknown]" and st[1]["module"] == "[unknown]" and
+             (funcs(m[0])[2:4] == ["jit_call", "main"] or (len(st) == 2 and st[1].get("why"))),
+             "jit (dwarf): frames %s" % st, t)
+
 # Errors by site: err_site_a's cudaFree(NULL) twice, err_site_b's once.
 SITE_SINKS = """
 [sink.summary]

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 int cudaMalloc(void **p, size_t size);
@@ -74,8 +75,35 @@ KEEP int recurse(int n)
 	return r;
 }
 
+/*
+ * "jit": inner() called from code in anonymous executable memory, as a JIT
+ * makes it: push rbp; mov rbp, rsp; mov rdi, 4096; call rsi; pop rbp; ret,
+ * with a frame pointer of its own, so the kernel's walk goes through it.
+ */
+KEEP int jit_call(void)
+{
+#if defined(__x86_64__)
+	static const unsigned char code[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0xc7, 0xc7, 0x00, 0x10, 0x00, 0x00,
+					      0xff, 0xd6, 0x5d, 0xc3 };
+	int (*thunk)(long, int (*)(size_t));
+	void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return 2;
+	memcpy(m, code, sizeof(code));
+	if (mprotect(m, 4096, PROT_READ | PROT_EXEC))
+		return 2;
+	thunk = (int (*)(long, int (*)(size_t)))m;
+	return thunk(0, inner) == 0 ? 0 : 1;
+#else
+	return 3;
+#endif
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "jit"))
+		return jit_call();
 	if (argc >= 2 && !strcmp(argv[1], "deep") && argc == 3)
 		return recurse(atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "errors")) {
