@@ -255,6 +255,7 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	 * /proc says at the process's first call. */
 	ev->cgroup = r->cgroup ? ct_cgroup_get(r->cgroup) : ct_cgroup_of_pid(r->pid);
 	ev->py_stack = r->pystack ? ct_py_stack_get(r->pid, r->pystack) : NULL;
+	ev->stack = NULL; /* the session's stacks reader names it (capture/stacks.c) */
 	ev->device = -1; /* device.c says, for the session */
 	ev->n_fields = 0;
 	/* A string the engine could read neither at entry nor at return. */
