@@ -16,3 +16,16 @@ add_dependencies(sleep_calls fake_sleep_cudart)
 
 # The TSC clock's conversion, on made-up clocks.
 ct_unit_test(test_tsc "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_tsc.c")
+
+# The driver's entry points through cuGetProcAddress, as libcudart gets
+# them: a stand-in driver that answers as the real one (getproc/libcuda.so.1)
+# and a program that calls it through the real libcudart and by hand.
+add_library(fake_getproc_cuda SHARED "${CMAKE_CURRENT_SOURCE_DIR}/programs/fake_getproc_cuda.c")
+target_compile_options(fake_getproc_cuda PRIVATE -fvisibility=hidden)
+target_link_options(fake_getproc_cuda PRIVATE -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic)
+set_target_properties(fake_getproc_cuda PROPERTIES OUTPUT_NAME cuda SUFFIX ".so.1" NO_SONAME ON
+	LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/programs/getproc")
+add_executable(getproc_calls "${CMAKE_CURRENT_SOURCE_DIR}/programs/getproc_calls.c")
+target_link_libraries(getproc_calls PRIVATE dl pthread)
+set_target_properties(getproc_calls PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/programs/getproc")
+add_dependencies(getproc_calls fake_getproc_cuda)

@@ -103,11 +103,10 @@ int ct_inproc_check_program(const struct ct_engine_plugin *pl, int n, const char
 {
 	char path[PATH_MAX];
 
-	/* On the H200 a program traced with the driver's calls interposed
-	 * (cuGetProcAddress answered with trampolines) died of SIGSEGV, and most
-	 * driver calls went unseen (docs/engines.md): until that is mended the
-	 * driver stays on uprobes. CUDATRACER_INPROC_DRIVER=1 lets it through,
-	 * to work on it. */
+	/* The driver's calls through cuGetProcAddress are traced as eBPF traces
+	 * them on a stand-in driver (test_driver_getproc), not yet proven on a
+	 * real one (docs/engines.md): until then the driver stays on uprobes.
+	 * CUDATRACER_INPROC_DRIVER=1 lets it through, to prove it. */
 	for (int i = 0; i < n; i++)
 		if (!strcmp(pl[i].p->name, "cuda") && !getenv("CUDATRACER_INPROC_DRIVER")) {
 			ct_err("--engine inproc: the cuda (driver) plugin is not supported in-process yet: on a real "
