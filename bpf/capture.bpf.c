@@ -10,7 +10,8 @@
  *
  * Aggregate mode (tracer.mode = aggregate) is its own pair of programs,
  * chosen at load: they count calls, errors, time and bytes per process and
- * call id in a per-CPU hash and send nothing.
+ * call id (record.h: a slot per process, a pool of per-CPU totals; a
+ * per-CPU hash past them) and send nothing.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -68,7 +69,49 @@ struct {
 #include "cgroup.bpf.h"
 #include "pystack.bpf.h"
 
-/* Aggregate mode's totals, per process and call id. */
+/*
+ * Aggregate mode's sizes, set by the core before load: the session's calls
+ * (ct_spec.agg_call below it), the slots given to processes, the pool's
+ * entries.
+ */
+const volatile __u32 ct_agg_calls = 0;
+const volatile __u32 ct_agg_slots = 0;
+const volatile __u32 ct_agg_pool = 0;
+/* Slots and pool entries given out so far. */
+__u32 ct_agg_slots_used;
+__u32 ct_agg_pool_used;
+
+/* A process's slot + 1, given at its first traced call (its first thread's). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CT_AGG_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} agg_pids SEC(".maps");
+
+/*
+ * By slot * ct_agg_calls + agg_call: the pair's pool entry + 1 (0: none
+ * yet; CT_AGG_IN_HASH: counted in the hash). Array lookups are inlined by
+ * the verifier: a multiply and a bound check, where the hash's was a
+ * jhash and a bucket walk on every return. Mapped by the reader (8-byte
+ * values: a mapped array's elements are 8-byte aligned).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* sized by the core */
+	__type(key, __u32);
+	__type(value, __u64);
+} agg_index SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1); /* sized by the core */
+	__type(key, __u32);
+	__type(value, struct ct_agg);
+} agg_pool SEC(".maps");
+
+/* Totals of processes past the slots and pairs past the pool, per process and call id. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -135,6 +178,8 @@ struct ct_agg_frame {
 
 struct ct_agg_thread {
 	struct ct_stack st;
+	__u32 slot; /* the process's slot + 1, 0: none (its calls go to the hash) */
+	__u32 pad;
 	struct ct_agg_frame f[CT_MAX_DEPTH];
 };
 
@@ -340,8 +385,8 @@ static __always_inline void ct_emit(struct ct_frame *f, const struct ct_spec *s)
 
 #include "ustack.bpf.h"
 
-/* The thread's storage of `map`; created for a thread of a traced process. */
-static __always_inline void *ct_thread_get(void *map)
+/* The thread's storage of `map`, created for a thread of a traced process (*created). */
+static __always_inline void *ct_thread_get(void *map, bool *created)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	void *t = bpf_task_storage_get(map, task, 0, 0);
@@ -351,6 +396,7 @@ static __always_inline void *ct_thread_get(void *map)
 	t = bpf_task_storage_get(map, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t) /* out of memory, or the storage busy on this CPU: a call not recorded */
 		ct_count(CT_STAT_LOST);
+	*created = t != NULL;
 	return t;
 }
 
@@ -527,9 +573,11 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 	struct ct_frame *f;
 	__u32 d, sflags;
 
+	bool created = false;
+
 	if (!s)
 		return 1;
-	t = ct_thread_get(&inflight);
+	t = ct_thread_get(&inflight, &created);
 	if (!t)
 		return 1;
 	sflags = s->flags;
@@ -660,21 +708,83 @@ static __always_inline __u64 ct_call_bytes(struct pt_regs *ctx, const struct ct_
 	return bytes;
 }
 
-/* One call into its process's totals. */
-static __always_inline void ct_agg_add(__u32 tgid, __u32 call, __u64 dur, __u64 bytes, bool failed)
+/*
+ * A process's slot + 1, or 0 (past the slots: its calls go to the hash).
+ * Threads of one process racing for its first slot: one inserts, the
+ * others take its slot (theirs stays unused).
+ */
+static __always_inline __u32 ct_agg_slot_of(__u32 tgid)
 {
-	struct ct_agg_key k = { .tgid = tgid, .call = call };
+	__u32 *v = bpf_map_lookup_elem(&agg_pids, &tgid), slot;
+
+	if (v)
+		return *v;
+	slot = __sync_fetch_and_add(&ct_agg_slots_used, 1);
+	if (slot >= ct_agg_slots)
+		return 0;
+	slot++;
+	if (!bpf_map_update_elem(&agg_pids, &tgid, &slot, BPF_NOEXIST))
+		return slot;
+	v = bpf_map_lookup_elem(&agg_pids, &tgid);
+	return v ? *v : 0;
+}
+
+/*
+ * The totals of a (slot, call) on this CPU: its pool entry, taken at its
+ * first call; NULL where it is counted in the hash. The entry is settled by
+ * one compare-and-swap, so that a pair is counted in one place only, the
+ * pool or the hash, whichever CPU got there first.
+ */
+static __always_inline struct ct_agg *ct_agg_pooled(__u32 slot, const struct ct_spec *s)
+{
+	__u32 k = (slot - 1) * ct_agg_calls + s->agg_call;
+	__u64 *ix, p, old;
+
+	if (!slot || s->agg_call >= ct_agg_calls)
+		return NULL;
+	ix = bpf_map_lookup_elem(&agg_index, &k);
+	if (!ix)
+		return NULL;
+	p = *ix;
+	if (!p) {
+		p = __sync_fetch_and_add(&ct_agg_pool_used, 1) + 1;
+		if (p > ct_agg_pool)
+			p = CT_AGG_IN_HASH;
+		old = __sync_val_compare_and_swap(ix, 0, p);
+		if (old)
+			p = old;
+	}
+	if (p == CT_AGG_IN_HASH)
+		return NULL;
+	k = p - 1;
+	return bpf_map_lookup_elem(&agg_pool, &k);
+}
+
+/* A (process, call id)'s totals in the hash, inserted at its first call on this CPU. */
+static __always_inline struct ct_agg *ct_agg_hashed(__u32 call)
+{
+	struct ct_agg_key k = { .tgid = bpf_get_current_task_btf()->tgid, .call = call };
 	struct ct_agg *a = bpf_map_lookup_elem(&agg, &k);
+
+	if (a)
+		return a;
+	/* The pair's first call on this CPU: the others' copies are zero. */
+	bpf_map_update_elem(&agg, &k, &agg_zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&agg, &k); /* NULL: the table is full */
+}
+
+/* One call into its process's totals. */
+static __always_inline void ct_agg_add(const struct ct_agg_thread *t, __u32 call, const struct ct_spec *s,
+				       __u64 dur, __u64 bytes, bool failed)
+{
+	struct ct_agg *a = ct_agg_pooled(t->slot, s);
 	__u32 b;
 
+	if (!a)
+		a = ct_agg_hashed(call);
 	if (!a) {
-		/* The pair's first call on this CPU: the others' copies are zero. */
-		bpf_map_update_elem(&agg, &k, &agg_zero, BPF_NOEXIST);
-		a = bpf_map_lookup_elem(&agg, &k); /* NULL: the table is full */
-		if (!a) {
-			ct_count(CT_STAT_AGG_FULL);
-			return;
-		}
+		ct_count(CT_STAT_AGG_FULL);
+		return;
 	}
 	if (!a->calls) {
 		a->min_ns = dur;
@@ -702,16 +812,19 @@ static __always_inline int ct_agg_on_entry(struct pt_regs *ctx)
 	__u64 sp = PT_REGS_SP(ctx);
 	struct ct_agg_thread *t;
 	struct ct_agg_frame *f;
+	bool created = false;
 	__u32 d;
 
 	if (!s)
 		return 1;
-	t = ct_thread_get(&agg_inflight);
+	t = ct_thread_get(&agg_inflight, &created);
 	if (!t)
 		return 1;
+	if (created) /* once per thread: its calls find their totals by the slot */
+		t->slot = ct_agg_slot_of(bpf_get_current_task_btf()->tgid);
 	if (s->flags & CT_SPEC_ENTRY_ONLY) {
 		ct_unwind(&t->st, sp, ctx);
-		ct_agg_add(bpf_get_current_task_btf()->tgid, call, 0, ct_call_bytes(ctx, s), false);
+		ct_agg_add(t, call, s, 0, ct_call_bytes(ctx, s), false);
 		return 1;
 	}
 	d = ct_push(&t->st, ctx, call, sp);
@@ -726,14 +839,13 @@ static __always_inline int ct_agg_on_entry(struct pt_regs *ctx)
 static __always_inline int ct_agg_on_exit(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct task_struct *task = bpf_get_current_task_btf();
 	const struct ct_spec *s;
 	struct ct_agg_thread *t;
 	struct ct_agg_frame *f;
 	__u32 call, d;
 	bool failed;
 
-	t = bpf_task_storage_get(&agg_inflight, task, 0, 0);
+	t = bpf_task_storage_get(&agg_inflight, bpf_get_current_task_btf(), 0, 0);
 	if (!t)
 		return 0;
 	call = (__u32)bpf_get_attach_cookie(ctx);
@@ -743,7 +855,7 @@ static __always_inline int ct_agg_on_exit(struct pt_regs *ctx)
 		return 0;
 	f = &t->f[d & (CT_MAX_DEPTH - 1)];
 	failed = (s->flags & CT_SPEC_RET_IS_ERROR) && (__u32)PT_REGS_RC(ctx);
-	ct_agg_add(task->tgid, call, now - f->ts_ns, f->bytes, failed);
+	ct_agg_add(t, call, s, now - f->ts_ns, f->bytes, failed);
 	return 0;
 }
 

@@ -13,11 +13,13 @@
 #ifdef __bpf__
 typedef __u64 ct_u64;
 typedef __u32 ct_u32;
+typedef __u16 ct_u16;
 typedef __u8 ct_u8;
 #else
 #include <stdint.h>
 typedef uint64_t ct_u64;
 typedef uint32_t ct_u32;
+typedef uint16_t ct_u16;
 typedef uint8_t ct_u8;
 #endif
 
@@ -166,7 +168,8 @@ struct ct_spec {
 	ct_u8 bytes_slot;   /* aggregate mode: argument slot with the bytes moved, CT_NO_SLOT none */
 	ct_u8 height_slot;  /* ... times this slot's value (2D copies), CT_NO_SLOT none */
 	ct_u8 rec_words;    /* 8-byte words of the record to send (header included) */
-	ct_u8 pad[3];
+	ct_u8 pad;
+	ct_u16 agg_call;    /* aggregate mode: the call's place among the session's calls (0..n-1) */
 	struct ct_spec_read reads[CT_SPEC_READS];
 };
 
@@ -181,8 +184,12 @@ enum ct_stat {
 };
 
 /*
- * Aggregate mode: totals per process and call id, in a per-CPU hash (no
- * ring traffic). Durations go into the summary's log-linear buckets
+ * Aggregate mode: totals per process and call id (no ring traffic). A
+ * process gets a slot at its first traced call (CT_AGG_SLOTS at most), and
+ * each (slot, call) its first time a place in a preallocated per-CPU pool
+ * (agg_index says which, CT_AGG_IN_HASH: the pool was full); processes
+ * past the slots, and pairs past the pool, go to a per-CPU hash keyed by
+ * struct ct_agg_key. Durations go into the summary's log-linear buckets
  * (core/sinks/hist.h: each power of two split in 2^CT_AGG_SUB_BITS), up to
  * 2^CT_AGG_TOP_BIT ns (18 minutes); longer calls go to the last bucket.
  */
@@ -191,6 +198,8 @@ enum ct_stat {
 #define CT_AGG_TOP_BIT 40
 #define CT_AGG_BUCKETS ((CT_AGG_TOP_BIT - CT_AGG_SUB_BITS + 1) * CT_AGG_SUB)
 #define CT_AGG_MAX_ENTRIES 4096 /* (process, API) pairs at most; fewer on hosts of many CPUs (engine.c) */
+#define CT_AGG_SLOTS 128        /* processes with a slot: their calls skip the hash */
+#define CT_AGG_IN_HASH 0xffffffffu /* an agg_index entry: this pair is counted in the hash */
 
 struct ct_agg_key {
 	ct_u32 tgid;

@@ -48,24 +48,29 @@ static uint64_t per_cpu_wakeup(uint64_t wakeup, uint64_t ring)
 }
 
 /*
- * Aggregate mode's table: a per-CPU hash whose pairs are allocated as they
- * are first used (BPF_F_NO_PREALLOC), each one a struct ct_agg (4.8 KB, the
- * histogram's) on every possible CPU. Its size is bounded by memory, not by
- * a count alone: at most CT_AGG_MEMORY in all, at most CT_AGG_MAX_ENTRIES
- * pairs (2 CPUs: 4096 pairs, 39 MB at worst; 128 CPUs: 436 pairs, 256 MB).
- * Calls of pairs beyond it are counted (CT_STAT_AGG_FULL) and reported.
+ * Aggregate mode's tables, each one a struct ct_agg (4.8 KB, the
+ * histogram's) per pair on every possible CPU, bounded by memory, not by a
+ * count alone, and at most CT_AGG_MAX_ENTRIES pairs. The pool (record.h:
+ * the pairs of processes with a slot) is preallocated: CT_AGG_POOL_MEMORY
+ * at load (2 CPUs: 1747 pairs; 16 CPUs: 218; 128 CPUs: 27). The hash past
+ * it allocates pairs as they are first used (BPF_F_NO_PREALLOC): at most
+ * CT_AGG_MEMORY (2 CPUs: 4096 pairs, 39 MB at worst; 128 CPUs: 436 pairs,
+ * 256 MB). Calls of pairs beyond both are counted (CT_STAT_AGG_FULL) and
+ * reported.
  */
+#define CT_AGG_POOL_MEMORY (16ull << 20)
+#define CT_AGG_MIN_POOL 16
 #define CT_AGG_MEMORY (256ull << 20)
 #define CT_AGG_MIN_ENTRIES 64
 
-static uint32_t agg_entries(void)
+static uint32_t agg_pairs(uint64_t memory, uint32_t least)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t n = CT_AGG_MEMORY / (sizeof(struct ct_agg) * (uint64_t)(ncpu > 0 ? ncpu : 1));
+	uint64_t n = memory / (sizeof(struct ct_agg) * (uint64_t)(ncpu > 0 ? ncpu : 1));
 
 	if (n > CT_AGG_MAX_ENTRIES)
 		n = CT_AGG_MAX_ENTRIES;
-	return n < CT_AGG_MIN_ENTRIES ? CT_AGG_MIN_ENTRIES : (uint32_t)n;
+	return n < least ? least : (uint32_t)n;
 }
 
 /* The argument slot of the first argument with this role, or CT_NO_SLOT. */
@@ -111,9 +116,18 @@ static void spec_of(const struct ct_api *a, bool entry_only, bool hook, bool lay
 		s->flags |= CT_SPEC_INNER_LAUNCH;
 }
 
-static int fill_specs(struct capture_bpf *skel, const struct ct_engine_plugin *pl, int n,
+static int fill_specs(struct ct_engine *e, struct capture_bpf *skel, const struct ct_engine_plugin *pl, int n,
 		      const struct ct_stacks_conf *stacks)
 {
+	uint32_t calls = 0;
+
+	for (int i = 0; i < n; i++)
+		calls += pl[i].p->n_apis;
+	free(e->agg_call_ids);
+	e->agg_call_ids = calloc(calls ? calls : 1, sizeof(*e->agg_call_ids));
+	if (!e->agg_call_ids)
+		return -ENOMEM;
+	e->agg_calls = 0;
 	for (int i = 0; i < n; i++) {
 		const struct ct_plugin *p = pl[i].p;
 
@@ -122,10 +136,15 @@ static int fill_specs(struct capture_bpf *skel, const struct ct_engine_plugin *p
 			       p->n_apis, CT_MAX_PLUGIN_APIS);
 			return -E2BIG;
 		}
-		for (size_t k = 0; k < p->n_apis; k++)
+		for (size_t k = 0; k < p->n_apis; k++) {
+			struct ct_spec *s = &skel->bss->ct_specs[CT_CALL_ID(i, k)];
+
 			spec_of(&p->apis[k], pl[i].entry_only[k], pl[i].hook != NULL, n > 1,
-				stacks && ct_stacks_api_wanted(stacks, &p->apis[k]),
-				&skel->bss->ct_specs[CT_CALL_ID(i, k)]);
+				stacks && ct_stacks_api_wanted(stacks, &p->apis[k]), s);
+			/* Aggregate mode's place of the call in a process's slot (at most 8 x 1024). */
+			s->agg_call = (uint16_t)e->agg_calls;
+			e->agg_call_ids[e->agg_calls++] = CT_CALL_ID(i, k);
+		}
 	}
 	return 0;
 }
@@ -334,7 +353,7 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	skel->rodata->ct_track_parents = n > 1;
 	skel->rodata->ct_wakeup_bytes = per_cpu_wakeup(o->wakeup_bytes, ring);
 	skel->rodata->ct_session = kind == CT_LINK_SESSION;
-	err = fill_specs(skel, pl, n, stacks);
+	err = fill_specs(e, skel, pl, n, stacks);
 	if (err)
 		return err;
 	if ((err = set_stacks(skel, stacks)))
@@ -342,8 +361,17 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	/* The events mode's ring is its only channel; aggregate mode sends nothing. */
 	if ((err = bpf_map__set_max_entries(skel->maps.events, set != SET_EVENTS ? 4096 : ring)))
 		return err;
-	e->agg_entries = o->aggregate ? agg_entries() : 1;
-	if ((err = bpf_map__set_max_entries(skel->maps.agg, e->agg_entries)))
+	/* Aggregate mode's tables; one entry each in events mode (a map has at least one). */
+	e->agg_slots = o->aggregate && e->agg_calls ? CT_AGG_SLOTS : 0;
+	e->agg_pool = o->aggregate ? agg_pairs(CT_AGG_POOL_MEMORY, CT_AGG_MIN_POOL) : 1;
+	skel->rodata->ct_agg_calls = e->agg_calls;
+	skel->rodata->ct_agg_slots = e->agg_slots;
+	skel->rodata->ct_agg_pool = e->agg_pool;
+	e->agg_hash = o->aggregate ? agg_pairs(CT_AGG_MEMORY, CT_AGG_MIN_ENTRIES) : 1;
+	e->agg_entries = o->aggregate ? e->agg_pool + e->agg_hash : 1;
+	if ((err = bpf_map__set_max_entries(skel->maps.agg, e->agg_hash)) ||
+	    (err = bpf_map__set_max_entries(skel->maps.agg_index, e->agg_slots ? e->agg_slots * e->agg_calls : 1)) ||
+	    (err = bpf_map__set_max_entries(skel->maps.agg_pool, e->agg_pool)))
 		return err;
 	if (o->pids_fd >= 0 && (err = bpf_map__reuse_fd(skel->maps.pids, o->pids_fd)))
 		return err;
@@ -471,26 +499,67 @@ static void agg_merge(struct ct_agg *sum, const struct ct_agg *v)
 		sum->hist[b] += v->hist[b];
 }
 
+/* One pair's per-CPU totals (in `vals`, ncpu of them) summed, to fn. */
+static int agg_emit(int fd, const void *key, struct ct_agg *vals, int ncpu, const struct ct_agg_key *k,
+		    ct_engine_totals_fn fn, void *ctx)
+{
+	struct ct_agg sum;
+
+	if (bpf_map_lookup_elem(fd, key, vals))
+		return 0;
+	memset(&sum, 0, sizeof(sum));
+	for (int c = 0; c < ncpu; c++)
+		agg_merge(&sum, &vals[c]);
+	return sum.calls ? fn(ctx, k, &sum) : 0;
+}
+
+/* The pool's pairs: each slot's process (agg_pids), its calls' entries (agg_index). */
+static int agg_pool_totals(const struct ct_engine *e, struct ct_agg *vals, int ncpu, ct_engine_totals_fn fn,
+			   void *ctx)
+{
+	int pids = bpf_map__fd(e->skel->maps.agg_pids), pool = bpf_map__fd(e->skel->maps.agg_pool), err = 0;
+	size_t len = (size_t)e->agg_slots * e->agg_calls * sizeof(uint64_t);
+	uint32_t tgid, *prev = NULL, slot;
+	const uint64_t *ix;
+
+	if (!e->agg_slots)
+		return 0;
+	ix = mmap(NULL, len, PROT_READ, MAP_SHARED, bpf_map__fd(e->skel->maps.agg_index), 0);
+	if (ix == MAP_FAILED)
+		return -errno;
+	while (!err && !bpf_map_get_next_key(pids, prev, &tgid)) {
+		prev = &tgid;
+		if (bpf_map_lookup_elem(pids, &tgid, &slot) || slot == 0 || slot > e->agg_slots)
+			continue;
+		for (uint32_t c = 0; c < e->agg_calls && !err; c++) {
+			uint64_t p = ix[(size_t)(slot - 1) * e->agg_calls + c];
+			uint32_t key = (uint32_t)p - 1;
+			struct ct_agg_key k = { .tgid = tgid, .call = e->agg_call_ids[c] };
+
+			if (p && p != CT_AGG_IN_HASH)
+				err = agg_emit(pool, &key, vals, ncpu, &k, fn, ctx);
+		}
+	}
+	munmap((void *)ix, len);
+	return err;
+}
+
 int ct_engine_totals(const struct ct_engine *e, ct_engine_totals_fn fn, void *ctx)
 {
-	int fd = bpf_map__fd(e->skel->maps.agg), ncpu = libbpf_num_possible_cpus(), err = 0;
+	int fd = bpf_map__fd(e->skel->maps.agg), ncpu = libbpf_num_possible_cpus(), err;
 	struct ct_agg_key k, *prev = NULL;
-	struct ct_agg *vals, sum;
+	struct ct_agg *vals;
 
 	if (ncpu <= 0)
 		return -EINVAL;
 	vals = calloc(ncpu, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
+	/* A pair is in the pool or in the hash, never both (capture.bpf.c's ct_agg_pooled). */
+	err = agg_pool_totals(e, vals, ncpu, fn, ctx);
 	while (!err && !bpf_map_get_next_key(fd, prev, &k)) {
 		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, vals))
-			continue;
-		memset(&sum, 0, sizeof(sum));
-		for (int c = 0; c < ncpu; c++)
-			agg_merge(&sum, &vals[c]);
-		if (sum.calls)
-			err = fn(ctx, &k, &sum);
+		err = agg_emit(fd, &k, vals, ncpu, &k, fn, ctx);
 	}
 	free(vals);
 	return err;
@@ -500,6 +569,7 @@ void ct_engine_close(struct ct_engine *e)
 {
 	capture_bpf__destroy(e->skel);
 	free(e->linked);
+	free(e->agg_call_ids);
 	memset(e, 0, sizeof(*e));
 }
 
