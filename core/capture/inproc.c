@@ -103,17 +103,6 @@ int ct_inproc_check_program(const struct ct_engine_plugin *pl, int n, const char
 {
 	char path[PATH_MAX];
 
-	/* The driver's calls through cuGetProcAddress are traced as eBPF traces
-	 * them on a stand-in driver (test_driver_getproc), not yet proven on a
-	 * real one (docs/engines.md): until then the driver stays on uprobes.
-	 * CUDATRACER_INPROC_DRIVER=1 lets it through, to prove it. */
-	for (int i = 0; i < n; i++)
-		if (!strcmp(pl[i].p->name, "cuda") && !getenv("CUDATRACER_INPROC_DRIVER")) {
-			ct_err("--engine inproc: the cuda (driver) plugin is not supported in-process yet: on a real "
-			       "driver its interposition crashed the program (docs/engines.md). Trace the driver with "
-			       "--engine ebpf, or use --engine inproc with --plugin cudart");
-			return -ENOTSUP;
-		}
 	if (ct_target_command_path(program, path, sizeof(path)))
 		return 0; /* execvp will say */
 	for (int i = 0; i < n; i++) {

@@ -4,7 +4,7 @@
 # repository root, with a built tree in $CT_BUILD (default build/). About 5
 # minutes; compact results last, full outputs under $OUT.
 #
-#  1. The driver side, which needs a driver: tests/programs/cudart_calls
+#  1. The driver side, which needs a driver: tests/programs/cudart_gpu.cu
 #     (-cudart shared) under --plugin cudart,cuda with each engine. libcudart
 #     gets every driver function from cuGetProcAddress (found with dlsym):
 #     the in-process engine must see the driver calls it makes, each with
@@ -30,7 +30,8 @@ if [ ! -x "$B/cudatracer" ] || [ ! -f "$B/libcudatracer-inproc.so" ]; then
 fi
 
 echo "== 1. driver calls through cuGetProcAddress, both engines"
-P=$B/tests/programs/cudart_calls_shared
+P=$OUT/cudart_gpu # valid on a GPU (cudart_calls passes made-up handles)
+nvcc -cudart shared -o "$P" tests/programs/cudart_gpu.cu || exit 1
 for e in ebpf inproc; do
 	"$B/cudatracer" --no-config --engine $e --plugin cudart,cuda -o "jsonl:$OUT/calls_$e.jsonl" -- "$P" \
 		>"$OUT/calls_$e.out" 2>"$OUT/calls_$e.err"

@@ -111,13 +111,7 @@ def test_driver_getproc():
                 "cuMemAlloc at 2000: 0 0x1400\ncuLaunchKernel per thread: 412\ncuDeviceGet: 0 42, untouched 1\n"
                 "unexported: 42\nunknown: 500 status 1 null 1\nthreads: 0\n")
     t.check(plain.returncode == 0 and plain.stdout == want_out, "untraced: %d %r" % (plain.returncode, plain.stdout))
-    # The cuda plugin is refused in-process until this is proven on a GPU
-    # (docs/engines.md); the escape hatch lets it through here.
-    os.environ["CUDATRACER_INPROC_DRIVER"] = "1"
-    try:
-        e, i = both(command, ["--plugin", "cudart,cuda"])
-    finally:
-        del os.environ["CUDATRACER_INPROC_DRIVER"]
+    e, i = both(command, ["--plugin", "cudart,cuda"])
     t.check(i.stdout == e.stdout == want_out, "traced output differs: inproc %r, ebpf %r" % (i.stdout, e.stdout), i)
 
     def driver(r):
@@ -195,10 +189,6 @@ def test_clock():
 
 
 def test_refusals():
-    r = t.run(["--no-config", "--engine", "inproc", "--plugin", "cudart,cuda"], command=[SHARED])
-    t.check(r.rc != 0 and "cuda (driver) plugin is not supported in-process" in r.stderr and "--engine ebpf" in r.stderr,
-            "inproc with the driver plugin: %d" % r.rc, r)
-    t.check(not r.calls() and "cudart_calls: done" not in r.stdout, "inproc with the driver plugin: the command ran", r)
     r = t.run(["--no-config", "--engine", "inproc"], command=[STATIC])
     t.check(r.rc != 0 and "links the cudart runtime in statically" in r.stderr and "--engine ebpf" in r.stderr,
             "static cudart: %d" % r.rc, r)
