@@ -116,6 +116,49 @@ int ct_daemon_check(const struct ct_config *c, const char *file)
  * each plugin loads; each output file opens for writing (appending, so
  * that nothing in it changes; one made here is removed again).
  */
+/*
+ * Whether a sink's file can be opened to write, found out without creating,
+ * emptying or following anything (as root, in a folder others may write
+ * to, a path opened with O_CREAT would create whatever a planted link names).
+ * A link is left to the new session's ct_out_open, which says whose link it
+ * takes and refuses the others, as it does at start.
+ */
+static int output_writable(const char *path)
+{
+	char *dir, *slash;
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == ELOOP) {
+		/* A link: refused now if ct_out_open would refuse it (owned by
+		 * another user), else left to it. */
+		struct stat st;
+
+		if (lstat(path, &st))
+			return -errno;
+		return st.st_uid == 0 || st.st_uid == geteuid() ? 0 : -EPERM;
+	}
+	if (errno == ENXIO) /* a FIFO with no reader: ct_out_open says */
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	dir = strdup(path);
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	fd = open(slash ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -ENOENT; /* the file, and its folder, are not there */
+	close(fd);
+	return 0;
+}
+
 static int precheck(const struct ct_config *c)
 {
 	char **dirs = ct_plugin_dirs(c->tracer.plugin_path);
@@ -133,21 +176,13 @@ static int precheck(const struct ct_config *c)
 	for (int i = 0; !err && i < c->n_sinks; i++) {
 		const struct ct_sink_conf *s = &c->sinks[i];
 		const char *path = sink_path(s);
-		bool was = path && !access(path, F_OK);
-		int fd;
 
 		if (!path)
 			continue;
-		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0600);
-		if (fd < 0) {
-			err = -errno;
+		err = output_writable(path);
+		if (err)
 			ct_err("%ssink '%s' (%s): cannot open %s for writing: %s", sink_where(s, where, sizeof(where)),
-			       s->name, s->ops->type, path, strerror(errno));
-			break;
-		}
-		close(fd);
-		if (!was)
-			unlink(path);
+			       s->name, s->ops->type, path, strerror(-err));
 	}
 	return err;
 }

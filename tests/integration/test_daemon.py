@@ -115,6 +115,20 @@ def main():
         cttest.check(wait_for(lambda: said().count("reload refused") == 2), said())
         cttest.check(re.search(r"%s:6: sink 'calls' \(jsonl\): cannot open .*no/such/calls.jsonl for writing: "
                                r"No such file or directory" % re.escape(conf), said()), said())
+        # A link planted at the new path, owned by another user, to a file that
+        # is not there: the reload creates nothing through it (as root, a check
+        # that opened the path to create it would make the victim file).
+        victim = os.path.join(tmp, "victim.txt")
+        planted = os.path.join(tmp, "planted.jsonl")
+        os.symlink(victim, planted)
+        os.lchown(planted, 65534, 65534)
+        write_conf(planted)
+        d.send_signal(signal.SIGHUP)
+        cttest.check(wait_for(lambda: said().count("reload refused") == 3), said())
+        cttest.check(re.search(r"cannot open .*planted.jsonl for writing: Operation not permitted", said()), said())
+        time.sleep(1)
+        cttest.check(not os.path.exists(victim), "the reload created %s through a planted link\n%s" % (victim, said()))
+        write_conf(os.path.join(tmp, "no", "such", "calls.jsonl"))
         # ... and the running session went on: the same listener, the same counts, new calls.
         p2 = run(loop, 5)
         text = wait_for(lambda: (lambda t: memsets(t, p2.pid) == 5 and t)(metrics(port)))
