@@ -62,3 +62,31 @@ int record_exit(void *ctx)
 	bpf_ringbuf_output(&part_ring, part_record, sizeof(part_record), BPF_RB_NO_WAKEUP);
 	return 0;
 }
+
+/*
+ * The same three as uprobe session programs (ct-floor --attach session):
+ * one program runs at entry and at return. An entry-only API's probe has
+ * cookie 1, and its entry declines the return, as the engine's does.
+ */
+SEC("uprobe.multi")
+int empty_session(void *ctx)
+{
+	return bpf_get_attach_cookie(ctx) != 0;
+}
+
+SEC("uprobe.multi")
+int clock_session(void *ctx)
+{
+	part_sink = bpf_ktime_get_ns();
+	return !bpf_session_is_return() && bpf_get_attach_cookie(ctx);
+}
+
+SEC("uprobe.multi")
+int record_session(void *ctx)
+{
+	part_sink = bpf_ktime_get_ns();
+	if (!bpf_session_is_return())
+		return bpf_get_attach_cookie(ctx) != 0;
+	bpf_ringbuf_output(&part_ring, part_record, sizeof(part_record), BPF_RB_NO_WAKEUP);
+	return 0;
+}

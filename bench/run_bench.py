@@ -18,6 +18,9 @@ Modes, run in rotating order for --rounds rounds, each on a fresh workload:
   floor_clock programs that only read the clock at entry and return
   floor_record ... and send one 128-byte record per call to a ring buffer:
               what any tracer that times calls and records each must pay
+  floor_session, floor_clock_session, floor_record_session
+              the three floors as uprobe session programs (one program at
+              entry and return), for cudatracer's tracer.attach = session
   inproc      cudatracer --engine inproc, every call to a jsonl file: the
               workload is started under it (command mode, the preload
               library in it); its CPU time is sampled from /proc, since the
@@ -79,6 +82,9 @@ def tracer_cmd(mode, pid, tmp, plugin, cudart):
     if mode == "stacks_dwarf":
         return base + ["-o", "jsonl:" + out, "--stacks=all", "-C", "stacks.method=dwarf"], "Ctrl-C"
     floor = [os.path.join(B, "bench", "ct-floor"), plugin, cudart]
+    if mode.endswith("_session"):  # the same floor as uprobe session programs
+        floor += ["--attach", "session"]
+        mode = mode[:-len("_session")]
     if mode == "floor":
         return floor, "attached"
     if mode == "floor_eo":

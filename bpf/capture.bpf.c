@@ -774,10 +774,10 @@ static __always_inline struct ct_agg *ct_agg_hashed(__u32 call)
 }
 
 /* One call into its process's totals. */
-static __always_inline void ct_agg_add(const struct ct_agg_thread *t, __u32 call, const struct ct_spec *s,
+static __always_inline void ct_agg_add(__u32 slot, __u32 call, const struct ct_spec *s,
 				       __u64 dur, __u64 bytes, bool failed)
 {
-	struct ct_agg *a = ct_agg_pooled(t->slot, s);
+	struct ct_agg *a = ct_agg_pooled(slot, s);
 	__u32 b;
 
 	if (!a)
@@ -801,6 +801,7 @@ static __always_inline void ct_agg_add(const struct ct_agg_thread *t, __u32 call
 	else
 		a->bytes += bytes;
 	b = ct_agg_bucket(dur);
+	asm volatile("" : "+r"(b)); /* the bound below stays in the program */
 	if (b < CT_AGG_BUCKETS) /* always; for the verifier */
 		a->hist[b]++;
 }
@@ -824,7 +825,7 @@ static __always_inline int ct_agg_on_entry(struct pt_regs *ctx)
 		t->slot = ct_agg_slot_of(bpf_get_current_task_btf()->tgid);
 	if (s->flags & CT_SPEC_ENTRY_ONLY) {
 		ct_unwind(&t->st, sp, ctx);
-		ct_agg_add(t, call, s, 0, ct_call_bytes(ctx, s), false);
+		ct_agg_add(t->slot, call, s, 0, ct_call_bytes(ctx, s), false);
 		return 1;
 	}
 	d = ct_push(&t->st, ctx, call, sp);
@@ -855,8 +856,115 @@ static __always_inline int ct_agg_on_exit(struct pt_regs *ctx)
 		return 0;
 	f = &t->f[d & (CT_MAX_DEPTH - 1)];
 	failed = (s->flags & CT_SPEC_RET_IS_ERROR) && (__u32)PT_REGS_RC(ctx);
-	ct_agg_add(t, call, s, now - f->ts_ns, f->bytes, failed);
+	ct_agg_add(t->slot, call, s, now - f->ts_ns, f->bytes, failed);
 	return 0;
+}
+
+/*
+ * Aggregate mode on a session program: the call's session cookie keeps its
+ * entry time and its process's slot, so that its return needs no thread
+ * storage. The time is kept modulo 2^48 ns (3.2 days): a call's duration
+ * is exact below that. Only an API that moves bytes keeps a frame, for the
+ * bytes its arguments say (a failed call's are not counted, and the return
+ * no longer has the arguments).
+ */
+#define CT_AGG_TS_BITS 48
+#define CT_AGG_TS_MASK ((1ull << CT_AGG_TS_BITS) - 1)
+_Static_assert(CT_AGG_SLOTS < (1u << (64 - CT_AGG_TS_BITS)), "a slot fits above the time");
+
+/*
+ * The last traced thread on each CPU, packed in one word that is read and
+ * written whole (a program on this CPU may preempt another's): its thread
+ * id, its process id (each below 2^22, the kernel's PID_MAX_LIMIT) and its
+ * process's slot + 1. 0: none. A thread found here has passed the filters,
+ * as one with thread storage has; the slot is the process's in agg_pids,
+ * which keeps it for good.
+ */
+#define CT_PID_BITS 22
+#define CT_PID_MASK ((1u << CT_PID_BITS) - 1)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} agg_last SEC(".maps");
+
+/* The calling thread's slot + 1 (0: its calls go to the hash), or -1: not traced. */
+static __always_inline long ct_agg_thread_slot(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 who = (__u64)(task->pid & CT_PID_MASK) | (__u64)(task->tgid & CT_PID_MASK) << CT_PID_BITS;
+	__u32 zero = 0, slot;
+	__u64 *last = bpf_map_lookup_elem(&agg_last, &zero), v;
+
+	if (!last)
+		return -1;
+	v = *(volatile __u64 *)last;
+	if (v && (v & ((1ull << 2 * CT_PID_BITS) - 1)) == who)
+		return v >> 2 * CT_PID_BITS;
+	if (!ct_wanted())
+		return -1;
+	slot = ct_agg_slot_of(task->tgid);
+	*(volatile __u64 *)last = who | (__u64)slot << 2 * CT_PID_BITS;
+	return slot;
+}
+
+static __always_inline int ct_agg_on_session_entry(struct pt_regs *ctx)
+{
+	__u32 call = (__u32)bpf_get_attach_cookie(ctx);
+	const struct ct_spec *s = ct_spec_of(call);
+	struct ct_agg_thread *t;
+	bool created = false;
+	__u64 *cookie;
+	long slot;
+	__u32 d;
+
+	if (!s)
+		return 1;
+	slot = ct_agg_thread_slot();
+	if (slot < 0)
+		return 1;
+	if (s->flags & CT_SPEC_ENTRY_ONLY) {
+		ct_agg_add(slot, call, s, 0, ct_call_bytes(ctx, s), false);
+		return 1;
+	}
+	if (s->bytes_slot != CT_NO_SLOT) {
+		t = ct_thread_get(&agg_inflight, &created);
+		if (t) {
+			d = ct_push(&t->st, ctx, call, PT_REGS_SP(ctx));
+			if (d < CT_MAX_DEPTH)
+				t->f[d & (CT_MAX_DEPTH - 1)].bytes = ct_call_bytes(ctx, s);
+		}
+	}
+	cookie = bpf_session_cookie();
+	if (!cookie)
+		return 1;
+	*cookie = ((__u64)slot << CT_AGG_TS_BITS) | (bpf_ktime_get_ns() & CT_AGG_TS_MASK);
+	return 0;
+}
+
+static __always_inline void ct_agg_on_session_exit(struct pt_regs *ctx)
+{
+	__u64 now = bpf_ktime_get_ns(), *cookie = bpf_session_cookie(), c, bytes = 0;
+	__u32 call = (__u32)bpf_get_attach_cookie(ctx), d;
+	const struct ct_spec *s = ct_spec_of(call);
+	struct ct_agg_thread *t;
+	bool failed;
+
+	if (!s || !cookie)
+		return;
+	c = *cookie;
+	if (s->bytes_slot != CT_NO_SLOT) {
+		t = bpf_task_storage_get(&agg_inflight, bpf_get_current_task_btf(), 0, 0);
+		if (t) {
+			d = ct_pop(&t->st, ctx, call);
+			if (d < CT_MAX_DEPTH)
+				bytes = t->f[d & (CT_MAX_DEPTH - 1)].bytes;
+		}
+	}
+	failed = (s->flags & CT_SPEC_RET_IS_ERROR) && (__u32)PT_REGS_RC(ctx);
+	ct_agg_add(c >> CT_AGG_TS_BITS, call, s, (now - c) & CT_AGG_TS_MASK, bytes, failed);
 }
 
 /*
@@ -893,7 +1001,7 @@ CT_PROGRAM("uprobe.multi", ct_agg_entry_multi, ct_agg_on_entry)
 CT_PROGRAM("uretprobe.multi", ct_agg_exit_multi, ct_agg_on_exit)
 CT_PROGRAM("uprobe", ct_agg_entry_single, ct_agg_on_entry)
 CT_PROGRAM("uretprobe", ct_agg_exit_single, ct_agg_on_exit)
-CT_SESSION(ct_agg_session_multi, ct_agg_on_entry, ct_agg_on_exit)
+CT_SESSION(ct_agg_session_multi, ct_agg_on_session_entry, ct_agg_on_session_exit)
 
 /*
  * The kernel's floor for benchmarks (CUDATRACER_BENCH_PROGRAMS=empty): the

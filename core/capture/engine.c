@@ -408,9 +408,9 @@ int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n
 		   const struct ct_engine_opts *o)
 {
 	static const enum ct_link_kind first[] = {
-		/* Sessions are asked for, not the default yet, until measured on
-		 * the H200 and proven beside other tracers (docs/performance.md). */
-		[CT_ATTACH_AUTO] = CT_LINK_MULTI, [CT_ATTACH_SESSION] = CT_LINK_SESSION,
+		/* auto: sessions where the kernel has them (6.13+): no return
+		 * trap where none is needed (docs/performance.md). */
+		[CT_ATTACH_AUTO] = CT_LINK_SESSION, [CT_ATTACH_SESSION] = CT_LINK_SESSION,
 		[CT_ATTACH_MULTI] = CT_LINK_MULTI, [CT_ATTACH_SINGLE] = CT_LINK_SINGLE,
 	};
 	enum ct_link_kind kind = first[o->mode];

@@ -85,10 +85,10 @@ static const struct ct_key tracer_keys[] = {
 	TK("plugin_path", CT_KEY_STR, NULL, plugin_path,
 	   "Colon-separated folders searched for plugins before the built-in ones"),
 	TC("attach", "auto", attach, attach_words,
-	   "auto uses uprobe_multi (entry and return programs) where the kernel has it, else one link per "
-	   "symbol; single forces the latter; session uses uprobe session programs (kernel 6.13+: one "
-	   "program for entry and return, no return trap where none is needed: an entry-only API's, an "
-	   "untraced process's, a driver launch inside a runtime launch's)"),
+	   "auto uses uprobe session programs where the kernel has them (6.13+: one program for entry and "
+	   "return, no return trap where none is needed: an entry-only API's, an untraced process's, a "
+	   "driver launch inside a runtime launch's), else uprobe_multi (entry and return programs), else "
+	   "one link per symbol; session, multi and single force one of them"),
 	TK("lib", CT_KEY_STR, NULL, lib,
 	   "Probe this library or executable for every process that maps it"),
 	TC("mode", "events", mode, mode_words,

@@ -4,7 +4,10 @@ in the kernel, with no per-call records, and hands the counts to the summary
 sink: its table is the one events mode gives for the same calls (same
 counts, bytes of successful calls only). Sinks and filters that need every
 call are refused in aggregate mode, with the reason. entry_only globs record
-the chosen APIs at entry only (no result, no duration), the others in full."""
+the chosen APIs at entry only (no result, no duration), the others in full.
+Aggregate mode is checked on both of its program kinds: uprobe session
+programs (the default; the entry time rides in the call's session cookie)
+and entry and return programs (tracer.attach = multi)."""
 import os
 import cttest as t
 
@@ -16,11 +19,15 @@ def summary(tr, name="summary.txt"):
     return t.summary_rows(os.path.join(tr.files, name))
 
 
-def same_as_events(prog, args):
+LINKS = {"auto": "(uprobe session)", "multi": "(uprobe_multi)"}
+
+
+def same_as_events(prog, args, attach):
     """Aggregate mode's summary table against events mode's, call for call."""
-    agg = t.run(AGG + ["-C", "tracer.aggregate_path=@TMP@/summary.txt"], command=[prog] + args,
-                jsonl_sink=False)
+    agg = t.run(AGG + ["-v", "-C", "tracer.attach=" + attach, "-C", "tracer.aggregate_path=@TMP@/summary.txt"],
+                command=[prog] + args, jsonl_sink=False)
     t.check(agg.rc == 0, "aggregate %s: rc %d" % (prog, agg.rc), agg)
+    t.check(LINKS[attach] in agg.stderr, "attach %s: the probes' programs are not %s" % (attach, LINKS[attach]), agg)
     ev = t.run(["--plugin", "cudart"], command=[prog] + args, extra_sinks=t.SUMMARY_AND_MEMORY_SINKS)
     t.check(ev.rc == 0, "events %s: rc %d" % (prog, ev.rc), ev)
     a, e = summary(agg), summary(ev)
@@ -34,7 +41,14 @@ def same_as_events(prog, args):
 def main():
     t.need_root()
     prog = t.program("cudart_loop_shared")
-    agg, rows = same_as_events(prog, [str(N)])
+    for attach in LINKS:
+        check_aggregate(prog, attach)
+    refusals(prog)
+    print("ok")
+
+
+def check_aggregate(prog, attach):
+    agg, rows = same_as_events(prog, [str(N)], attach)
     # No GPU: every cudaMemset fails (error 35), so none moved a byte.
     t.check(rows["cudaMemset"] == (N, N, "0"), "cudaMemset: %s" % (rows["cudaMemset"],), agg)
     with open(os.path.join(agg.files, "summary.txt")) as f:
@@ -49,9 +63,12 @@ def main():
 
     # Calls that succeed: the stand-in runtime. Bytes of the allocation that
     # succeeded; cudaFree(NULL) fails.
-    agg, rows = same_as_events(os.path.join(t.PROGRAMS, "fake", "fake_user"), [])
+    agg, rows = same_as_events(os.path.join(t.PROGRAMS, "fake", "fake_user"), [], attach)
     t.check(rows["cudaMalloc"] == (1, 0, "256") and rows["cudaFree"] == (2, 1, "-"),
-            "fake runtime: %s" % rows, agg)
+            "fake runtime (attach %s): %s" % (attach, rows), agg)
+
+
+def refusals(prog):
 
     # What aggregate mode cannot do is refused before anything is traced.
     for extra, why in ((["-o", "jsonl"], "sink 'jsonl' (jsonl) writes every call"),
@@ -66,7 +83,6 @@ def main():
     t.check(len(ev) == 10 and all(e.get("entry_only") and "result" not in e and "dur_ns" not in e for e in ev),
             "entry_only: %s" % ev[:2], tr)
     t.check([e["args"]["count"] for e in ev] == list(range(10)), "entry_only args", tr)
-    print("ok")
 
 
 main()

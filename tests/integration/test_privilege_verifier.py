@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 """Every BPF program passes this kernel's verifier: the watcher, with one to
 eight plugins loaded (its library-name patterns loop once per plugin
-library), and each plugin's capture engine in both attach modes (one
-uprobe_multi link per file, or one link per symbol, the fallback for kernels
-before 6.6), then attached for real to a library of that runtime when the
+library), and each plugin's capture engine in its three attach modes (one
+uprobe session link per file, the default; one uprobe_multi link per file
+and direction, for kernels before 6.13; or one link per symbol, for kernels
+before 6.6), events and aggregate, then attached for real to a library of that runtime when the
 machine has one (in single mode, to the small stand-in runtime only: each
 link takes about 0.1 s to attach and detach). docs/reliability.md lists the kernels and features."""
 import os
@@ -39,8 +40,9 @@ def main():
         p, ok = trace(["--plugin", ",".join(names[:n])])
         t.check(ok, "%d plugins (%s): rc %d\n%s" % (n, ",".join(names[:n]), p.returncode, p.stderr[-3000:]))
     for name in have:
-        for mode in ("multi", "single"):
-            args = ["--plugin", name, "--attach", mode]
+        for mode, agg in (("session", False), ("session", True), ("multi", False), ("multi", True),
+                          ("single", False)):
+            args = ["--plugin", name, "--attach", mode] + (["-C", "tracer.mode=aggregate"] if agg else [])
             lib = next((l for l in LIBS[name] if os.path.exists(l)), None)
             if mode == "single":
                 # About 0.1 s a link here: attach to the small stand-in runtime only.
@@ -48,13 +50,15 @@ def main():
             if lib:
                 args += ["--lib", lib]
             p, ok = trace(args)
-            t.check(ok, "%s, %s: rc %d\n%s" % (name, mode, p.returncode, p.stderr[-3000:]))
+            t.check(ok, "%s, %s%s: rc %d\n%s" % (name, mode, " aggregate" if agg else "", p.returncode,
+                                                p.stderr[-3000:]))
             if lib:
-                how = "uprobe_multi" if mode == "multi" else "one link per symbol"
+                how = {"session": "uprobe session", "multi": "uprobe_multi", "single": "one link per symbol"}[mode]
                 t.check("probes on %s (%s)" % (lib, how) in p.stderr, "%s, %s: not attached:\n%s" % (name, mode, p.stderr))
-        # auto picks uprobe_multi where the kernel has it, without a fallback warning.
+        # auto picks session programs where the kernel has them, without a fallback message.
         p, ok = trace(["--plugin", name])
-        t.check(ok and "falling back" not in p.stderr, "%s, auto: %s" % (name, p.stderr[-2000:]))
+        t.check(ok and "falling back" not in p.stderr and "cannot load uprobe session" not in p.stderr,
+                "%s, auto: %s" % (name, p.stderr[-2000:]))
     print("ok")
 
 
