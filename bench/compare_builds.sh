@@ -25,8 +25,11 @@ for r in $(seq "$ROUNDS"); do
 	order="OLD NEW"
 	[ $((r % 2)) -eq 0 ] && order="NEW OLD"
 	for b in $order; do
+		modes=floor,floor_clock,floor_record,jsonl,aggregate
+		# The new build's own floors as session programs, and its modes on pair programs.
+		[ "$b" = NEW ] && modes=$modes,floor_session,floor_clock_session,floor_record_session,jsonl_multi,aggregate_multi
 		CT_BUILD=${!b} python3 bench/run_bench.py -n "$N" --rounds 1 --workload "$workload" \
-			--modes floor,floor_clock,floor_record,jsonl,aggregate --bpf-stats \
+			--modes "$modes" --bpf-stats \
 			--json "$OUT/bpf-$b-$r.json" >/dev/null 2>>"$OUT/bpf.log" || echo "round $r $b failed"
 	done
 done
@@ -42,19 +45,24 @@ def figures(b):
         for mode, runs in json.load(open(p))["bpf"].items():
             per.setdefault(mode, []).extend(x["ns_per_probe_run"] for x in runs if x.get("ns_per_probe_run"))
     return {m: statistics.median(v) for m, v in per.items() if v}
-print("| build | empty | clock | record | jsonl | aggregate | jsonl/record | aggregate/clock |")
-print("|---|---|---|---|---|---|---|---|")
-for b in ("OLD", "NEW"):
+print("| build | programs | empty | clock | record | jsonl | aggregate | jsonl/record | aggregate/clock |")
+print("|---|---|---|---|---|---|---|---|---|")
+# Each build's modes against the floors of the same program kind: the old
+# build's default (pair programs) and the new one's (session programs) and
+# its pair programs (the _multi modes).
+rows = (("OLD", "default", "", ""), ("NEW", "default", "_session", ""), ("NEW", "pairs (attach = multi)", "", "_multi"))
+for b, kind, fl, md in rows:
     f = figures(b)
-    if not all(k in f for k in ("floor", "floor_clock", "floor_record", "jsonl", "aggregate")):
-        print("| %s | missing figures: %s |" % (b, sorted(f)))
+    keys = ("floor" + fl, "floor_clock" + fl, "floor_record" + fl, "jsonl" + md, "aggregate" + md)
+    if not all(k in f for k in keys):
+        print("| %s | %s | missing figures: %s |" % (b, kind, sorted(f)))
         continue
+    e, c, r, j, a = (f[k] for k in keys)
     # Per call (an entry and a return) above the empty programs.
-    above = {k: 2 * (f[k] - f["floor"]) for k in f}
-    print("| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |" % (
-        b, f["floor"], f["floor_clock"], f["floor_record"], f["jsonl"], f["aggregate"],
-        above["jsonl"] / above["floor_record"], above["aggregate"] / above["floor_clock"]))
-print("\n(ns per probe run, medians over rounds; the ratios are per call above the empty programs)")
+    print("| %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |" % (
+        b, kind, e, c, r, j, a, (j - e) / (r - e), (a - e) / (c - e)))
+print("\n(ns per probe run, medians over rounds; the ratios are per call above the empty programs"
+      " of the same kind; the new build's default is session programs where the kernel has them)")
 PY
 
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then

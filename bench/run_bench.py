@@ -18,6 +18,9 @@ Modes, run in rotating order for --rounds rounds, each on a fresh workload:
   floor_clock programs that only read the clock at entry and return
   floor_record ... and send one 128-byte record per call to a ring buffer:
               what any tracer that times calls and records each must pay
+  jsonl_multi, aggregate_multi
+              jsonl and aggregate on entry and return programs (attach =
+              multi), where the default is uprobe session programs
   floor_session, floor_clock_session, floor_record_session
               the three floors as uprobe session programs (one program at
               entry and return), for cudatracer's tracer.attach = session
@@ -68,6 +71,9 @@ TRACER_ARGS = []
 
 def tracer_cmd(mode, pid, tmp, plugin, cudart):
     base = [os.path.join(B, "cudatracer"), "-v", "--plugin", "cudart", "--profile", "full", "-p", str(pid)] + TRACER_ARGS
+    if mode.endswith("_multi"):  # the mode on entry and return programs (the default: session programs)
+        base += ["-C", "tracer.attach=multi"]
+        mode = mode[:-len("_multi")]
     out = os.path.join(tmp, "events.jsonl")
     if mode == "jsonl":
         return base + ["-o", "jsonl:" + out], "Ctrl-C"
