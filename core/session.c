@@ -253,7 +253,9 @@ static bool keep(const struct session *s, const struct ct_event *ev)
 
 	if (f->comm && *f->comm && strcmp(f->comm, ev->comm))
 		return false;
-	if (f->min_duration && !ev->entry_only && ev->dur_ns < f->min_duration)
+	/* An entry-only call's time is unknown: were it kept, every cudaEventRecord
+	 * (entry-only by default) would pass a filter meant to show slow calls. */
+	if (f->min_duration && (ev->entry_only || ev->dur_ns < f->min_duration))
 		return false;
 	if (f->errors_only && !ev->is_error)
 		return false;

@@ -180,7 +180,8 @@ static const struct ct_key filter_keys[] = {
 	   "Comma-separated globs of API names to trace (default: the profile's APIs)"),
 	FK("exclude", CT_KEY_LIST, NULL, exclude, "Comma-separated globs of API names not to trace"),
 	FK("min_duration", CT_KEY_DUR, "0", min_duration,
-	   "Keep only calls that took at least this long (50us, 2ms; bare number: us)"),
+	   "Keep only calls that took at least this long (50us, 2ms; bare number: us); an entry-only call, "
+	   "whose time is not known, is not kept"),
 	FK("errors_only", CT_KEY_BOOL, "false", errors_only, "Keep only calls that returned an error"),
 	{ 0 },
 };
