@@ -7,8 +7,9 @@
 # those with do-nothing programs on the same probes attached the same way
 # (CUDATRACER_BENCH_PROGRAMS=empty: the mode's own floor); the default
 # profile on uprobe session programs (attach = session: a driver launch
-# inside a runtime launch declines its return) and its floor; and under
-# torch.profiler. ROUNDS rounds,
+# inside a runtime launch declines its return) and its floor; the default
+# profile with every API timed (tracer.timed = *: no entry-only defaults, as
+# before them) and its floor; and under torch.profiler. ROUNDS rounds,
 # rotating order. Prints ms per step (medians), % over untraced, and each
 # traced mode's added time as a ratio to its own floor's.
 #   CT_BUILD=build ROUNDS=6 STEPS=400 OUT=/tmp/ct-torch bench/torch_train_bench.sh
@@ -33,13 +34,15 @@ run_mode() {
 	case $m in *floor*) env=(CUDATRACER_BENCH_PROGRAMS=empty) ;; esac
 	case $m in full*) args+=(--profile full) ;; esac
 	case $m in *session*) args+=(-C tracer.attach=session) ;; esac
+	case $m in *timed*) args+=(-C "tracer.timed=*") ;; esac
 	env "${env[@]}" "$B/cudatracer" "${args[@]}" -- python3 "$script" plain "$STEPS" 2>>"$OUT/tracer.log"
 }
 
 . "$(dirname "$0")/rotate.sh"
-rotate "$ROUNDS" "untraced default default-floor full full-floor default-session default-session-floor profiler" \
+rotate "$ROUNDS" "untraced default default-floor full full-floor default-session default-session-floor \
+	default-timed default-timed-floor profiler" \
 	run_mode "$OUT/runs"
 grep -E "events|lost" "$OUT/tracer.log" | tail -2
 python3 "$(dirname "$0")/floor_table.py" "$OUT/runs" ms_per_step untraced default-floor default full-floor full \
-	default-session-floor default-session profiler
+	default-session-floor default-session default-timed-floor default-timed profiler
 echo "(targets of issue 15: default at most +12%, every traced mode at most 1.2 times its floor)"
