@@ -6,9 +6,9 @@
 # cudart,cuda with the default profile and with --profile full; each of
 # those with do-nothing programs on the same probes attached the same way
 # (CUDATRACER_BENCH_PROGRAMS=empty: the mode's own floor); the default
-# profile on entry and return programs (attach = multi, where the default
-# is uprobe session programs: a driver launch inside a runtime launch
-# declines its return) and its floor; and under torch.profiler. ROUNDS rounds,
+# profile as it was before the session programs and the entry-only
+# defaults ("before": attach = multi, tracer.timed = *) and its floor; and
+# under torch.profiler. ROUNDS rounds,
 # rotating order. Prints ms per step (medians), % over untraced, and each
 # traced mode's added time as a ratio to its own floor's.
 #   CT_BUILD=build ROUNDS=6 STEPS=400 OUT=/tmp/ct-torch bench/torch_train_bench.sh
@@ -32,14 +32,14 @@ run_mode() {
 	esac
 	case $m in *floor*) env=(CUDATRACER_BENCH_PROGRAMS=empty) ;; esac
 	case $m in full*) args+=(--profile full) ;; esac
-	case $m in *multi*) args+=(-C tracer.attach=multi) ;; esac
+	case $m in before*) args+=(-C tracer.attach=multi -C "tracer.timed=*") ;; esac
 	env "${env[@]}" "$B/cudatracer" "${args[@]}" -- python3 "$script" plain "$STEPS" 2>>"$OUT/tracer.log"
 }
 
 . "$(dirname "$0")/rotate.sh"
-rotate "$ROUNDS" "untraced default default-floor full full-floor default-multi default-multi-floor profiler" \
+rotate "$ROUNDS" "untraced default default-floor full full-floor before before-floor profiler" \
 	run_mode "$OUT/runs"
 grep -E "events|lost" "$OUT/tracer.log" | tail -2
 python3 "$(dirname "$0")/floor_table.py" "$OUT/runs" ms_per_step untraced default-floor default full-floor full \
-	default-multi-floor default-multi profiler
+	before-floor before profiler
 echo "(targets of issue 15: default at most +12%, every traced mode at most 1.2 times its floor)"

@@ -11,6 +11,7 @@
 #include "explain.h"
 #include "capture/target.h"
 #include "capture/tsc.h"
+#include "session.h"
 
 struct explain {
 	FILE *out;
@@ -167,8 +168,46 @@ static void explain_inproc(struct explain *x)
 			x->exe_static, x->exe_static > 1 ? "s" : "");
 }
 
-int ct_explain(FILE *out, struct ct_loaded_plugin *plugins, int n, pid_t pid, const char *program, bool inproc)
+/* The traced APIs that have no return probe, by what made them so. */
+static void explain_timing(FILE *out, const struct ct_config *c, struct ct_loaded_plugin *plugins, int n)
 {
+	static const enum ct_timing shown[] = { CT_TIMING_ENTRY_PLUGIN, CT_TIMING_ENTRY_CONFIG,
+						CT_TIMING_TIMED_CONFIG };
+	bool head = false;
+
+	for (int i = 0; i < n; i++) {
+		const struct ct_plugin *p = plugins[i].p;
+		bool *on = calloc(p->n_apis, sizeof(bool));
+
+		if (!on)
+			return;
+		ct_session_select(c, p, on);
+		for (size_t t = 0; t < sizeof(shown) / sizeof(shown[0]); t++) {
+			size_t count = 0;
+
+			for (size_t k = 0; k < p->n_apis; k++) {
+				if (!on[k] || ct_session_timing(c, &p->apis[k]) != shown[t])
+					continue;
+				if (!head)
+					fprintf(out, "recorded at entry only (no return probe: no result, no duration; "
+						"-C tracer.timed=GLOB times an API again, tracer.entry_only=GLOB adds one):\n");
+				head = true;
+				if (!count++)
+					fprintf(out, "  %s: %s: %s", p->name, ct_timing_names[shown[t]], p->apis[k].symbol);
+				else
+					fprintf(out, ", %s", p->apis[k].symbol);
+			}
+			if (count)
+				fputc('\n', out);
+		}
+		free(on);
+	}
+}
+
+int ct_explain(FILE *out, const struct ct_config *c, struct ct_loaded_plugin *plugins, int n, pid_t pid,
+	       const char *program)
+{
+	bool inproc = c->tracer.engine == CT_ENGINE_INPROC;
 	struct explain x = { out, plugins, n, NULL, 0, 0, inproc, 0 };
 	char exe[PATH_MAX], link[64];
 	ssize_t len;
@@ -204,6 +243,8 @@ int ct_explain(FILE *out, struct ct_loaded_plugin *plugins, int n, pid_t pid, co
 		err = explain_program(&x, program);
 		if (!err && inproc)
 			explain_inproc(&x);
+		if (!err)
+			explain_timing(out, c, plugins, n);
 		return err;
 	}
 	if (!x.runtimes)
@@ -212,5 +253,6 @@ int ct_explain(FILE *out, struct ct_loaded_plugin *plugins, int n, pid_t pid, co
 	if (x.runtimes)
 		fprintf(out, "  libraries that link a runtime statically without symbols (cuBLAS, cuDNN do) make calls "
 			"that cannot be seen; -C tracer.scan_libraries=true finds the ones that keep symbols\n");
+	explain_timing(out, c, plugins, n);
 	return 0;
 }

@@ -39,13 +39,15 @@ static void list_apis(const struct ct_config *c, const struct ct_loaded_plugin *
 	if (!on)
 		return;
 	ct_session_select(c, p, on);
-	printf("# plugin %s (%s): %zu APIs; traced = by the current profile and filters\n",
+	printf("# plugin %s (%s): %zu APIs; traced = by the current profile and filters; "
+	       "entry-only = no return probe, no result or duration (tracer.timed times one)\n",
 	       p->name, lp->path, p->n_apis);
 	for (size_t i = 0; i < p->n_apis; i++) {
 		const struct ct_api *a = &p->apis[i];
+		enum ct_timing tm = ct_session_timing(c, a);
 
-		printf("%-36s %-7s %s(", a->symbol, on[i] ? "traced" : "off",
-		       (a->flags & CT_API_ENTRY_ONLY) ? "entry-only " : "");
+		printf("%-36s %-7s %s%s(", a->symbol, on[i] ? "traced" : "off",
+		       tm == CT_TIMING_TIMED ? "" : ct_timing_names[tm], tm == CT_TIMING_TIMED ? "" : " ");
 		for (size_t k = 0; k < a->n_args; k++)
 			printf("%s%s:%s", k ? ", " : "", a->args[k].name,
 			       a->args[k].kind < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[a->args[k].kind] : "?");
@@ -79,8 +81,7 @@ static int info_command(struct ct_config *c, int what, const struct ct_target *t
 			ct_err("--explain needs -p PID or a command");
 			err = -EINVAL;
 		} else {
-			err = ct_explain(stdout, lps, (int)n, t->pid, t->argv ? t->argv[0] : NULL,
-					 c->tracer.engine == CT_ENGINE_INPROC);
+			err = ct_explain(stdout, c, lps, (int)n, t->pid, t->argv ? t->argv[0] : NULL);
 		}
 	} else if (!err) {
 		for (size_t i = 0; i < n; i++)

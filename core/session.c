@@ -213,13 +213,49 @@ void ct_session_select(const struct ct_config *conf, const struct ct_plugin *p, 
 	}
 }
 
+const char *const ct_timing_names[] = {
+	[CT_TIMING_TIMED] = "timed",
+	[CT_TIMING_ENTRY_PLUGIN] = "entry-only (plugin default)",
+	[CT_TIMING_ENTRY_CONFIG] = "entry-only (tracer.entry_only)",
+	[CT_TIMING_TIMED_CONFIG] = "timed (tracer.timed)",
+};
+
+/* tracer.timed wins over tracer.entry_only, which adds to the plugin's rows. */
+enum ct_timing ct_session_timing(const struct ct_config *conf, const struct ct_api *a)
+{
+	bool plugin = (a->flags & CT_API_ENTRY_ONLY) != 0;
+	bool config = glob_list_matches(&conf->tracer.entry_only, a->symbol);
+
+	if ((plugin || config) && glob_list_matches(&conf->tracer.timed, a->symbol))
+		return CT_TIMING_TIMED_CONFIG;
+	return plugin ? CT_TIMING_ENTRY_PLUGIN : config ? CT_TIMING_ENTRY_CONFIG : CT_TIMING_TIMED;
+}
+
+/* A glob of entry_only or timed that names no API of the plugins: a typo. */
+static void warn_unmatched(const char *key, const struct ct_list *globs, const struct ct_loaded_plugin *lp,
+			   int n)
+{
+	for (size_t g = 0; g < globs->n; g++) {
+		bool hit = false;
+
+		for (int i = 0; i < n && !hit; i++)
+			for (size_t k = 0; k < lp[i].p->n_apis && !hit; k++)
+				hit = fnmatch(globs->v[g], lp[i].p->apis[k].symbol, 0) == 0;
+		if (!hit)
+			ct_warn("tracer.%s: '%s' matches no API of the loaded plugins (--list-apis lists them)",
+				key, globs->v[g]);
+	}
+}
+
 static bool keep(const struct session *s, const struct ct_event *ev)
 {
 	const struct ct_filter_conf *f = &s->conf->filter;
 
 	if (f->comm && *f->comm && strcmp(f->comm, ev->comm))
 		return false;
-	if (f->min_duration && !ev->entry_only && ev->dur_ns < f->min_duration)
+	/* An entry-only call's time is unknown: were it kept, every cudaEventRecord
+	 * (entry-only by default) would pass a filter meant to show slow calls. */
+	if (f->min_duration && (ev->entry_only || ev->dur_ns < f->min_duration))
 		return false;
 	if (f->errors_only && !ev->is_error)
 		return false;
@@ -862,15 +898,21 @@ static int setup(struct session *s)
 			err = -ENOMEM;
 			goto out;
 		}
-		for (size_t k = 0; k < lp->p->n_apis; k++)
-			s->entry_only[s->n_plugins][k] = (lp->p->apis[k].flags & CT_API_ENTRY_ONLY) ||
-				glob_list_matches(&c->tracer.entry_only, lp->p->apis[k].symbol);
+		for (size_t k = 0; k < lp->p->n_apis; k++) {
+			enum ct_timing tm = ct_session_timing(c, &lp->p->apis[k]);
+
+			s->entry_only[s->n_plugins][k] = ct_timing_entry_only(tm);
+			if (s->enabled[s->n_plugins][k] && tm != CT_TIMING_TIMED)
+				ct_info("plugin %s: %s is %s", lp->p->name, lp->p->apis[k].symbol, ct_timing_names[tm]);
+		}
 		for (size_t k = 0; k < lp->p->n_libraries && s->n_patterns < CT_WATCH_PATTERNS; k++) {
 			s->patterns[s->n_patterns] = lp->p->libraries[k];
 			s->pattern_plugin[s->n_patterns++] = s->n_plugins;
 		}
 		s->n_plugins++;
 	}
+	warn_unmatched("entry_only", &c->tracer.entry_only, s->plugins, s->n_plugins);
+	warn_unmatched("timed", &c->tracer.timed, s->plugins, s->n_plugins);
 
 	if (s->inproc) {
 		err = setup_inproc(s);

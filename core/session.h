@@ -37,6 +37,21 @@ bool ct_session_aggregate(const struct ct_config *conf);
 /* Which APIs the config asks for: profile, include and exclude globs. */
 void ct_session_select(const struct ct_config *conf, const struct ct_plugin *p, bool *enabled);
 
+/* Whether an API is recorded at entry only, and what said so. */
+enum ct_timing {
+	CT_TIMING_TIMED,        /* entry and return: result and duration */
+	CT_TIMING_ENTRY_PLUGIN, /* entry only: the plugin's row (CT_API_ENTRY_ONLY) */
+	CT_TIMING_ENTRY_CONFIG, /* entry only: tracer.entry_only */
+	CT_TIMING_TIMED_CONFIG, /* timed: tracer.timed, over the plugin or entry_only */
+};
+/* "timed", "entry-only (plugin default)", ...: for --list-apis, --explain and -v. */
+extern const char *const ct_timing_names[];
+enum ct_timing ct_session_timing(const struct ct_config *conf, const struct ct_api *a);
+static inline bool ct_timing_entry_only(enum ct_timing t)
+{
+	return t == CT_TIMING_ENTRY_PLUGIN || t == CT_TIMING_ENTRY_CONFIG;
+}
+
 /* Exit early with a clear message when BPF is out of reach. */
 int ct_check_privileges(void);
 

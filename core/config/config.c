@@ -67,6 +67,37 @@ static int check_pid(const void *dst, char *why, size_t n)
 	return -EINVAL;
 }
 
+/*
+ * API globs (entry_only, timed): symbol characters and fnmatch's * ? [...]
+ * only, brackets closed, so that a typo such as "cudaEventRecord;" or a
+ * stray quote is refused where it was written instead of matching nothing.
+ */
+static int check_api_globs(const void *dst, char *why, size_t n)
+{
+	const struct ct_list *l = dst;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const char *g = l->v[i], *p;
+		bool open = false;
+
+		for (p = g; *p; p++) {
+			if (*p == '[')
+				open = true;
+			else if (*p == ']')
+				open = false;
+			else if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') && !(*p >= '0' && *p <= '9') &&
+				 *p != '_' && *p != '*' && *p != '?' && !(open && (*p == '!' || *p == '^' || *p == '-')))
+				break;
+		}
+		if (*p || open) {
+			snprintf(why, n, "'%s' is not an API glob (letters, digits, _ and the wildcards * ? [...], "
+				 "comma-separated)", g);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static const struct ct_key tracer_keys[] = {
 	{ "plugins", CT_KEY_LIST, "cudart", offsetof(struct ct_tracer_conf, plugins),
 	  "Runtime plugins to load, at most " CT_STRINGIFY(CT_MAX_PLUGINS) ": names (cudart, cuda, hip, "
@@ -102,8 +133,15 @@ static const struct ct_key tracer_keys[] = {
 	TC("inproc_clock", "auto", inproc_clock, inproc_clock_words,
 	   "--engine inproc: auto times calls by the TSC where it is invariant and the kernel's clocksource "
 	   "(the tracer converts to CLOCK_MONOTONIC), else by clock_gettime; monotonic always by clock_gettime"),
-	TK("entry_only", CT_KEY_LIST, NULL, entry_only,
-	   "API globs recorded at entry only: no exit probe, no result or duration, less overhead"),
+	{ "entry_only", CT_KEY_LIST, NULL, offsetof(struct ct_tracer_conf, entry_only),
+	  "API globs recorded at entry only: no exit probe, no result or duration, less overhead; added to "
+	  "the plugins' own entry-only APIs (cudaEventRecord, cudaStreamWaitEvent, cuEventRecord, ...: "
+	  "--list-apis marks them). An out-parameter the call writes is unknown (null)",
+	  NULL, check_api_globs },
+	{ "timed", CT_KEY_LIST, NULL, offsetof(struct ct_tracer_conf, timed),
+	  "API globs recorded at entry and return (result and duration) even where the plugin or "
+	  "entry_only makes them entry-only; * times every API",
+	  NULL, check_api_globs },
 	TK("scan_libraries", CT_KEY_BOOL, "false", scan_libraries,
 	   "With a command or -p: check every library the process loads for a runtime linked into it "
 	   "(a static libcudart inside a .so); each load pauses the process while its symbols are read"),
@@ -142,7 +180,8 @@ static const struct ct_key filter_keys[] = {
 	   "Comma-separated globs of API names to trace (default: the profile's APIs)"),
 	FK("exclude", CT_KEY_LIST, NULL, exclude, "Comma-separated globs of API names not to trace"),
 	FK("min_duration", CT_KEY_DUR, "0", min_duration,
-	   "Keep only calls that took at least this long (50us, 2ms; bare number: us)"),
+	   "Keep only calls that took at least this long (50us, 2ms; bare number: us); an entry-only call, "
+	   "whose time is not known, is not kept"),
 	FK("errors_only", CT_KEY_BOOL, "false", errors_only, "Keep only calls that returned an error"),
 	{ 0 },
 };

@@ -23,7 +23,8 @@ struct ct_tracer_conf {
 	enum ct_trace_mode mode;
 	enum ct_engine_kind engine; /* ebpf, or inproc: interposed in a command (docs/engines.md) */
 	enum ct_inproc_clock inproc_clock; /* auto: the TSC where it keeps CLOCK_MONOTONIC's time */
-	struct ct_list entry_only; /* API globs recorded at entry only */
+	struct ct_list entry_only; /* API globs recorded at entry only, besides the plugins' own */
+	struct ct_list timed;      /* API globs timed all the same: over entry_only and the plugins */
 	char *aggregate_path; /* aggregate mode: where the table goes */
 	bool scan_libraries; /* check every library a traced process loads for a linked-in runtime */
 	bool scan_execs;     /* system-wide: check each new executable for a linked-in runtime */

@@ -370,6 +370,17 @@ static int check_row(struct check *c, const struct ct_api *a, size_t i)
 	if (err)
 		return err;
 	c->where[len] = 0;
+	/* An entry-only call is sent before it writes anything: a row that reads
+	 * at exit would show what it never read. Users may still choose such an
+	 * API entry-only (tracer.entry_only): its out-parameters are unknown. */
+	for (size_t r = 0; (a->flags & CT_API_ENTRY_ONLY) && r < a->n_reads; r++)
+		if (a->reads[r].phase == CT_AT_EXIT)
+			return fail(c, -EINVAL, "CT_API_ENTRY_ONLY with a read at exit (read %zu): an entry-only "
+				    "call cannot show an out-parameter; leave the flag off", r);
+	for (size_t k = 0; (a->flags & CT_API_ENTRY_ONLY) && k < a->n_args; k++)
+		if (a->args[k].area == CT_AREA_RET)
+			return fail(c, -EINVAL, "CT_API_ENTRY_ONLY with %s read from the return value: an "
+				    "entry-only call has none; leave the flag off", a->args[k].name);
 	if (a->result == CT_RES_HANDLE && a->err_arg >= 0) {
 		if ((size_t)a->err_arg >= a->n_args)
 			return fail(c, -EINVAL, "err_arg %d is past its %zu arguments", a->err_arg, a->n_args);

@@ -223,7 +223,18 @@ static const struct ct_api cuda_apis[] = {
 	CT_API("cuStreamCreate", 0, OUT(0), CT_ARGS(NEW("phStream"), FLAGS("Flags", 1))),
 	CT_API("cuStreamDestroy", 0, CT_ARGS(STREAM(0)), CT_VARIANTS("_v2")),
 	CT_API("cuStreamSynchronize", CT_API_SYNC, CT_ARGS(STREAM(0)), CT_VARIANTS("_ptsz")),
-	CT_API("cuEventRecord", 0, CT_ARGS(HANDLE("hEvent", 0), STREAM(1)), CT_VARIANTS("_ptsz")),
+	/* Recorded at entry by default (tracer.timed times them again): they only
+	 * put a marker, a dependency or a host function on a stream; the return
+	 * carries the submit time and, past a bad handle, an earlier asynchronous
+	 * error that the next timed call returns too. No out-parameters. */
+	CT_API("cuEventRecord", CT_API_ENTRY_ONLY, CT_ARGS(HANDLE("hEvent", 0), STREAM(1)), CT_VARIANTS("_ptsz")),
+	CT_API("cuEventRecordWithFlags", CT_API_ENTRY_ONLY,
+	       CT_ARGS(HANDLE("hEvent", 0), STREAM(1), FLAGS("flags", 2)), CT_VARIANTS("_ptsz")),
+	CT_API("cuStreamWaitEvent", CT_API_ENTRY_ONLY,
+	       CT_ARGS(STREAM(0), HANDLE("hEvent", 1), FLAGS("Flags", 2)), CT_VARIANTS("_ptsz")),
+	/* cuLaunchHostFunc(hStream, fn, userData) */
+	CT_API("cuLaunchHostFunc", CT_API_ENTRY_ONLY, CT_ARGS(STREAM(0), HPTR("fn", 1), HPTR("userData", 2)),
+	       CT_VARIANTS("_ptsz")),
 	CT_API("cuEventSynchronize", CT_API_SYNC, CT_ARGS(HANDLE("hEvent", 0))),
 };
 

@@ -27,6 +27,15 @@ extern const struct ct_enum cudart_memcpy_kinds;
 #define OUT_PTR(n, role)  CT_ARG(n, CT_ARG_PTR, CT_MEMW(0), 8, role)
 #define OUT_HANDLE(n)     CT_ARG(n, CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_NONE)
 #define OUT_INT(n)        CT_ARG(n, CT_ARG_INT, CT_MEMW(0), 4, CT_ROLE_NONE)
+/*
+ * Recorded at entry by default (tracer.timed times them again): calls that
+ * only put a marker or a dependency on a stream. Their return carries the
+ * submit time and a result that is cudaSuccess unless a handle is bad or an
+ * earlier asynchronous error is sticky, which the next timed call returns
+ * too; none has an out-parameter. Launches, copies and sets stay timed: their
+ * errors and durations (a pageable copy waits) are what users read.
+ */
+#define ASYNC_ENTRY       CT_API_ENTRY_ONLY
 
 /*
  * APIs that exist in a per-thread-default-stream variant (_ptds/_ptsz, what
@@ -113,15 +122,21 @@ static const struct ct_api apis[] = {
 	CT_API("cudaStreamCreateWithFlags", 0, OUT0, CT_ARGS(OUT_HANDLE("pStream"), FLAGS("flags", 1))),
 	CT_API("cudaStreamDestroy", 0, CT_ARGS(STREAM("stream", 0))),
 	CT_API("cudaStreamSynchronize", CT_API_SYNC, CT_ARGS(STREAM("stream", 0)), CT_VARIANTS("_ptsz")),
-	CT_API("cudaStreamWaitEvent", 0,
+	CT_API("cudaStreamWaitEvent", ASYNC_ENTRY,
 	       CT_ARGS(STREAM("stream", 0), HANDLE("event", 1), FLAGS("flags", 2)), CT_VARIANTS("_ptsz")),
+	/* cudaLaunchHostFunc(stream, fn, userData): fn runs later, on a driver thread. */
+	CT_API("cudaLaunchHostFunc", ASYNC_ENTRY,
+	       CT_ARGS(STREAM("stream", 0), PTR("fn", 1, CT_ROLE_NONE), PTR("userData", 2, CT_ROLE_NONE)),
+	       CT_VARIANTS("_ptsz")),
 	CT_API("cudaStreamQuery", CT_API_HOT, CT_ARGS(STREAM("stream", 0)), CT_VARIANTS("_ptsz")),
 	CT_API("cudaDeviceSynchronize", CT_API_SYNC),
 
 	/* events */
 	CT_API("cudaEventCreate", 0, OUT0, CT_ARGS(OUT_HANDLE("event"))),
 	CT_API("cudaEventCreateWithFlags", 0, OUT0, CT_ARGS(OUT_HANDLE("event"), FLAGS("flags", 1))),
-	CT_API("cudaEventRecord", 0, CT_ARGS(HANDLE("event", 0), STREAM("stream", 1)), CT_VARIANTS("_ptsz")),
+	CT_API("cudaEventRecord", ASYNC_ENTRY, CT_ARGS(HANDLE("event", 0), STREAM("stream", 1)), CT_VARIANTS("_ptsz")),
+	CT_API("cudaEventRecordWithFlags", ASYNC_ENTRY,
+	       CT_ARGS(HANDLE("event", 0), STREAM("stream", 1), FLAGS("flags", 2)), CT_VARIANTS("_ptsz")),
 	CT_API("cudaEventSynchronize", CT_API_SYNC, CT_ARGS(HANDLE("event", 0))),
 	CT_API("cudaEventQuery", CT_API_HOT, CT_ARGS(HANDLE("event", 0))),
 	CT_API("cudaEventElapsedTime", 0, OUT0,

@@ -131,9 +131,16 @@ static const struct ct_api hip_apis[] = {
 	CT_API("hipDeviceSynchronize", CT_API_SYNC),
 	CT_API("hipEventCreate", 0, OUT(0, 0),
 	    CT_ARGS(CT_ARG("event", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_NONE))),
-	CT_API("hipEventRecord", 0,
+	/* Recorded at entry by default (tracer.timed times them again): a marker
+	 * or a dependency put on a stream; the return carries the
+	 * submit time only. No out-parameters. */
+	CT_API("hipEventRecord", CT_API_ENTRY_ONLY,
 	    CT_ARGS(CT_ARG("event", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
 		 CT_ARG("stream", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_STREAM))),
+	CT_API("hipStreamWaitEvent", CT_API_ENTRY_ONLY,
+	    CT_ARGS(CT_ARG("stream", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM),
+		 CT_ARG("event", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_NONE),
+		 CT_ARG("flags", CT_ARG_HEX, CT_SLOT(2), 4, CT_ROLE_NONE))),
 	CT_API("hipEventSynchronize", CT_API_SYNC,
 	    CT_ARGS(CT_ARG("event", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE))),
 	CT_API("hipEventElapsedTime", 0, OUT(0, 0),

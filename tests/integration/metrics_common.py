@@ -30,6 +30,10 @@ CUDART_CALLS = {
     "cudaGraphLaunch": 1, "cudaStreamSynchronize": 1, "cudaStreamDestroy": 1, "cudaMemGetInfo": 1,
     "cudaFreeAsync": 1, "cudaFreeHost": 1, "cudaFree": 1, "cudaDeviceSynchronize": 1,
 }
+# Of those, the calls the cudart plugin records at entry only by default: they
+# count as calls, with error="false" (no result), and have no duration.
+CUDART_ENTRY_ONLY = {"cudaEventRecord", "cudaStreamWaitEvent"}
+CUDART_TIMED = {a: n for a, n in CUDART_CALLS.items() if a not in CUDART_ENTRY_ONLY}
 
 
 def tmpdir():

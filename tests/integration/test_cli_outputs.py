@@ -26,7 +26,7 @@ def file_formats(prog):
     p = run(["-o", "jsonl", "-o", "jsonl", "-o", "chrome", "-o", "csv", "-o", "html", "--", prog], cwd=d)
     t.check(p.returncode == 0, "rc %d\n%s" % (p.returncode, p.stderr))
     m = [START.match(l) for l in p.stderr.splitlines() if START.match(l)]
-    t.check(len(m) == 1 and m[0].group(1) == "50" and m[0].group(2) == prog, "start line:\n" + p.stderr)
+    t.check(len(m) == 1 and m[0].group(1) == "54" and m[0].group(2) == prog, "start line:\n" + p.stderr)
     pid = m[0].group(3)
     stem = "cudatracer-cudart_calls_shared-" + pid
     want = {"jsonl": stem + ".jsonl", "jsonl2": stem + "-2.jsonl", "chrome": stem + ".json",
@@ -128,11 +128,17 @@ def text(prog):
     call_at = head.index("CALL")
     dur_end = head.index("DUR(us)") + len("DUR(us)")
     t.check(len(lines) == 35, "%d lines" % len(lines))
+    entry = 0
     for l in lines[1:]:
         cols = l.split()
-        t.check(re.fullmatch(r"\d+\.\d{3}", l[:dur_end].split()[-1]) is not None, "duration in us: %r" % l)
+        # An entry-only call (cudaEventRecord, cudaStreamWaitEvent by default): "-" and "(entry)".
+        is_entry = cols[6] == "(entry)"
+        entry += is_entry
+        t.check(re.fullmatch(r"-" if is_entry else r"\d+\.\d{3}", l[:dur_end].split()[-1]) is not None,
+                "duration in us: %r" % l)
         t.check(l[call_at - 2:call_at] == "  " and re.match(r"_*cuda\w*\(", l[call_at:]) and
-                cols[6] == "cudaErrorInsufficientDriver", "columns: %r" % l)
+                cols[6] in ("cudaErrorInsufficientDriver", "(entry)"), "columns: %r" % l)
+    t.check(entry == 2, "%d entry-only lines" % entry)
     # -q: neither the start line nor the totals; a fatal error: no totals after it.
     p = run(["-q", "--", prog])
     t.check(p.returncode == 0 and p.stderr == "", "-q: %r" % p.stderr)

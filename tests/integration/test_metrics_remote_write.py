@@ -61,9 +61,12 @@ def main():
         t = trace(tmp, "real", rw_sink(url), [prog])
         cttest.check(mc.count_apis(t.events) == mc.CUDART_CALLS, "jsonl %r" % mc.count_apis(t.events), t)
         cttest.check("could not be sent" not in t.stderr and "cannot push" not in t.stderr, "push failed", t)
-        want = {api: float(n) for api, n in mc.CUDART_CALLS.items()}
+        want = {api: float(n) for api, n in mc.CUDART_TIMED.items()}
         got = prom.wait_for('cudatracer_calls_total{plugin="cudart",error="true"}', "api", want, timeout=20)
         cttest.check(got == want, "calls by api from Prometheus: %r\nwanted %r\n%s" % (got, want, prom.output()), t)
+        # The entry-only calls: counted, with no result, and no duration.
+        entry = prom.by('sum by (api) (cudatracer_calls_total{plugin="cudart",error="false"})', "api")
+        cttest.check(entry == {api: 1.0 for api in mc.CUDART_ENTRY_ONLY}, "entry-only calls %r" % entry, t)
         durs = prom.by("sum by (api) (cudatracer_call_duration_seconds_count)", "api")
         cttest.check(durs == want, "duration counts %r" % durs, t)
 

@@ -101,6 +101,9 @@ static void api_calls(void)
 	CALL(cuGraphLaunch(H(0x9a9a), stream));
 	CALL(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
 	CALL(cuEventRecord(event, stream));
+	CALL(cuEventRecordWithFlags(event, stream, 0x1));
+	CALL(cuStreamWaitEvent(stream, event, 0x0));
+	CALL(cuLaunchHostFunc(stream, (CUhostFn)H(0x4f4f), H(0x4e4e)));
 	CALL(cuEventSynchronize(event));
 	CALL(cuStreamSynchronize(stream));
 	CALL(cuStreamDestroy(stream));

@@ -60,6 +60,7 @@ int main(void)
 				   NULL));
 	CALL(hipEventCreate(&e));
 	CALL(hipEventRecord(ev0, stream));
+	CALL(hipStreamWaitEvent(stream, ev0, 0));
 	CALL(hipEventSynchronize(ev1));
 	CALL(hipEventElapsedTime(&ms, ev0, ev1));
 	CALL(hipEventDestroy(ev0));

@@ -40,7 +40,8 @@ static const char *const traced[] = {
 	"cuMemsetD8Async", "cuMemsetD32Async", "cuModuleLoad", "cuModuleLoadData",
 	"cuModuleGetFunction", "cuLibraryLoadData", "cuLibraryGetKernel", "cuKernelGetFunction",
 	"cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel", "cuStreamCreate",
-	"cuStreamDestroy", "cuStreamSynchronize", "cuEventRecord", "cuEventSynchronize",
+	"cuStreamDestroy", "cuStreamSynchronize", "cuEventRecord", "cuEventRecordWithFlags",
+	"cuStreamWaitEvent", "cuLaunchHostFunc", "cuEventSynchronize",
 	"cuGraphLaunch", "cuDriverGetVersion", "cuGetProcAddress", "cuCtxPushCurrent",
 	"cuCtxPopCurrent", "cuCtxGetCurrent", "cuCtxGetDevice", "cuDevicePrimaryCtxRetain",
 };

@@ -187,6 +187,18 @@ DEFECT(duplicate_variant, -EINVAL,
        "plugin toy: row 1 (toyMemcpy): variant 0 makes toyMemcpy_ptds, already traced by row 0",
        f.apis[0].symbol = "toyMemcpy_ptds")
 
+/* An entry-only row: reads at entry only, nothing from the return value. */
+DEFECT(entry_only_at_entry, 0, "", f.apis[2].flags |= CT_API_ENTRY_ONLY)
+DEFECT(entry_only_exit_read, -EINVAL,
+       "plugin toy: row 0 (toyMalloc): CT_API_ENTRY_ONLY with a read at exit (read 0): an entry-only call "
+       "cannot show an out-parameter; leave the flag off",
+       f.apis[0].flags |= CT_API_ENTRY_ONLY)
+DEFECT(entry_only_ret, -EINVAL,
+       "plugin toy: row 3 (toyCreate): CT_API_ENTRY_ONLY with handle read from the return value: an "
+       "entry-only call has none; leave the flag off",
+       f.apis[3].flags |= CT_API_ENTRY_ONLY; f.apis[3].n_args = 1; f.apis[3].n_reads = 0;
+       f.apis[3].err_arg = -1)
+
 /* A read */
 DEFECT(read_slot, -EINVAL, "plugin toy: row 0 (toyMalloc): read 0: slot 12 is past the 12 argument slots",
        f.reads[0][0].slot = 12)
@@ -372,6 +384,8 @@ int main(void)
 		cmocka_unit_test(test_hook),
 		cmocka_unit_test(test_symbol_null), cmocka_unit_test(test_symbol_chars),
 		cmocka_unit_test(test_symbol_wild), cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_entry_only_at_entry), cmocka_unit_test(test_entry_only_exit_read),
+		cmocka_unit_test(test_entry_only_ret),
 		cmocka_unit_test(test_result), cmocka_unit_test(test_str_slot),
 		cmocka_unit_test(test_n_args), cmocka_unit_test(test_args_null),
 		cmocka_unit_test(test_args_wild), cmocka_unit_test(test_n_reads),
