@@ -23,6 +23,11 @@ every call fails with error 35, but they are real calls):
   the eBPF engine sees, the function each pointer really is (cuMemAlloc at
   3020 is cuMemAlloc_v2, a per-thread request cuLaunchKernel_ptsz), the
   others untouched, the program's output unchanged;
+- out-parameters read at return, written by a stand-in runtime whose calls
+  succeed: on the stack, in the executable's data, a pointer in the last
+  word of a page, an int at the end of a page whose next page is not mapped
+  (the 8-byte read fails in both engines, zeroed, the program unharmed), a
+  failed call's (not written): the same values as the eBPF engine reads;
 - -p with --engine inproc is refused.
 """
 import os
@@ -39,6 +44,7 @@ SLEEPS = os.path.join(t.PROGRAMS, "sleep", "sleep_calls")
 CUDART = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64", "libcudart.so.13")
 NOASLR = ["setarch", "x86_64", "-R"]
 GETPROC = os.path.join(t.PROGRAMS, "getproc")
+OUTPARAMS = os.path.join(t.PROGRAMS, "outparams", "outparam_calls")
 
 
 def mapped_area(v):
@@ -137,6 +143,25 @@ def test_driver_getproc():
     t.check(driver(i) == driver(e), "driver calls differ\n ebpf:   %r\n inproc: %r" % (driver(e), driver(i)), i)
 
 
+def test_out_params():
+    want_out = "outparams: 3 3 0xabc100 0xabc200 3 0x1234\n"
+    plain = subprocess.run([OUTPARAMS], capture_output=True, text=True)
+    t.check(plain.returncode == 0 and plain.stdout == want_out, "untraced: %d %r" % (plain.returncode, plain.stdout))
+    e, i = both([OUTPARAMS])
+    want = [("cudaGetDeviceCount", 0, {"count": 3}), ("cudaGetDeviceCount", 0, {"count": 3}),
+            ("cudaMalloc", 0, {"devPtr": "0xabc100", "size": 256}),
+            ("cudaMalloc", 0, {"devPtr": "0xabc200", "size": 512}),
+            ("cudaGetDeviceCount", 0, {"count": 0}),  # the read ran into the unmapped page
+            ("cudaMalloc", 2, {"devPtr": "0x1234", "size": 0})]
+    for r in (e, i):
+        name = "ebpf" if r is e else "inproc"
+        t.check(r.stdout == want_out, "%s: the program's output %r" % (name, r.stdout), r)
+        got = [(x["api"], x["result"], x["args"]) for x in r.calls()]
+        t.check(got == want, "%s: out-parameters\n got:  %r\n want: %r" % (name, got, want), r)
+    ev, iv = [comparable(x) for x in e.calls()], [comparable(x) for x in i.calls()]
+    t.check(ev == iv, "out-parameters differ\n ebpf:   %r\n inproc: %r" % (ev, iv), i)
+
+
 def test_tracer_killed():
     n = 3000000
     tr = subprocess.Popen([t.TRACER, "--no-config", "-v", "--engine", "inproc", "-o", "summary:/dev/null",
@@ -209,6 +234,7 @@ if __name__ == "__main__":
     test_output_unchanged()
     test_children()
     test_driver_getproc()
+    test_out_params()
     test_tracer_killed()
     test_clock()
     test_refusals()
