@@ -97,13 +97,16 @@ def test_output_unchanged():
 def test_children():
     if not os.path.exists(FORKS) or not os.path.exists(CUDART):
         t.skip("fault_forks or %s missing" % CUDART)
-    i = t.run(["--no-config", "-q", "--engine", "inproc"], command=[FORKS, CUDART, "3"])
+    i = t.run(["--no-config", "-v", "--engine", "inproc"], command=[FORKS, CUDART, "3"])
+    t.check(i.rc == 0, "forked children: exit %d, %r" % (i.rc, i.stdout), i)
     got = sorted((x["args"]["count"], x["pid"]) for x in i.calls(api="cudaMemset"))
     t.check([c for c, _ in got] == [1, 2, 3] and len(set(p for _, p in got)) == 3,
             "forked children (dlopen + dlsym): %r" % got, i)
-    i = t.run(["--no-config", "-q", "--engine", "inproc"], command=["sh", "-c", "%s 3; %s 2" % (LOOP, LOOP)])
+    i = t.run(["--no-config", "-v", "--engine", "inproc"], command=["sh", "-c", "%s 3; %s 2" % (LOOP, LOOP)])
     got = [(x["pid"], x["args"]["count"]) for x in i.calls(api="cudaMemset")]
     pids = sorted(set(p for p, _ in got), key=lambda p: [q for q, _ in got].index(p))
+    t.check(i.rc == 0 and i.stdout == "loop: 3 calls\nloop: 2 calls\n", "exec'd programs: exit %d, %r"
+            % (i.rc, i.stdout), i)
     t.check(len(pids) == 2 and [c for _, c in got] == [0, 1, 2, 0, 1], "exec'd programs: %r" % got, i)
 
 
@@ -160,6 +163,19 @@ def test_out_params():
         t.check(got == want, "%s: out-parameters\n got:  %r\n want: %r" % (name, got, want), r)
     ev, iv = [comparable(x) for x in e.calls()], [comparable(x) for x in i.calls()]
     t.check(ev == iv, "out-parameters differ\n ebpf:   %r\n inproc: %r" % (ev, iv), i)
+
+
+def test_ring_full():
+    """A ring too small for the burst: the calls go on, every record that did
+    not fit is counted, and the closing line names the key to raise."""
+    n = 200000
+    i = t.run(["--no-config", "--engine", "inproc", "-C", "tracer.inproc_ring_size=5000"], command=[LOOP, str(n)])
+    t.check(i.rc == 0 and i.stdout == "loop: %d calls\n" % n, "ring full: exit %d, %r" % (i.rc, i.stdout), i)
+    t.check("inproc_ring_size 5000 is not a power of two" in i.stderr and "using 8192" in i.stderr,
+            "ring full: the size's rounding not said", i)
+    events = len(i.calls(api="cudaMemset"))
+    t.check(i.lost() > 0 and events + i.lost() == n and "raise [tracer] inproc_ring_size" in i.stderr,
+            "ring full: %d events + %d lost, of %d calls" % (events, i.lost(), n), i)
 
 
 def test_tracer_killed():
@@ -234,6 +250,7 @@ if __name__ == "__main__":
     test_output_unchanged()
     test_children()
     test_driver_getproc()
+    test_ring_full()
     test_out_params()
     test_tracer_killed()
     test_clock()
