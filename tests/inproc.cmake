@@ -16,6 +16,8 @@ add_dependencies(sleep_calls fake_sleep_cudart)
 
 # The TSC clock's conversion, on made-up clocks.
 ct_unit_test(test_tsc "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_tsc.c")
+# The ring's reader against a producer played by hand.
+ct_unit_test(test_shmring "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_shmring.c")
 
 # The driver's entry points through cuGetProcAddress, as libcudart gets
 # them: a stand-in driver that answers as the real one (getproc/libcuda.so.1)
