@@ -7,10 +7,11 @@ work, no other tracer's uprobes on it), untraced and under
 order; with --old BUILD, a second tree's tracer too (its own libraries,
 the same program), for a before and after. Prints the median ns per call
 of each mode over the rounds, what each adds to the untraced call, the
-records lost, and what the hook path's pieces cost alone on this machine.
+records lost (none, in a ring large enough: --ring), and what the hook
+path's pieces cost alone on this machine.
 No root needed.
 
-    python3 bench/inproc_micro.py [-n 1000000] [--rounds 7] [--old ../old/build] [--json out.json]
+    python3 bench/inproc_micro.py [-n 300000] [--rounds 7] [--ring 256M] [--old ../old/build] [--json out.json]
 """
 import argparse
 import json
@@ -25,11 +26,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 B = os.environ.get("CT_BUILD", os.path.join(HERE, "..", "build"))
 
 
-def run(mode, build, prog, n, out):
+def ring_key(build):
+    """The key of the in-process ring's size in that tree (older ones used the BPF ring's)."""
+    keys = subprocess.run([os.path.join(build, "cudatracer"), "--config-help"], capture_output=True, text=True).stdout
+    return "tracer.inproc_ring_size" if "inproc_ring_size" in keys else "tracer.ringbuf_size"
+
+
+def run(mode, build, prog, n, out, ring):
     cmd = [prog, str(n)]
     if mode != "untraced":
         cmd = [os.path.join(build, "cudatracer"), "--no-config", "-v", "--engine", "inproc", "--plugin", "cudart",
-               "--profile", "full", "-o", "jsonl:" + out, "--"] + cmd
+               "--profile", "full", "-C", "%s=%s" % (ring_key(build), ring), "-o", "jsonl:" + out, "--"] + cmd
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
         sys.exit("%s: exit %d\n%s" % (" ".join(cmd), p.returncode, p.stderr))
@@ -40,7 +47,9 @@ def run(mode, build, prog, n, out):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("-n", type=int, default=1000000, help="calls per loop per run")
+    ap.add_argument("-n", type=int, default=300000, help="calls per loop per run")
+    ap.add_argument("--ring", default="256M", help="the in-process ring: large enough that no round loses a "
+                    "record (a lost one costs less than a recorded one, and would flatter the figures)")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--old", help="a second build tree, measured beside this one")
     ap.add_argument("--json", help="write every figure here")
@@ -56,7 +65,7 @@ def main():
     for r in range(a.rounds):
         for k in range(len(names)):
             m = names[(k + r) % len(names)]
-            res, nlost = run(m, modes[m], prog, a.n, os.path.join(tmp, "events.jsonl"))
+            res, nlost = run(m, modes[m], prog, a.n, os.path.join(tmp, "events.jsonl"), a.ring)
             for api, ns in res.items():
                 figs[m].setdefault(api, []).append(ns)
             lost[m].append(nlost)
