@@ -759,6 +759,7 @@ static int setup_inproc(struct session *s)
 static int check_inproc(struct session *s)
 {
 	const struct ct_config *c = s->conf;
+	uint64_t size;
 	int err;
 
 	if (!s->target->argv) {
@@ -771,11 +772,14 @@ static int check_inproc(struct session *s)
 		       s->aggregate ? "tracer.mode = aggregate" : c->tracer.gpu_activity ? "--gpu-activity" : "--lib");
 		return -EINVAL;
 	}
-	err = ct_shmring_create(&s->shm, c->tracer.ringbuf_size, c->tracer.inproc_clock == CT_INPROC_CLOCK_AUTO,
-				 on_record, s);
+	size = ct_ring_size(c->tracer.inproc_ring_size);
+	if (size != c->tracer.inproc_ring_size)
+		ct_warn("tracer.inproc_ring_size %llu is not a power of two from a page to the most a ring can be: "
+			"using %llu", (unsigned long long)c->tracer.inproc_ring_size, (unsigned long long)size);
+	err = ct_shmring_create(&s->shm, size, c->tracer.inproc_clock == CT_INPROC_CLOCK_AUTO, on_record, s);
 	if (err)
-		ct_err("--engine inproc: cannot make its shared ring (%llu bytes): %s",
-		       (unsigned long long)c->tracer.ringbuf_size, strerror(-err));
+		ct_err("--engine inproc: cannot make its shared ring (%llu bytes): %s", (unsigned long long)size,
+		       strerror(-err));
 	return err;
 }
 
@@ -1425,8 +1429,8 @@ out:
 		gpu_report(s);
 	}
 	if (s->stats.lost)
-		ct_warn("%llu records did not fit in the ring buffer: raise [tracer] ringbuf_size",
-			(unsigned long long)s->stats.lost);
+		ct_warn("%llu records did not fit in the ring buffer: raise [tracer] %s",
+			(unsigned long long)s->stats.lost, s->inproc ? "inproc_ring_size" : "ringbuf_size");
 	teardown(s);
 	ct_guard_stop(&s->guard);
 	if (failed && !s->child)

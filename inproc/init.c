@@ -11,6 +11,7 @@
  * Anything wrong (no ring, a different file, an old header) leaves the
  * library inert: every stub jumps to its function, nothing is recorded.
  */
+#include <cpuid.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -198,6 +199,16 @@ static int ring_fd(void)
 	return open(path, O_RDWR | O_CLOEXEC);
 }
 
+/* CPUID 0x80000001 ECX bit 8 (3DNowPrefetch: PREFETCHW; Intel since Broadwell, every AMD). */
+static bool has_prefetchw(void)
+{
+	unsigned a, b, c = 0, d;
+
+	if (!__get_cpuid(0x80000001, &a, &b, &c, &d))
+		return false;
+	return c & (1u << 8);
+}
+
 static int map_ring(int fd)
 {
 	int seals = fcntl(fd, F_GET_SEALS);
@@ -232,6 +243,7 @@ static int map_ring(int fd)
 	ct_g.mask = h->data_size - 1;
 	ct_g.parents = h->track_parents;
 	ct_g.tsc = h->clock == CT_SHM_CLOCK_TSC;
+	ct_g.prefetchw = has_prefetchw();
 	for (uint32_t i = 0; i < h->n_specs; i++) {
 		uint32_t k = hash_name(ct_g.specs[i].name) % SPEC_HASH;
 

@@ -60,6 +60,7 @@ struct ct_inproc {
 	uint32_t pid;
 	bool parents;
 	bool tsc;                     /* records timed by rdtsc (shm.h's clock) */
+	bool prefetchw;               /* the CPU has PREFETCHW: the next records' lines are taken ahead */
 	uint32_t mapped;              /* the ring's page tables filled in (this process) */
 };
 extern struct ct_inproc ct_g CT_HIDDEN;

@@ -107,7 +107,9 @@ struct ct_shm_spec {
 /* A record's header in the ring: its length (without the header), and the
  * position it was written at, in 8-byte units, as a commit mark. BUSY: the
  * producer has reserved it and is writing (a producer killed there leaves
- * BUSY, which the reader skips after a while). */
+ * BUSY, which the reader skips after a while). A length is never 0: a
+ * header of zeroes is a position reserved and not yet written, even where
+ * its stamp is 0 too (the ring's first). */
 #define CT_SHM_BUSY (1u << 31)
 #define CT_SHM_REC_HDR 8
 #define CT_SHM_HDR(pos, len) (((uint64_t)(uint32_t)((pos) >> 3) << 32) | (uint32_t)(len))

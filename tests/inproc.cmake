@@ -16,6 +16,8 @@ add_dependencies(sleep_calls fake_sleep_cudart)
 
 # The TSC clock's conversion, on made-up clocks.
 ct_unit_test(test_tsc "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_tsc.c")
+# The ring's reader against a producer played by hand.
+ct_unit_test(test_shmring "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_shmring.c")
 
 # The driver's entry points through cuGetProcAddress, as libcudart gets
 # them: a stand-in driver that answers as the real one (getproc/libcuda.so.1)
@@ -29,3 +31,15 @@ add_executable(getproc_calls "${CMAKE_CURRENT_SOURCE_DIR}/programs/getproc_calls
 target_link_libraries(getproc_calls PRIVATE dl pthread)
 set_target_properties(getproc_calls PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/programs/getproc")
 add_dependencies(getproc_calls fake_getproc_cuda)
+
+# Out-parameters read at return in every kind of place, written by a
+# stand-in runtime whose calls succeed: outparams/outparam_calls and
+# outparams/lib/libcudart.so.95.
+add_library(fake_out_cudart SHARED "${CMAKE_CURRENT_SOURCE_DIR}/programs/fake_out_cudart.c")
+set_target_properties(fake_out_cudart PROPERTIES OUTPUT_NAME cudart SUFFIX ".so.95" NO_SONAME OFF
+	LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/programs/outparams/lib")
+add_executable(outparam_calls "${CMAKE_CURRENT_SOURCE_DIR}/programs/outparam_calls.c")
+target_link_libraries(outparam_calls PRIVATE fake_out_cudart)
+set_target_properties(outparam_calls PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/programs/outparams"
+	BUILD_RPATH "\$ORIGIN/lib")
+add_dependencies(outparam_calls fake_out_cudart)

@@ -181,7 +181,12 @@ int ct_shmring_consume(struct ct_shmring *r)
 		unsigned char *p = r->data + (cons & (r->size - 1));
 		uint64_t hdr = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
 		uint32_t len = (uint32_t)hdr & ~CT_SHM_BUSY;
-		bool mine = (uint32_t)(hdr >> 32) == (uint32_t)(cons >> 3);
+		/* No record is empty: a zero length is memory no producer has
+		 * written yet, at a position whose stamp is 0 too (the ring's
+		 * first, reserved and not yet written; or one every 32 GiB):
+		 * taken for a record, it was delivered empty and the reader went
+		 * on into the middle of the record being written there. */
+		bool mine = (uint32_t)(hdr >> 32) == (uint32_t)(cons >> 3) && len;
 
 		if (mine && len > sizeof(struct ct_record)) {
 			ct_err("the in-process ring holds a record of %u bytes: no more records read", len);

@@ -133,6 +133,11 @@ static const struct ct_key tracer_keys[] = {
 	TC("inproc_clock", "auto", inproc_clock, inproc_clock_words,
 	   "--engine inproc: auto times calls by the TSC where it is invariant and the kernel's clocksource "
 	   "(the tracer converts to CLOCK_MONOTONIC), else by clock_gettime; monotonic always by clock_gettime"),
+	TK("inproc_ring_size", CT_KEY_SIZE, "64M", inproc_ring_size,
+	   "--engine inproc: the ring every process of the command writes its records into, a power of two "
+	   "(rounded up). The program writes as fast as it calls (millions of records a second in a tight "
+	   "loop), faster than the reader turns them into output: a burst the ring cannot hold is counted as "
+	   "lost. Its pages are allocated at start"),
 	{ "entry_only", CT_KEY_LIST, NULL, offsetof(struct ct_tracer_conf, entry_only),
 	  "API globs recorded at entry only: no exit probe, no result or duration, less overhead; added to "
 	  "the plugins' own entry-only APIs (cudaEventRecord, cudaStreamWaitEvent, cuEventRecord, ...: "

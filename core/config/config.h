@@ -23,6 +23,7 @@ struct ct_tracer_conf {
 	enum ct_trace_mode mode;
 	enum ct_engine_kind engine; /* ebpf, or inproc: interposed in a command (docs/engines.md) */
 	enum ct_inproc_clock inproc_clock; /* auto: the TSC where it keeps CLOCK_MONOTONIC's time */
+	uint64_t inproc_ring_size; /* --engine inproc's shared ring (ringbuf_size is the BPF one's) */
 	struct ct_list entry_only; /* API globs recorded at entry only, besides the plugins' own */
 	struct ct_list timed;      /* API globs timed all the same: over entry_only and the plugins */
 	char *aggregate_path; /* aggregate mode: where the table goes */

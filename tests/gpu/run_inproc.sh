@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # --engine inproc on a machine with an NVIDIA GPU (the H200), from the
-# repository root, with a built tree in $CT_BUILD (default build/). About 5
+# repository root, with a built tree in $CT_BUILD (default build/). About 6
 # minutes; compact results last, full outputs under $OUT.
 #
 #  1. The driver side, which needs a driver: tests/programs/cudart_gpu.cu
@@ -15,6 +15,10 @@
 #  3. The PyTorch training loop (tests/gpu/torch_mlp_train.py), in rotating
 #     order: untraced, --engine ebpf and --engine inproc, both with
 #     --plugin cudart,cuda to a jsonl file: ms per step and events, lost.
+#  4. What the hook path adds against a stand-in runtime of two functions
+#     (bench/inproc_micro.py: no driver, the engine alone), and what its
+#     pieces cost alone on this machine (rdtsc, a CAS, process_vm_readv);
+#     with OLD_BUILD=dir, an older tree's tracer beside this one's.
 set -uo pipefail
 B=${CT_BUILD:-build}
 OUT=${OUT:-/tmp/ct-inproc}
@@ -84,3 +88,7 @@ for m in ("ebpf", "inproc"):
     print("torch: %s %.3f ms/step, untraced %.3f: %+.1f%%" % (m, ms[m], ms["untraced"],
           (ms[m] / ms["untraced"] - 1) * 100))
 PY
+
+echo "== 4. the hook path against a stand-in runtime (ns per call)"
+CT_BUILD="$B" $PY bench/inproc_micro.py -n 300000 --rounds "$((ROUNDS + 2))" ${OLD_BUILD:+--old "$OLD_BUILD"} \
+	--json "$OUT/micro.json" 2>"$OUT/micro.err" | tee "$OUT/micro.md"

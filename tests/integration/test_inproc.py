@@ -23,6 +23,11 @@ every call fails with error 35, but they are real calls):
   the eBPF engine sees, the function each pointer really is (cuMemAlloc at
   3020 is cuMemAlloc_v2, a per-thread request cuLaunchKernel_ptsz), the
   others untouched, the program's output unchanged;
+- out-parameters read at return, written by a stand-in runtime whose calls
+  succeed: on the stack, in the executable's data, a pointer in the last
+  word of a page, an int at the end of a page whose next page is not mapped
+  (the 8-byte read fails in both engines, zeroed, the program unharmed), a
+  failed call's (not written): the same values as the eBPF engine reads;
 - -p with --engine inproc is refused.
 """
 import os
@@ -39,6 +44,7 @@ SLEEPS = os.path.join(t.PROGRAMS, "sleep", "sleep_calls")
 CUDART = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64", "libcudart.so.13")
 NOASLR = ["setarch", "x86_64", "-R"]
 GETPROC = os.path.join(t.PROGRAMS, "getproc")
+OUTPARAMS = os.path.join(t.PROGRAMS, "outparams", "outparam_calls")
 
 
 def mapped_area(v):
@@ -92,13 +98,16 @@ def test_output_unchanged():
 def test_children():
     if not os.path.exists(FORKS) or not os.path.exists(CUDART):
         t.skip("fault_forks or %s missing" % CUDART)
-    i = t.run(["--no-config", "-q", "--engine", "inproc"], command=[FORKS, CUDART, "3"])
+    i = t.run(["--no-config", "-v", "--engine", "inproc"], command=[FORKS, CUDART, "3"])
+    t.check(i.rc == 0, "forked children: exit %d, %r" % (i.rc, i.stdout), i)
     got = sorted((x["args"]["count"], x["pid"]) for x in i.calls(api="cudaMemset"))
     t.check([c for c, _ in got] == [1, 2, 3] and len(set(p for _, p in got)) == 3,
             "forked children (dlopen + dlsym): %r" % got, i)
-    i = t.run(["--no-config", "-q", "--engine", "inproc"], command=["sh", "-c", "%s 3; %s 2" % (LOOP, LOOP)])
+    i = t.run(["--no-config", "-v", "--engine", "inproc"], command=["sh", "-c", "%s 3; %s 2" % (LOOP, LOOP)])
     got = [(x["pid"], x["args"]["count"]) for x in i.calls(api="cudaMemset")]
     pids = sorted(set(p for p, _ in got), key=lambda p: [q for q, _ in got].index(p))
+    t.check(i.rc == 0 and i.stdout == "loop: 3 calls\nloop: 2 calls\n", "exec'd programs: exit %d, %r"
+            % (i.rc, i.stdout), i)
     t.check(len(pids) == 2 and [c for _, c in got] == [0, 1, 2, 0, 1], "exec'd programs: %r" % got, i)
 
 
@@ -136,6 +145,38 @@ def test_driver_getproc():
         t.check(not r.calls(api="cuDeviceGet") and not r.calls(api="cuLaunchKernel"),
                 "%s: an untraced or wrong function recorded" % name, r)
     t.check(driver(i) == driver(e), "driver calls differ\n ebpf:   %r\n inproc: %r" % (driver(e), driver(i)), i)
+
+
+def test_out_params():
+    want_out = "outparams: 3 3 0xabc100 0xabc200 3 0x1234\n"
+    plain = subprocess.run([OUTPARAMS], capture_output=True, text=True)
+    t.check(plain.returncode == 0 and plain.stdout == want_out, "untraced: %d %r" % (plain.returncode, plain.stdout))
+    e, i = both([OUTPARAMS])
+    want = [("cudaGetDeviceCount", 0, {"count": 3}), ("cudaGetDeviceCount", 0, {"count": 3}),
+            ("cudaMalloc", 0, {"devPtr": "0xabc100", "size": 256}),
+            ("cudaMalloc", 0, {"devPtr": "0xabc200", "size": 512}),
+            ("cudaGetDeviceCount", 0, {"count": 0}),  # the read ran into the unmapped page
+            ("cudaMalloc", 2, {"devPtr": "0x1234", "size": 0})]
+    for r in (e, i):
+        name = "ebpf" if r is e else "inproc"
+        t.check(r.stdout == want_out, "%s: the program's output %r" % (name, r.stdout), r)
+        got = [(x["api"], x["result"], x["args"]) for x in r.calls()]
+        t.check(got == want, "%s: out-parameters\n got:  %r\n want: %r" % (name, got, want), r)
+    ev, iv = [comparable(x) for x in e.calls()], [comparable(x) for x in i.calls()]
+    t.check(ev == iv, "out-parameters differ\n ebpf:   %r\n inproc: %r" % (ev, iv), i)
+
+
+def test_ring_full():
+    """A ring too small for the burst: the calls go on, every record that did
+    not fit is counted, and the closing line names the key to raise."""
+    n = 200000
+    i = t.run(["--no-config", "--engine", "inproc", "-C", "tracer.inproc_ring_size=5000"], command=[LOOP, str(n)])
+    t.check(i.rc == 0 and i.stdout == "loop: %d calls\n" % n, "ring full: exit %d, %r" % (i.rc, i.stdout), i)
+    t.check("inproc_ring_size 5000 is not a power of two" in i.stderr and "using 8192" in i.stderr,
+            "ring full: the size's rounding not said", i)
+    events = len(i.calls(api="cudaMemset"))
+    t.check(i.lost() > 0 and events + i.lost() == n and "raise [tracer] inproc_ring_size" in i.stderr,
+            "ring full: %d events + %d lost, of %d calls" % (events, i.lost(), n), i)
 
 
 def test_tracer_killed():
@@ -210,6 +251,8 @@ if __name__ == "__main__":
     test_output_unchanged()
     test_children()
     test_driver_getproc()
+    test_ring_full()
+    test_out_params()
     test_tracer_killed()
     test_clock()
     test_refusals()
