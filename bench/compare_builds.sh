@@ -5,7 +5,9 @@
 # --bpf-stats: floors, jsonl, aggregate) and a PyTorch eager loop (untraced,
 # jsonl and aggregate with each build). For before/after figures where the
 # machine's own drift between runs is larger than the change.
-#   OLD=/path/to/old/build NEW=build ROUNDS=4 bench/compare_builds.sh
+#   OLD=/path/to/old/build NEW=build ROUNDS=4 [PIN=W,T] bench/compare_builds.sh
+# PIN: the workload on CPU W, the tracer on CPU T (run_bench.py --pin);
+# TORCH_ITERS=0 leaves the PyTorch loop out.
 # Results under $OUT: bpf-<build>-<round>.json, torch.txt, and a table on stdout.
 set -uo pipefail
 OLD=${OLD:?the old build folder}
@@ -29,7 +31,7 @@ for r in $(seq "$ROUNDS"); do
 		# The new build's own floors as session programs, and its modes on pair programs.
 		[ "$b" = NEW ] && modes=$modes,floor_session,floor_clock_session,floor_record_session,jsonl_multi,aggregate_multi
 		CT_BUILD=${!b} python3 bench/run_bench.py -n "$N" --rounds 1 --workload "$workload" \
-			--modes "$modes" --bpf-stats \
+			--modes "$modes" --bpf-stats ${PIN:+--pin "$PIN"} \
 			--json "$OUT/bpf-$b-$r.json" >/dev/null 2>>"$OUT/bpf.log" || echo "round $r $b failed"
 	done
 done
@@ -65,7 +67,7 @@ print("\n(ns per probe run, medians over rounds; the ratios are per call above t
       " of the same kind; the new build's default is session programs where the kernel has them)")
 PY
 
-if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+if [ "$TORCH_ITERS" != 0 ] && python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
 	echo "== PyTorch eager loop, us per iteration, $ROUNDS rounds, rotating"
 	: >"$OUT/torch.txt"
 	modes="untraced OLD-jsonl NEW-jsonl OLD-aggregate NEW-aggregate"

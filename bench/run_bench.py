@@ -47,8 +47,16 @@ import time
 B = os.environ.get("CT_BUILD", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
 
 
+PIN = None  # (workload CPU, tracer CPU): --pin
+
+
+def pinned(cmd, which):
+    """cmd run on its CPU of --pin (taskset execs it: the pid stays the command's)."""
+    return ["taskset", "-c", PIN[which]] + cmd if PIN else cmd
+
+
 def start_workload(workload, n):
-    p = subprocess.Popen([workload, str(n), "all", "wait"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen(pinned([workload, str(n), "all", "wait"], 0), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     line = p.stdout.readline()
     if not line.startswith("ready"):
         sys.exit("workload did not start: %r" % line)
@@ -194,7 +202,7 @@ def run_mode(mode, workload, n, plugin, cudart, bpf_stats=False):
     cmd, needle = tracer_cmd(mode, wl.pid, tmp, plugin, cudart)
     tr = None
     if cmd:
-        tr = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+        tr = subprocess.Popen(pinned(cmd, 1), stderr=subprocess.PIPE, text=True)
         wait_line(tr, needle)
     snap, stop = {}, threading.Event()
     sampler = None
@@ -279,8 +287,16 @@ def main():
                     help="instead of timing, report the BPF programs' own run time (kernel.bpf_stats_enabled)")
     ap.add_argument("--tracer-arg", action="append", default=[],
                     help="one more argument for cudatracer (repeat it): -C tracer.attach=multi for the pair programs")
+    ap.add_argument("--pin", metavar="W,T",
+                    help="run the workload on CPU W and the tracer on CPU T (taskset): a thread that stays on "
+                         "one CPU keeps its caches and per-CPU maps warm, which steadies the figures")
     a = ap.parse_args()
     TRACER_ARGS.extend(a.tracer_arg)
+    if a.pin:
+        global PIN
+        PIN = tuple(a.pin.split(","))
+        if len(PIN) != 2:
+            sys.exit("run_bench: --pin W,T: two CPUs")
     if os.geteuid() != 0:
         sys.exit("run_bench: needs root")
     if a.bpf_stats:
