@@ -30,7 +30,7 @@ for name, ev in (("ebpf", e), ("inproc", i)):
     top = collections.Counter((x["plugin"], x["api"], (x.get("parent") or {}).get("api", "-")) for x in ev)
     for (pl, api, par), n in top.most_common(int(sys.argv[3])):
         print("     %6d %s %s in %s" % (n, pl, api, par))
-key = lambda x: (x["plugin"], x["api"], (x.get("parent") or {}).get("api"), x["result"])
+key = lambda x: (x["plugin"], x["api"], (x.get("parent") or {}).get("api"), x.get("result"), bool(x.get("entry_only")))
 a, b = collections.Counter(map(key, e)), collections.Counter(map(key, i))
 print("  only ebpf:", dict(list((a - b).items())[:15]))
 print("  only inproc:", dict(list((b - a).items())[:15]))

@@ -54,7 +54,7 @@ for e in ("ebpf", "inproc"):
           sum(drv.values()), len(drv)))
     for (api, parent), n in sorted(drv.items(), key=lambda kv: -kv[1])[:12]:
         print("   %5d %-32s in %s" % (n, api, parent))
-key = lambda x: (x["plugin"], x["api"], (x.get("parent") or {}).get("api"), x["result"])
+key = lambda x: (x["plugin"], x["api"], (x.get("parent") or {}).get("api"), x.get("result"), bool(x.get("entry_only")))
 a, b = collections.Counter(map(key, load("ebpf"))), collections.Counter(map(key, load("inproc")))
 print("only ebpf:", dict(a - b))
 print("only inproc:", dict(b - a))
