@@ -3,11 +3,15 @@
 CPU-bound: launch and API costs, and a tracer's, show in the step time.
 
     python3 torch_mlp_train.py [plain|profiler] [STEPS]
+    python3 torch_mlp_train.py windows STEPS SECONDS
 
 profiler runs the timed steps under torch.profiler (CPU and CUDA
 activities), as a user who wants kernel times would. Prints one JSON line:
 the mean milliseconds per step over the timed steps (warm-up excluded; the
-profiler's processing after the last step is excluded too)."""
+profiler's processing after the last step is excluded too). windows runs
+windows of STEPS steps for SECONDS and prints a line for each, with its
+CLOCK_MONOTONIC start and end, for bench/attach_windows.py, which attaches
+a tracer to this one process and detaches it again."""
 import json
 import sys
 import time
@@ -51,6 +55,13 @@ def timed():
     return time.perf_counter() - t0, float(loss)
 
 
+if mode == "windows":
+    end = time.monotonic() + float(sys.argv[3])
+    while time.monotonic() < end:
+        t0 = time.monotonic()
+        dt, _ = timed()
+        print(json.dumps({"t0": t0, "t1": time.monotonic(), "ms_per_step": dt / steps * 1e3}), flush=True)
+    sys.exit(0)
 if mode == "profiler":
     from torch.profiler import ProfilerActivity, profile
 

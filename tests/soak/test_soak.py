@@ -53,6 +53,13 @@ def files_probed(log):
         return len(set(re.findall(r"plugin \S+: \d+ probes on (.+?) \(", f.read())))
 
 
+def links_per_file(text):
+    """The links a probed file keeps, from the daemon's -v lines: one uprobe
+    session link (the default where the kernel has them), or an entry and a
+    return link."""
+    return 1 if "(uprobe session)" in text else 2
+
+
 def sample(pid):
     with open("/proc/%d/status" % pid) as f:
         rss = int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
@@ -234,14 +241,15 @@ def main():
     cttest.check(not left, "series left at the end for %r" % sorted(left)[:10])
 
     # Resources: flat after the warm-up; RSS over the second half. Each file
-    # probed keeps its two links (entry, return) and one descriptor while the
-    # daemon runs (the uprobes live on the file, for its later processes):
+    # probed keeps its links (one session link, or entry and return) and one
+    # descriptor while the daemon runs (the uprobes live on the file, for its later processes):
     # the machine's other processes may bring new runtimes, so descriptors
     # and links are counted net of the files probed.
     warm = [s for s in samples if s[0] >= min(WARMUP, seconds / 4)]
     half = [s for s in samples if s[0] >= seconds / 2]
     final = (time.time() - start,) + final_sample
-    nets = {"fds": lambda s: s[2] - 3 * s[5], "BPF maps": lambda s: s[3], "BPF links": lambda s: s[4] - 2 * s[5]}
+    k = links_per_file(log)
+    nets = {"fds": lambda s: s[2] - (1 + k) * s[5], "BPF maps": lambda s: s[3], "BPF links": lambda s: s[4] - k * s[5]}
     for what, net in nets.items():
         vals = [net(s) for s in warm + [final]]
         slack = 2 if what == "fds" else 0  # a scrape's connection may be open
