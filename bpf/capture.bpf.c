@@ -42,6 +42,13 @@ const volatile bool ct_track_parents = false; /* several plugins: say which call
 const volatile __u64 ct_wakeup_bytes = 0;     /* per CPU; 0: wake the reader for every record */
 /* The session program is loaded (ct_session): an entry can decline its return. */
 const volatile bool ct_session = false;
+/*
+ * Set by the core when tracing stops, before it drains the ring and
+ * detaches the probes: no call that begins after it is recorded, so that
+ * the last drain ends and loses nothing while the detach takes its time;
+ * calls already in flight still send their records at their return.
+ */
+bool ct_stopped;
 /* Filled by the core before load, by call id (.bss: no zeros in the object). */
 struct ct_spec ct_specs[CT_MAX_CALLS];
 
@@ -575,7 +582,7 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 
 	bool created = false;
 
-	if (!s)
+	if (!s || ct_stopped)
 		return 1;
 	t = ct_thread_get(&inflight, &created);
 	if (!t)
@@ -816,7 +823,7 @@ static __always_inline int ct_agg_on_entry(struct pt_regs *ctx)
 	bool created = false;
 	__u32 d;
 
-	if (!s)
+	if (!s || ct_stopped)
 		return 1;
 	t = ct_thread_get(&agg_inflight, &created);
 	if (!t)
@@ -920,7 +927,7 @@ static __always_inline int ct_agg_on_session_entry(struct pt_regs *ctx)
 	long slot;
 	__u32 d;
 
-	if (!s)
+	if (!s || ct_stopped)
 		return 1;
 	slot = ct_agg_thread_slot();
 	if (slot < 0)

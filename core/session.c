@@ -1396,20 +1396,27 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 out:
 	/*
 	 * Whatever the reason for stopping: every record that reached the ring
-	 * is written. The watcher goes first, so that no process can be stopped
+	 * is written. The engine first stops taking new calls: detaching the
+	 * watcher and the probes takes a while (hundreds of ms), and a program
+	 * that keeps calling would fill the ring meanwhile, every record past
+	 * it lost. The watcher goes next, so that no process can be stopped
 	 * after its last event is read: every task it stopped gets its SIGCONT.
-	 * Then the probes: a program that keeps calling faster than the ring is
-	 * read would otherwise keep the last drain from ever ending.
+	 * The ring is read between the steps, and again after.
 	 */
+	ct_engine_stop(&s->engine);
+	if (s->shm.head)
+		ct_shmring_stop(&s->shm);
+	ct_rings_consume(&s->rings, -1);
 	if (s->watcher.obj)
 		ct_watcher_detach(&s->watcher);
-	for (int i = 0; i < s->n_plugins; i++)
-		ct_probe_detach(&s->probes[i]);
 	ct_rings_consume(&s->rings, -1);
-	if (s->shm.head) {
-		ct_shmring_stop(&s->shm);
-		ct_shmring_consume(&s->shm);
+	for (int i = 0; i < s->n_plugins; i++) {
+		ct_probe_detach(&s->probes[i]);
+		ct_rings_consume(&s->rings, -1);
 	}
+	ct_rings_consume(&s->rings, -1);
+	if (s->shm.head)
+		ct_shmring_consume(&s->shm);
 	ct_gpu_finish(&s->gpu_sink);
 	report(s);
 	if (s->aggregate && s->engine.skel)

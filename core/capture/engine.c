@@ -463,6 +463,12 @@ int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n
 	return 0;
 }
 
+void ct_engine_stop(struct ct_engine *e)
+{
+	if (e->skel)
+		__atomic_store_n(&e->skel->bss->ct_stopped, true, __ATOMIC_RELEASE);
+}
+
 int ct_engine_ring_fd(const struct ct_engine *e)
 {
 	return bpf_map__fd(e->skel->maps.events);

@@ -69,6 +69,8 @@ typedef int (*ct_engine_totals_fn)(void *ctx, const struct ct_agg_key *k, const 
 
 int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 		   const struct ct_engine_opts *o);
+/* Tracing stops: calls that begin from now on send nothing (those in flight still do). */
+void ct_engine_stop(struct ct_engine *e);
 int ct_engine_ring_fd(const struct ct_engine *e);
 /* How the probes are attached, in words (the startup line, --explain). */
 const char *ct_engine_links_name(const struct ct_engine *e);
