@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "util/procfs.h"
 #include "record.h"
 #include "watch_event.h"
 #include "decode/decode.h"
@@ -299,24 +300,12 @@ static void proc_exit(struct session *s, uint32_t pid);
  * point where the watcher's exit tracepoint ran). */
 static bool proc_gone(uint32_t pid)
 {
-	char path[32], buf[512], state = 0, *p;
-	unsigned long flags = 0;
-	ssize_t n;
-	int fd;
+	struct ct_proc_stat st;
+	int err = ct_proc_stat(pid, &st);
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ESRCH;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = 0;
-	p = strrchr(buf, ')'); /* the comm may hold anything */
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
-		return false;
-	return state == 'Z' || state == 'X' || (flags & 0x4 /* PF_EXITING */);
+	if (err)
+		return err == -ENOENT || err == -ESRCH;
+	return st.state == 'Z' || st.state == 'X' || (st.flags & CT_PF_EXITING);
 }
 
 /*

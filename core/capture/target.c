@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cudatracer/plugin.h>
+#include "util/procfs.h"
 #include "symbols/elf.h"
 #include "util/log.h"
 #include "capture/target.h"
@@ -107,52 +108,35 @@ out:
 	return ret;
 }
 
-/* /proc/PID/stat field 9: the task is a kernel thread (include/linux/sched.h). */
-#define CT_PF_KTHREAD 0x00200000u
-
 /*
  * A zombie or a kernel thread has no user-space code left to probe and never
  * sends the exit event that ends a -p run: the tracer would wait for good.
  */
 int ct_target_check_pid(pid_t pid)
 {
-	char path[64], buf[1024], comm[64] = "?", state = 0;
-	unsigned long flags = 0;
-	int ppid = 0, err;
-	char *open_paren, *close_paren;
-	ssize_t n;
-	FILE *f;
+	struct ct_proc_stat st;
+	int err = ct_proc_stat((uint32_t)pid, &st);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f) {
-		err = -errno;
-		if (errno == ENOENT)
-			ct_err("-p %d: no such process", pid);
-		else
-			ct_err("-p %d: cannot read %s: %s", pid, path, strerror(errno));
+	if (err == -ENOENT || err == -ESRCH) {
+		ct_err("-p %d: no such process", pid);
 		return err;
 	}
-	n = (ssize_t)fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n > 0 ? n : 0] = 0;
-	/* The name may hold spaces and parentheses: it ends at the last ')'. */
-	open_paren = strchr(buf, '(');
-	close_paren = strrchr(buf, ')');
-	if (!open_paren || !close_paren || close_paren < open_paren ||
-	    sscanf(close_paren + 1, " %c %d %*d %*d %*d %*d %lu", &state, &ppid, &flags) != 3) {
-		ct_err("-p %d: cannot parse %s", pid, path);
-		return -EINVAL;
+	if (err == -EINVAL) {
+		ct_err("-p %d: cannot parse /proc/%d/stat", pid, pid);
+		return err;
 	}
-	snprintf(comm, sizeof(comm), "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
-	if (state == 'Z' || state == 'X') {
+	if (err) {
+		ct_err("-p %d: cannot read /proc/%d/stat: %s", pid, pid, strerror(-err));
+		return err;
+	}
+	if (st.state == 'Z' || st.state == 'X') {
 		ct_err("-p %d: process %d (%s) has exited (a zombie, waiting for its parent %d to reap it): "
-		       "there is nothing left to trace", pid, pid, comm, ppid);
+		       "there is nothing left to trace", pid, pid, st.comm, st.ppid);
 		return -ESRCH;
 	}
-	if (flags & CT_PF_KTHREAD) {
+	if (st.flags & CT_PF_KTHREAD) {
 		ct_err("-p %d: %d (%s) is a kernel thread: it runs no user-space code, so no runtime "
-		       "call to trace", pid, pid, comm);
+		       "call to trace", pid, pid, st.comm);
 		return -EINVAL;
 	}
 	return 0;

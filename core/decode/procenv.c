@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "util/procfs.h"
 #include "decode/procenv.h"
 #include "util/u64map.h"
 
@@ -97,49 +98,18 @@ static const struct ct_proc_env *last;
 
 static const struct ct_proc_env *read_environ(uint32_t pid)
 {
-	char path[64], *buf = NULL;
-	struct ct_proc_env *e = NULL;
-	size_t len = 0, cap = 0;
-	struct stat st;
-	int fd;
+	size_t len;
+	char *buf = ct_proc_read(pid, "environ", CT_ENVIRON_MAX, &len);
+	struct ct_proc_env *e;
 
-	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	if (!buf)
 		return &none; /* gone: its last records say nothing of a job */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		goto out;
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nb;
-
-			if (cap == CT_ENVIRON_MAX)
-				break;
-			cap = cap ? cap * 4 : 16384;
-			if (cap > CT_ENVIRON_MAX)
-				cap = CT_ENVIRON_MAX;
-			nb = realloc(buf, cap);
-			if (!nb)
-				goto out;
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
 	e = malloc(sizeof(*e));
 	if (e && !ct_procenv_parse(buf, len, e)) {
 		free(e);
 		e = NULL;
 	}
-out:
 	free(buf);
-	close(fd);
 	return e ? e : &none;
 }
 

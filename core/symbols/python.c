@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "util/procfs.h"
 #include "capture/target.h"
 #include "symbols/elf.h"
 #include "symbols/pyoffsets.h"
@@ -119,41 +120,7 @@ static int name_minor(const char *path)
 /* /proc/PID/maps, NUL-terminated (at most MAPS_MAX bytes), or NULL. */
 static char *read_maps(uint32_t pid)
 {
-	char path[64], *buf = NULL;
-	size_t len = 0, cap = 0;
-	struct stat st;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return NULL;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap) {
-			char *nb;
-
-			if (cap >= MAPS_MAX)
-				break;
-			cap = cap ? cap * 2 : 65536;
-			if (!(nb = realloc(buf, cap)))
-				break;
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	if (buf)
-		buf[len] = 0;
-	return buf;
+	return ct_proc_read(pid, "maps", MAPS_MAX, NULL);
 }
 
 /*

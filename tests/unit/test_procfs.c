@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The one reader of /proc/PID/... (core/util/procfs.c): a file read whole
+ * or cut at its bound, NUL-terminated; a directory or a process that is
+ * gone refused with the reason; /proc/PID/stat parsed past a name that
+ * holds spaces and parentheses.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "util/procfs.h"
+
+static void read_whole_and_bounded(void **state)
+{
+	size_t len = 0, cut = 0;
+	char *all = ct_proc_read((uint32_t)getpid(), "maps", 1u << 20, &len);
+	char *part = ct_proc_read((uint32_t)getpid(), "maps", 100, &cut);
+
+	(void)state;
+	assert_non_null(all);
+	assert_true(len > 100);
+	assert_int_equal(strlen(all), len);
+	assert_non_null(part);
+	assert_int_equal(cut, 100);
+	assert_int_equal(part[100], 0);
+	assert_memory_equal(all, part, 100);
+	free(all);
+	free(part);
+}
+
+static void refused(void **state)
+{
+	pid_t child = fork();
+
+	(void)state;
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	errno = 0;
+	assert_null(ct_proc_read((uint32_t)getpid(), "task", 4096, NULL)); /* a directory */
+	assert_int_equal(errno, EINVAL);
+	assert_null(ct_proc_read((uint32_t)child, "maps", 4096, NULL)); /* reaped: gone */
+	assert_int_equal(errno, ENOENT);
+}
+
+static void stat_parsed(void **state)
+{
+	struct ct_proc_stat st;
+
+	(void)state;
+	assert_int_equal(prctl(PR_SET_NAME, "a (b) c", 0, 0, 0), 0);
+	assert_int_equal(ct_proc_stat((uint32_t)getpid(), &st), 0);
+	assert_string_equal(st.comm, "a (b) c");
+	assert_int_equal(st.state, 'R');
+	assert_int_equal(st.ppid, getppid());
+	assert_false(st.flags & CT_PF_KTHREAD);
+	/* kthreadd, where this runs in the initial pid namespace */
+	if (ct_proc_stat(2, &st) == 0 && !strcmp(st.comm, "kthreadd"))
+		assert_true(st.flags & CT_PF_KTHREAD);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(read_whole_and_bounded),
+		cmocka_unit_test(refused),
+		cmocka_unit_test(stat_parsed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
