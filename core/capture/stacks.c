@@ -154,19 +154,9 @@ const struct ct_callstack *ct_stacks_of(struct ct_stacks *st, const struct ct_re
 	return cs;
 }
 
-static void free_all(struct ct_u64map *m)
-{
-	uint64_t key;
-	void *val;
-
-	for (size_t it = 0; ct_u64map_next(m, &it, &key, &val);)
-		free(val);
-	ct_u64map_free(m);
-}
-
 void ct_stacks_free(struct ct_stacks *st)
 {
-	free_all(&st->known);
-	free_all(&st->pending);
+	ct_u64map_free_all(&st->known, free);
+	ct_u64map_free_all(&st->pending, free);
 	memset(st, 0, sizeof(*st));
 }

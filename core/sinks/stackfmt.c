@@ -178,8 +178,10 @@ char *ct_py_lines_w(char *w, const struct ct_py_frames *py)
 	return w;
 }
 
-static void site_free(struct ct_site *s)
+static void site_free(void *v)
 {
+	struct ct_site *s = v;
+
 	for (uint32_t i = 0; i < s->n_lines; i++)
 		free(s->lines[i]);
 	free(s->lines);
@@ -229,12 +231,7 @@ struct ct_site **ct_sites_sorted(const struct ct_sites *t, int (*cmp)(const void
 
 void ct_sites_free(struct ct_sites *t)
 {
-	uint64_t key;
-	void *val;
-
-	for (size_t it = 0; ct_u64map_next(&t->by_key, &it, &key, &val);)
-		site_free(val);
-	ct_u64map_free(&t->by_key);
+	ct_u64map_free_all(&t->by_key, site_free);
 }
 
 int ct_site_cmp_count(const void *x, const void *y)

@@ -291,14 +291,11 @@ static struct sym_proc *proc_get(uint32_t pid, bool create)
 	return p;
 }
 
-static void proc_free(struct sym_proc *p)
+static void proc_free(void *v)
 {
-	uint64_t key;
-	void *val;
+	struct sym_proc *p = v;
 
-	for (size_t it = 0; ct_u64map_next(&p->stacks, &it, &key, &val);)
-		free(val);
-	ct_u64map_free(&p->stacks);
+	ct_u64map_free_all(&p->stacks, free);
 	maps_free(p->maps, p->n_maps);
 	ct_u64map_free(&p->addrs);
 	free(p);
@@ -623,12 +620,7 @@ void ct_sym_forget(uint32_t pid)
 
 void ct_sym_reset(void)
 {
-	uint64_t key;
-	void *val;
-
-	for (size_t it = 0; ct_u64map_next(&procs, &it, &key, &val);)
-		proc_free(val);
-	ct_u64map_free(&procs);
+	ct_u64map_free_all(&procs, proc_free);
 	ct_unwind_reset();
 	while (files) {
 		struct sym_file *f = files;

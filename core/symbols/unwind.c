@@ -127,8 +127,10 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
 	.set_initial_registers = set_initial_registers,
 };
 
-static void proc_free(struct uw_proc *p)
+static void proc_free(void *v)
 {
+	struct uw_proc *p = v;
+
 	if (p->dwfl)
 		dwfl_end(p->dwfl);
 	free(p);
@@ -240,10 +242,5 @@ void ct_unwind_forget(uint32_t pid)
 
 void ct_unwind_reset(void)
 {
-	uint64_t key;
-	void *val;
-
-	for (size_t it = 0; ct_u64map_next(&procs, &it, &key, &val);)
-		proc_free(val);
-	ct_u64map_free(&procs);
+	ct_u64map_free_all(&procs, proc_free);
 }

@@ -3,14 +3,9 @@
 #include <stdlib.h>
 #include "util/pidmap.h"
 
-static void free_proc(struct ct_u64map *m)
+static void free_proc(void *m)
 {
-	uint64_t key;
-	void *val;
-
-	for (size_t it = 0; ct_u64map_next(m, &it, &key, &val);)
-		free(val);
-	ct_u64map_free(m);
+	ct_u64map_free_all(m, free);
 	free(m);
 }
 
@@ -56,10 +51,5 @@ void ct_pidmap_forget(struct ct_pidmap *m, uint32_t pid)
 
 void ct_pidmap_reset(struct ct_pidmap *m)
 {
-	uint64_t key;
-	void *val;
-
-	for (size_t it = 0; ct_u64map_next(&m->procs, &it, &key, &val);)
-		free_proc(val);
-	ct_u64map_free(&m->procs);
+	ct_u64map_free_all(&m->procs, free_proc);
 }

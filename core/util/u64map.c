@@ -127,6 +127,15 @@ int ct_u64map_next(const struct ct_u64map *m, size_t *it, uint64_t *key, void **
 	return 0;
 }
 
+void ct_u64map_free_all(struct ct_u64map *m, void (*fn)(void *))
+{
+	void *val;
+
+	for (size_t it = 0; ct_u64map_next(m, &it, NULL, &val);)
+		fn(val);
+	ct_u64map_free(m);
+}
+
 void ct_u64map_free(struct ct_u64map *m)
 {
 	free(m->keys);

@@ -27,5 +27,7 @@ void *ct_u64map_del(struct ct_u64map *m, uint64_t key);
 int ct_u64map_next(const struct ct_u64map *m, size_t *it, uint64_t *key, void **val);
 /* Free the table, not the values. */
 void ct_u64map_free(struct ct_u64map *m);
+/* Free each value with `fn` (free() for plain allocations), then the table. */
+void ct_u64map_free_all(struct ct_u64map *m, void (*fn)(void *));
 
 #endif
