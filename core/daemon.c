@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,36 +114,34 @@ int ct_daemon_check(const struct ct_config *c, const char *file)
 
 /*
  * What setup would trip on, tried before the running session is stopped:
- * each plugin loads; each output file opens for writing (appending, so
- * that nothing in it changes; one made here is removed again).
- */
-/*
- * Whether a sink's file can be opened to write, found out without creating,
- * emptying or following anything (as root, in a folder others may write
- * to, a path opened with O_CREAT would create whatever a planted link names).
- * A link is left to the new session's ct_out_open, which says whose link it
- * takes and refuses the others, as it does at start.
+ * each plugin loads; each output file could be opened to write.
+ *
+ * A sink's file is looked at through one O_PATH descriptor, which opens
+ * nothing for writing, creates nothing and follows nothing: a device named
+ * as a sink is not opened (opening some does something), and a link planted
+ * in a folder others may write to is seen as the link. A link another user
+ * owns is refused here as ct_out_open refuses it at start; what is allowed
+ * is left to the new session's ct_out_open, the one opener of output files.
  */
 static int output_writable(const char *path)
 {
 	char *dir, *slash;
-	int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct statvfs vfs;
+	struct stat st;
+	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC), err = 0;
 
 	if (fd >= 0) {
+		if (fstat(fd, &st))
+			err = -errno;
+		else if (S_ISLNK(st.st_mode))
+			err = st.st_uid == 0 || st.st_uid == geteuid() ? 0 : -EPERM;
+		else if (S_ISDIR(st.st_mode))
+			err = -EISDIR;
+		else if (S_ISREG(st.st_mode) && !fstatvfs(fd, &vfs) && (vfs.f_flag & ST_RDONLY))
+			err = -EROFS;
 		close(fd);
-		return 0;
+		return err;
 	}
-	if (errno == ELOOP) {
-		/* A link: refused now if ct_out_open would refuse it (owned by
-		 * another user), else left to it. */
-		struct stat st;
-
-		if (lstat(path, &st))
-			return -errno;
-		return st.st_uid == 0 || st.st_uid == geteuid() ? 0 : -EPERM;
-	}
-	if (errno == ENXIO) /* a FIFO with no reader: ct_out_open says */
-		return 0;
 	if (errno != ENOENT)
 		return -errno;
 	dir = strdup(path);
@@ -155,8 +154,10 @@ static int output_writable(const char *path)
 	free(dir);
 	if (fd < 0)
 		return -ENOENT; /* the file, and its folder, are not there */
+	if (!fstatvfs(fd, &vfs) && (vfs.f_flag & ST_RDONLY))
+		err = -EROFS;
 	close(fd);
-	return 0;
+	return err;
 }
 
 static int precheck(const struct ct_config *c)

@@ -11,6 +11,7 @@ on standard output, a command."""
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -128,6 +129,30 @@ def main():
         cttest.check(re.search(r"cannot open .*planted.jsonl for writing: Operation not permitted", said()), said())
         time.sleep(1)
         cttest.check(not os.path.exists(victim), "the reload created %s through a planted link\n%s" % (victim, said()))
+        # A folder named as the sink's file: refused, as the session would.
+        os.mkdir(os.path.join(tmp, "adir"))
+        write_conf(os.path.join(tmp, "adir"))
+        d.send_signal(signal.SIGHUP)
+        cttest.check(wait_for(lambda: said().count("reload refused") == 4), said())
+        cttest.check(re.search(r"cannot open .*adir for writing: Is a directory", said()), said())
+        # The check opens nothing for writing: a FIFO with a reader, named as
+        # the first sink of a config refused for its second, sees no writer
+        # come and go (the reader's poll reports POLLHUP once one has).
+        fifo = os.path.join(tmp, "calls.fifo")
+        os.mkfifo(fifo)
+        rd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            write_conf(fifo, "\n[sink.more]\ntype = jsonl\npath = %s\n" % os.path.join(tmp, "no", "such", "x.jsonl"))
+            d.send_signal(signal.SIGHUP)
+            cttest.check(wait_for(lambda: said().count("reload refused") == 5), said())
+            cttest.check(re.search(r"sink 'more' \(jsonl\): cannot open .*no/such/x.jsonl", said()), said())
+            poll = select.poll()
+            poll.register(rd, select.POLLIN)
+            events = poll.poll(0)
+            cttest.check(not any(ev & select.POLLHUP for _, ev in events),
+                         "the reload's check opened the FIFO for writing: %r" % events)
+        finally:
+            os.close(rd)
         write_conf(os.path.join(tmp, "no", "such", "calls.jsonl"))
         # ... and the running session went on: the same listener, the same counts, new calls.
         p2 = run(loop, 5)
