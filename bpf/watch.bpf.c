@@ -64,9 +64,10 @@ struct {
 	__type(value, char[CT_WATCH_PATTERN_LEN]);
 } patterns SEC(".maps");
 
+/* 1 MiB: some 3,400 events, for a job that starts hundreds of processes at once. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 16);
+	__uint(max_entries, 1 << 20);
 } watch_events SEC(".maps");
 
 /*
@@ -173,8 +174,10 @@ int BPF_PROG(ct_exit, struct task_struct *p)
 	if (pid != tgid || !bpf_map_lookup_elem(&pids, &tgid))
 		return 0;
 	e = bpf_ringbuf_reserve(&watch_events, sizeof(*e), 0);
-	if (!e)
+	if (!e) {
+		hold_count(CT_HOLD_UNSENT);
 		return 0;
+	}
 	__builtin_memset(e, 0, sizeof(*e));
 	e->kind = CT_WATCH_EXIT;
 	e->pid = tgid;
@@ -218,8 +221,10 @@ int BPF_PROG(ct_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		      BPF_CORE_READ(p, real_parent, signal, pids[PIDTYPE_PGID]);
 	}
 	e = bpf_ringbuf_reserve(&watch_events, sizeof(*e), 0);
-	if (!e)
+	if (!e) {
+		hold_count(CT_HOLD_UNSENT);
 		return 0;
+	}
 	__builtin_memset(e, 0, sizeof(*e));
 	e->exe_dev = key.dev;
 	e->exe_ino = key.ino;
@@ -355,6 +360,8 @@ static __always_inline int on_sys_exit(long ret)
 		bpf_map_delete_elem(&code_maps, &tid);
 		if (ret >= 0 || ret < -4095) {
 			e = bpf_ringbuf_reserve(&watch_events, sizeof(*e), 0);
+			if (!e)
+				hold_count(CT_HOLD_UNSENT);
 			if (e) {
 				__builtin_memset(e, 0, sizeof(*e));
 				e->kind = CT_WATCH_MAP;
@@ -372,6 +379,8 @@ static __always_inline int on_sys_exit(long ret)
 		return 0;
 	if (ret >= 0) {
 		e = bpf_ringbuf_reserve(&watch_events, sizeof(*e), 0);
+		if (!e)
+			hold_count(CT_HOLD_UNSENT);
 		if (e) {
 			e->kind = CT_WATCH_OPEN;
 			e->pid = pt >> 32;

@@ -41,6 +41,7 @@ enum ct_hold_slot {
 	CT_HOLD_GUARD,     /* the guard's tgid: it may continue held tasks */
 	CT_HOLD_RESTOPPED, /* held tasks another process continued, stopped again */
 	CT_HOLD_LOST,      /* ... that could not be stopped again */
+	CT_HOLD_UNSENT,    /* events the ring had no room for (their tasks were not held) */
 	CT_HOLD_MAX,
 };
 

@@ -199,12 +199,18 @@ void ct_watcher_release(struct ct_watcher *w, pid_t pid)
 
 void ct_watcher_detach(struct ct_watcher *w)
 {
-	uint64_t again = 0, lost = 0;
+	uint64_t again = 0, lost = 0, unsent = 0;
 
 	if (w->n_links) {
 		bpf_map_lookup_elem(hold_fd(w), &(uint32_t){ CT_HOLD_RESTOPPED }, &again);
 		bpf_map_lookup_elem(hold_fd(w), &(uint32_t){ CT_HOLD_LOST }, &lost);
+		bpf_map_lookup_elem(hold_fd(w), &(uint32_t){ CT_HOLD_UNSENT }, &unsent);
 	}
+	/* The ring full: a task that opened a runtime then ran on unheld. */
+	if (unsent)
+		ct_warn("watcher: %llu event%s lost (its ring was full): a process that loaded a runtime "
+			"or ran a program then was not held until its probes were in place, and its first "
+			"calls may be missed", (unsigned long long)unsent, unsent > 1 ? "s" : "");
 	/* Another tracer's (a system-wide one checks every new executable), a
 	 * user's kill -CONT: said, since the trace is whole only for `again`. */
 	if (again)
