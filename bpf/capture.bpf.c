@@ -10,8 +10,8 @@
  *
  * Aggregate mode (tracer.mode = aggregate) is its own pair of programs,
  * chosen at load: they count calls, errors, time and bytes per process and
- * call id (record.h: a slot per process, a pool of per-CPU totals; a
- * per-CPU hash past them) and send nothing.
+ * call id (record.h: a slot per process, one preallocated pool of totals
+ * found by the slot's index or by a hash past the slots) and send nothing.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -98,10 +98,10 @@ struct {
 
 /*
  * By slot * ct_agg_calls + agg_call: the pair's pool entry + 1 (0: none
- * yet; CT_AGG_IN_HASH: counted in the hash). Array lookups are inlined by
- * the verifier: a multiply and a bound check, where the hash's was a
- * jhash and a bucket walk on every return. Mapped by the reader (8-byte
- * values: a mapped array's elements are 8-byte aligned).
+ * yet; CT_AGG_NO_ROOM: the pool was full). Array lookups are inlined by
+ * the verifier: a multiply and a bound check, where a hash's is a jhash
+ * and a bucket walk. Mapped by the reader (8-byte values: a mapped
+ * array's elements are 8-byte aligned).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -111,24 +111,28 @@ struct {
 	__type(value, __u64);
 } agg_index SEC(".maps");
 
+/* The pool entry + 1 of each pair of a process past the slots (preallocated: an insert allocates nothing). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* sized by the core: the pool's entries */
+	__type(key, struct ct_agg_key);
+	__type(value, __u32);
+} agg_pairs SEC(".maps");
+
+/* The pool: each entry's counts on each CPU, and its histogram, shared. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1); /* sized by the core */
 	__type(key, __u32);
-	__type(value, struct ct_agg);
+	__type(value, struct ct_agg_cpu);
 } agg_pool SEC(".maps");
 
-/* Totals of processes past the slots and pairs past the pool, per process and call id. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, CT_AGG_MAX_ENTRIES);
-	__type(key, struct ct_agg_key);
-	__type(value, struct ct_agg);
-} agg SEC(".maps");
-
-/* What an (process, call) pair's first call inserts. */
-static struct ct_agg agg_zero;
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* sized by the core */
+	__type(key, __u32);
+	__type(value, struct ct_agg_hist);
+} agg_hist SEC(".maps");
 
 /*
  * A call in flight is kept as the record it will become: at exit the header
@@ -737,72 +741,102 @@ static __always_inline __u32 ct_agg_slot_of(__u32 tgid)
 }
 
 /*
- * The totals of a (slot, call) on this CPU: its pool entry, taken at its
- * first call; NULL where it is counted in the hash. The entry is settled by
- * one compare-and-swap, so that a pair is counted in one place only, the
- * pool or the hash, whichever CPU got there first.
+ * A pool entry + 1 for a pair's first call, named after the calling thread;
+ * 0: the pool is full. Checked before the count is taken, so that a full
+ * pool's count stays near its size and never wraps.
  */
-static __always_inline struct ct_agg *ct_agg_pooled(__u32 slot, const struct ct_spec *s)
+static __always_inline __u32 ct_agg_take(void)
+{
+	struct ct_agg_hist *h;
+	__u32 p, k;
+
+	if (ct_agg_pool_used >= ct_agg_pool)
+		return 0;
+	p = __sync_fetch_and_add(&ct_agg_pool_used, 1) + 1;
+	if (p > ct_agg_pool)
+		return 0;
+	k = p - 1;
+	h = bpf_map_lookup_elem(&agg_hist, &k);
+	if (h)
+		bpf_get_current_comm(h->comm, sizeof(h->comm));
+	return p;
+}
+
+/*
+ * A (slot, call)'s pool entry + 1, taken at its first call; CT_AGG_NO_ROOM
+ * where the pool was full then; 0 for a process with no slot. The entry is
+ * settled by one compare-and-swap, so that CPUs racing for a pair's first
+ * call agree on one entry (the others' stay unused).
+ */
+static __always_inline __u32 ct_agg_slot_entry(__u32 slot, const struct ct_spec *s)
 {
 	__u32 k = (slot - 1) * ct_agg_calls + s->agg_call;
 	__u64 *ix, p, old;
 
 	if (!slot || s->agg_call >= ct_agg_calls)
-		return NULL;
+		return 0;
 	ix = bpf_map_lookup_elem(&agg_index, &k);
 	if (!ix)
-		return NULL;
+		return CT_AGG_NO_ROOM;
 	p = *ix;
 	if (!p) {
-		p = __sync_fetch_and_add(&ct_agg_pool_used, 1) + 1;
-		if (p > ct_agg_pool)
-			p = CT_AGG_IN_HASH;
+		p = ct_agg_take();
+		if (!p)
+			p = CT_AGG_NO_ROOM;
 		old = __sync_val_compare_and_swap(ix, 0, p);
 		if (old)
 			p = old;
 	}
-	if (p == CT_AGG_IN_HASH)
-		return NULL;
-	k = p - 1;
-	return bpf_map_lookup_elem(&agg_pool, &k);
+	return p > ct_agg_pool ? CT_AGG_NO_ROOM : p;
 }
 
-/* A (process, call id)'s totals in the hash, inserted at its first call on this CPU. */
-static __always_inline struct ct_agg *ct_agg_hashed(__u32 call)
+/* The pool entry + 1 of a pair of a process with no slot, taken at its first call; 0: no room. */
+static __always_inline __u32 ct_agg_pair_entry(__u32 call)
 {
 	struct ct_agg_key k = { .tgid = bpf_get_current_task_btf()->tgid, .call = call };
-	struct ct_agg *a = bpf_map_lookup_elem(&agg, &k);
+	__u32 *v = bpf_map_lookup_elem(&agg_pairs, &k), p;
 
-	if (a)
-		return a;
-	/* The pair's first call on this CPU: the others' copies are zero. */
-	bpf_map_update_elem(&agg, &k, &agg_zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&agg, &k); /* NULL: the table is full */
+	if (v)
+		return *v;
+	p = ct_agg_take();
+	if (!p || !bpf_map_update_elem(&agg_pairs, &k, &p, BPF_NOEXIST))
+		return p;
+	/* Another CPU inserted the pair first: its entry (ours stays unused). */
+	v = bpf_map_lookup_elem(&agg_pairs, &k);
+	return v ? *v : 0;
 }
 
-/* One call into its process's totals. */
-static __always_inline void ct_agg_add(__u32 slot, __u32 call, const struct ct_spec *s,
-				       __u64 dur, __u64 bytes, bool failed)
+/* A call's pool entry + 1 by its process's slot or else by the hash; 0: no room. */
+static __always_inline __u32 ct_agg_entry(__u32 slot, __u32 call, const struct ct_spec *s)
 {
-	struct ct_agg *a = ct_agg_pooled(slot, s);
-	__u32 b;
+	__u32 p = ct_agg_slot_entry(slot, s);
 
-	if (!a)
-		a = ct_agg_hashed(call);
-	if (!a) {
+	if (!p)
+		return ct_agg_pair_entry(call);
+	return p == CT_AGG_NO_ROOM ? 0 : p;
+}
+
+/* One call into pool entry + 1 `p` (0: the pool had no room for its pair: counted as such). */
+static __always_inline void ct_agg_count(__u32 p, __u64 dur, __u64 bytes, bool failed)
+{
+	__u32 k = p - 1, b;
+	struct ct_agg_cpu *a;
+	struct ct_agg_hist *h;
+
+	if (!p || p > ct_agg_pool) {
 		ct_count(CT_STAT_AGG_FULL);
 		return;
 	}
-	if (!a->calls) {
-		a->min_ns = dur;
-		bpf_get_current_comm(a->comm, sizeof(a->comm));
-	}
-	a->calls++;
-	a->total_ns += dur;
-	if (dur < a->min_ns)
+	a = bpf_map_lookup_elem(&agg_pool, &k);
+	h = bpf_map_lookup_elem(&agg_hist, &k);
+	if (!a || !h)
+		return;
+	if (!a->calls || dur < a->min_ns)
 		a->min_ns = dur;
 	if (dur > a->max_ns)
 		a->max_ns = dur;
+	a->calls++;
+	a->total_ns += dur;
 	if (failed)
 		a->errors++;
 	else
@@ -810,7 +844,14 @@ static __always_inline void ct_agg_add(__u32 slot, __u32 call, const struct ct_s
 	b = ct_agg_bucket(dur);
 	asm volatile("" : "+r"(b)); /* the bound below stays in the program */
 	if (b < CT_AGG_BUCKETS) /* always; for the verifier */
-		a->hist[b]++;
+		__sync_fetch_and_add(&h->hist[b], 1);
+}
+
+/* One call into its process's totals. */
+static __always_inline void ct_agg_add(__u32 slot, __u32 call, const struct ct_spec *s,
+				       __u64 dur, __u64 bytes, bool failed)
+{
+	ct_agg_count(ct_agg_entry(slot, call, s), dur, bytes, failed);
 }
 
 static __always_inline int ct_agg_on_entry(struct pt_regs *ctx)
@@ -868,16 +909,21 @@ static __always_inline int ct_agg_on_exit(struct pt_regs *ctx)
 }
 
 /*
- * Aggregate mode on a session program: the call's session cookie keeps its
- * entry time and its process's slot, so that its return needs no thread
- * storage. The time is kept modulo 2^48 ns (3.2 days): a call's duration
- * is exact below that. Only an API that moves bytes keeps a frame, for the
- * bytes its arguments say (a failed call's are not counted, and the return
- * no longer has the arguments).
+ * Aggregate mode on a session program: the call's session cookie keeps
+ * what its return needs, so that the return reads nothing but the cookie
+ * and the totals it adds to (no thread storage, no spec, no index): the
+ * entry time, modulo 2^48 ns (3.2 days: a call's duration is exact below
+ * that); whether the API's result is an error code; whether it moves
+ * bytes; and its pair's pool entry + 1 (0: the pool had no room for it). Only an API that moves bytes keeps a
+ * frame, for the bytes its arguments say (a failed call's are not counted,
+ * and the return no longer has the arguments).
  */
 #define CT_AGG_TS_BITS 48
 #define CT_AGG_TS_MASK ((1ull << CT_AGG_TS_BITS) - 1)
-_Static_assert(CT_AGG_SLOTS < (1u << (64 - CT_AGG_TS_BITS)), "a slot fits above the time");
+#define CT_AGG_CK_ERRORS (1ull << 48) /* CT_SPEC_RET_IS_ERROR */
+#define CT_AGG_CK_BYTES (1ull << 49)  /* the bytes are in the thread's frame */
+#define CT_AGG_CK_ENTRY_SHIFT 50
+_Static_assert(CT_AGG_MAX_ENTRIES < (1u << (64 - CT_AGG_CK_ENTRY_SHIFT)), "a pool entry fits in the cookie");
 
 /*
  * The last traced thread on each CPU, packed in one word that is read and
@@ -923,7 +969,7 @@ static __always_inline int ct_agg_on_session_entry(struct pt_regs *ctx)
 	const struct ct_spec *s = ct_spec_of(call);
 	struct ct_agg_thread *t;
 	bool created = false;
-	__u64 *cookie;
+	__u64 *cookie, c;
 	long slot;
 	__u32 d;
 
@@ -936,6 +982,9 @@ static __always_inline int ct_agg_on_session_entry(struct pt_regs *ctx)
 		ct_agg_add(slot, call, s, 0, ct_call_bytes(ctx, s), false);
 		return 1;
 	}
+	c = (__u64)ct_agg_entry(slot, call, s) << CT_AGG_CK_ENTRY_SHIFT;
+	if (s->flags & CT_SPEC_RET_IS_ERROR)
+		c |= CT_AGG_CK_ERRORS;
 	if (s->bytes_slot != CT_NO_SLOT) {
 		t = ct_thread_get(&agg_inflight, &created);
 		if (t) {
@@ -943,35 +992,34 @@ static __always_inline int ct_agg_on_session_entry(struct pt_regs *ctx)
 			if (d < CT_MAX_DEPTH)
 				t->f[d & (CT_MAX_DEPTH - 1)].bytes = ct_call_bytes(ctx, s);
 		}
+		c |= CT_AGG_CK_BYTES;
 	}
 	cookie = bpf_session_cookie();
 	if (!cookie)
 		return 1;
-	*cookie = ((__u64)slot << CT_AGG_TS_BITS) | (bpf_ktime_get_ns() & CT_AGG_TS_MASK);
+	*cookie = c | (bpf_ktime_get_ns() & CT_AGG_TS_MASK);
 	return 0;
 }
 
 static __always_inline void ct_agg_on_session_exit(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), *cookie = bpf_session_cookie(), c, bytes = 0;
-	__u32 call = (__u32)bpf_get_attach_cookie(ctx), d;
-	const struct ct_spec *s = ct_spec_of(call);
 	struct ct_agg_thread *t;
-	bool failed;
+	__u32 d;
 
-	if (!s || !cookie)
+	if (!cookie)
 		return;
 	c = *cookie;
-	if (s->bytes_slot != CT_NO_SLOT) {
+	if (c & CT_AGG_CK_BYTES) {
 		t = bpf_task_storage_get(&agg_inflight, bpf_get_current_task_btf(), 0, 0);
 		if (t) {
-			d = ct_pop(&t->st, ctx, call);
+			d = ct_pop(&t->st, ctx, (__u32)bpf_get_attach_cookie(ctx));
 			if (d < CT_MAX_DEPTH)
 				bytes = t->f[d & (CT_MAX_DEPTH - 1)].bytes;
 		}
 	}
-	failed = (s->flags & CT_SPEC_RET_IS_ERROR) && (__u32)PT_REGS_RC(ctx);
-	ct_agg_add(c >> CT_AGG_TS_BITS, call, s, (now - c) & CT_AGG_TS_MASK, bytes, failed);
+	ct_agg_count(c >> CT_AGG_CK_ENTRY_SHIFT, (now - c) & CT_AGG_TS_MASK, bytes,
+		     (c & CT_AGG_CK_ERRORS) && (__u32)PT_REGS_RC(ctx));
 }
 
 /*

@@ -184,37 +184,51 @@ enum ct_stat {
 };
 
 /*
- * Aggregate mode: totals per process and call id (no ring traffic). A
- * process gets a slot at its first traced call (CT_AGG_SLOTS at most), and
- * each (slot, call) its first time a place in a preallocated per-CPU pool
- * (agg_index says which, CT_AGG_IN_HASH: the pool was full); processes
- * past the slots, and pairs past the pool, go to a per-CPU hash keyed by
- * struct ct_agg_key. Durations go into the summary's log-linear buckets
- * (core/sinks/hist.h: each power of two split in 2^CT_AGG_SUB_BITS), up to
- * 2^CT_AGG_TOP_BIT ns (18 minutes); longer calls go to the last bucket.
+ * Aggregate mode: totals per process and call id (no ring traffic), in one
+ * preallocated pool: nothing is allocated on a call's path, so that a
+ * burst of first calls (a process starting up) never finds an allocator's
+ * cache empty. A process gets a slot at its first traced call (CT_AGG_SLOTS
+ * at most), and each (slot, call) at its first call an entry of the pool
+ * (agg_index says which); the pairs of processes past the slots find their
+ * entry in a preallocated hash keyed by struct ct_agg_key. An entry is a
+ * struct ct_agg_cpu per CPU (plain adds) and one struct ct_agg_hist shared
+ * by the CPUs (atomic adds): the histogram is most of a pair's bytes, and
+ * a copy of it on each of 128 CPUs would be 600 KB a pair. Durations go
+ * into the summary's log-linear buckets (core/sinks/hist.h: each power of
+ * two split in 2^CT_AGG_SUB_BITS), up to 2^CT_AGG_TOP_BIT ns (18 minutes);
+ * longer calls go to the last bucket. struct ct_agg is a pair's totals as
+ * the reader sums them.
  */
 #define CT_AGG_SUB_BITS 4
 #define CT_AGG_SUB (1u << CT_AGG_SUB_BITS)
 #define CT_AGG_TOP_BIT 40
 #define CT_AGG_BUCKETS ((CT_AGG_TOP_BIT - CT_AGG_SUB_BITS + 1) * CT_AGG_SUB)
 #define CT_AGG_MAX_ENTRIES 4096 /* (process, API) pairs at most; fewer on hosts of many CPUs (engine.c) */
-#define CT_AGG_SLOTS 128        /* processes with a slot: their calls skip the hash */
-#define CT_AGG_IN_HASH 0xffffffffu /* an agg_index entry: this pair is counted in the hash */
+#define CT_AGG_SLOTS 128        /* processes with a slot: their calls find their entries by index */
+#define CT_AGG_NO_ROOM 0xffffffffu /* an agg_index entry: the pool was full at this pair's first call */
 
 struct ct_agg_key {
 	ct_u32 tgid;
 	ct_u32 call;
 };
 
-struct ct_agg {
+struct ct_agg_cpu {
 	ct_u64 calls;
 	ct_u64 errors;
 	ct_u64 total_ns;
 	ct_u64 min_ns;
 	ct_u64 max_ns;
 	ct_u64 bytes;  /* of calls that did not fail */
-	char comm[CT_COMM_LEN];
+};
+
+struct ct_agg_hist {
+	char comm[CT_COMM_LEN]; /* of the thread that made the pair's first call */
 	ct_u64 hist[CT_AGG_BUCKETS];
+};
+
+struct ct_agg {
+	struct ct_agg_cpu t;
+	struct ct_agg_hist h;
 };
 
 /* Index of the highest set bit (v != 0), without a loop. */

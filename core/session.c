@@ -999,7 +999,7 @@ static void report(struct session *s)
 	}
 	if (st[CT_STAT_AGG_FULL])
 		ct_warn("%llu calls were not counted: the kernel's table of (process, API) pairs is full "
-			"(%u pairs)", (unsigned long long)st[CT_STAT_AGG_FULL], s->engine.agg_entries);
+			"(%u pairs)", (unsigned long long)st[CT_STAT_AGG_FULL], s->engine.agg_pool);
 	if (st[CT_STAT_NOSTACK] || s->stacks.unmatched)
 		ct_warn("%llu calls carry no stack: %llu could not be taken or sent (ring full: raise [tracer] "
 			"ringbuf_size), %llu named a stack that never arrived",
@@ -1043,16 +1043,16 @@ static int on_totals(void *ctx, const struct ct_agg_key *k, const struct ct_agg 
 
 	if (pl >= (uint32_t)s->n_plugins || api >= s->plugins[pl].p->n_apis)
 		return 0;
-	if (f->comm && *f->comm && strncmp(f->comm, a->comm, sizeof(a->comm)))
+	if (f->comm && *f->comm && strncmp(f->comm, a->h.comm, sizeof(a->h.comm)))
 		return 0;
 	t = (struct ct_totals){
-		.pid = k->tgid, .comm = a->comm, .plugin = s->plugins[pl].p, .api_idx = api,
-		.timed = !s->entry_only[pl][api], .calls = a->calls, .errors = a->errors,
-		.total_ns = a->total_ns, .min_ns = a->min_ns, .max_ns = a->max_ns, .bytes = a->bytes,
-		.hist = a->hist, .n_hist = CT_AGG_BUCKETS,
+		.pid = k->tgid, .comm = a->h.comm, .plugin = s->plugins[pl].p, .api_idx = api,
+		.timed = !s->entry_only[pl][api], .calls = a->t.calls, .errors = a->t.errors,
+		.total_ns = a->t.total_ns, .min_ns = a->t.min_ns, .max_ns = a->t.max_ns, .bytes = a->t.bytes,
+		.hist = a->h.hist, .n_hist = CT_AGG_BUCKETS,
 		.env = ct_procenv_get(k->tgid), .cgroup = ct_cgroup_of_pid(k->tgid),
 	};
-	s->stats.events += a->calls;
+	s->stats.events += a->t.calls;
 	ct_output_totals(&s->out, &t);
 	return 0;
 }

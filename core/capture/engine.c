@@ -48,29 +48,25 @@ static uint64_t per_cpu_wakeup(uint64_t wakeup, uint64_t ring)
 }
 
 /*
- * Aggregate mode's tables, each one a struct ct_agg (4.8 KB, the
- * histogram's) per pair on every possible CPU, bounded by memory, not by a
- * count alone, and at most CT_AGG_MAX_ENTRIES pairs. The pool (record.h:
- * the pairs of processes with a slot) is preallocated: CT_AGG_POOL_MEMORY
- * at load (2 CPUs: 1747 pairs; 16 CPUs: 218; 128 CPUs: 27). The hash past
- * it allocates pairs as they are first used (BPF_F_NO_PREALLOC): at most
- * CT_AGG_MEMORY (2 CPUs: 4096 pairs, 39 MB at worst; 128 CPUs: 436 pairs,
- * 256 MB). Calls of pairs beyond both are counted (CT_STAT_AGG_FULL) and
+ * Aggregate mode's pool (record.h), preallocated at load: an entry is a
+ * struct ct_agg_cpu on every possible CPU and one struct ct_agg_hist (4.8
+ * KB), bounded by memory, CT_AGG_POOL_MEMORY, not by a count alone, and at
+ * most CT_AGG_MAX_ENTRIES pairs (2 CPUs: 3460 pairs; 16 CPUs: 3039; 128
+ * CPUs: 1539). Calls of pairs beyond it are counted (CT_STAT_AGG_FULL) and
  * reported.
  */
 #define CT_AGG_POOL_MEMORY (16ull << 20)
 #define CT_AGG_MIN_POOL 16
-#define CT_AGG_MEMORY (256ull << 20)
-#define CT_AGG_MIN_ENTRIES 64
 
-static uint32_t agg_pairs(uint64_t memory, uint32_t least)
+static uint32_t agg_pairs(void)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t n = memory / (sizeof(struct ct_agg) * (uint64_t)(ncpu > 0 ? ncpu : 1));
+	uint64_t pair = sizeof(struct ct_agg_cpu) * (uint64_t)(ncpu > 0 ? ncpu : 1) + sizeof(struct ct_agg_hist);
+	uint64_t n = CT_AGG_POOL_MEMORY / pair;
 
 	if (n > CT_AGG_MAX_ENTRIES)
 		n = CT_AGG_MAX_ENTRIES;
-	return n < least ? least : (uint32_t)n;
+	return n < CT_AGG_MIN_POOL ? CT_AGG_MIN_POOL : (uint32_t)n;
 }
 
 /* The argument slot of the first argument with this role, or CT_NO_SLOT. */
@@ -363,15 +359,14 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 		return err;
 	/* Aggregate mode's tables; one entry each in events mode (a map has at least one). */
 	e->agg_slots = o->aggregate && e->agg_calls ? CT_AGG_SLOTS : 0;
-	e->agg_pool = o->aggregate ? agg_pairs(CT_AGG_POOL_MEMORY, CT_AGG_MIN_POOL) : 1;
+	e->agg_pool = o->aggregate ? agg_pairs() : 1;
 	skel->rodata->ct_agg_calls = e->agg_calls;
 	skel->rodata->ct_agg_slots = e->agg_slots;
 	skel->rodata->ct_agg_pool = e->agg_pool;
-	e->agg_hash = o->aggregate ? agg_pairs(CT_AGG_MEMORY, CT_AGG_MIN_ENTRIES) : 1;
-	e->agg_entries = o->aggregate ? e->agg_pool + e->agg_hash : 1;
-	if ((err = bpf_map__set_max_entries(skel->maps.agg, e->agg_hash)) ||
+	if ((err = bpf_map__set_max_entries(skel->maps.agg_pairs, e->agg_pool)) ||
 	    (err = bpf_map__set_max_entries(skel->maps.agg_index, e->agg_slots ? e->agg_slots * e->agg_calls : 1)) ||
-	    (err = bpf_map__set_max_entries(skel->maps.agg_pool, e->agg_pool)))
+	    (err = bpf_map__set_max_entries(skel->maps.agg_pool, e->agg_pool)) ||
+	    (err = bpf_map__set_max_entries(skel->maps.agg_hist, e->agg_pool)))
 		return err;
 	if (o->pids_fd >= 0 && (err = bpf_map__reuse_fd(skel->maps.pids, o->pids_fd)))
 		return err;
@@ -487,7 +482,7 @@ int ct_engine_stats(const struct ct_engine *e, uint64_t *out)
 }
 
 /* One CPU's counts into the sum; a CPU that never ran the pair's calls has zeros. */
-static void agg_merge(struct ct_agg *sum, const struct ct_agg *v)
+static void agg_merge(struct ct_agg_cpu *sum, const struct ct_agg_cpu *v)
 {
 	if (!v->calls)
 		return;
@@ -495,35 +490,40 @@ static void agg_merge(struct ct_agg *sum, const struct ct_agg *v)
 		sum->min_ns = v->min_ns;
 	if (v->max_ns > sum->max_ns)
 		sum->max_ns = v->max_ns;
-	if (!sum->comm[0])
-		memcpy(sum->comm, v->comm, sizeof(sum->comm));
 	sum->calls += v->calls;
 	sum->errors += v->errors;
 	sum->total_ns += v->total_ns;
 	sum->bytes += v->bytes;
-	for (unsigned b = 0; b < CT_AGG_BUCKETS; b++)
-		sum->hist[b] += v->hist[b];
 }
 
-/* One pair's per-CPU totals (in `vals`, ncpu of them) summed, to fn. */
-static int agg_emit(int fd, const void *key, struct ct_agg *vals, int ncpu, const struct ct_agg_key *k,
-		    ct_engine_totals_fn fn, void *ctx)
-{
+struct agg_reader {
+	const struct ct_engine *e;
+	int pool, hist, ncpu;
+	struct ct_agg_cpu *vals; /* ncpu of them */
 	struct ct_agg sum;
+	ct_engine_totals_fn fn;
+	void *ctx;
+};
 
-	if (bpf_map_lookup_elem(fd, key, vals))
+/* A pool entry + 1's totals, its per-CPU counts summed, to fn as the pair k's. */
+static int agg_emit(struct agg_reader *r, uint64_t entry, const struct ct_agg_key *k)
+{
+	uint32_t key = (uint32_t)entry - 1;
+
+	if (!entry || entry > r->e->agg_pool || bpf_map_lookup_elem(r->pool, &key, r->vals) ||
+	    bpf_map_lookup_elem(r->hist, &key, &r->sum.h))
 		return 0;
-	memset(&sum, 0, sizeof(sum));
-	for (int c = 0; c < ncpu; c++)
-		agg_merge(&sum, &vals[c]);
-	return sum.calls ? fn(ctx, k, &sum) : 0;
+	memset(&r->sum.t, 0, sizeof(r->sum.t));
+	for (int c = 0; c < r->ncpu; c++)
+		agg_merge(&r->sum.t, &r->vals[c]);
+	return r->sum.t.calls ? r->fn(r->ctx, k, &r->sum) : 0;
 }
 
-/* The pool's pairs: each slot's process (agg_pids), its calls' entries (agg_index). */
-static int agg_pool_totals(const struct ct_engine *e, struct ct_agg *vals, int ncpu, ct_engine_totals_fn fn,
-			   void *ctx)
+/* The pairs of processes with a slot: each slot's process (agg_pids), its calls' entries (agg_index). */
+static int agg_slot_totals(struct agg_reader *r)
 {
-	int pids = bpf_map__fd(e->skel->maps.agg_pids), pool = bpf_map__fd(e->skel->maps.agg_pool), err = 0;
+	const struct ct_engine *e = r->e;
+	int pids = bpf_map__fd(e->skel->maps.agg_pids), err = 0;
 	size_t len = (size_t)e->agg_slots * e->agg_calls * sizeof(uint64_t);
 	uint32_t tgid, *prev = NULL, slot;
 	const uint64_t *ix;
@@ -538,12 +538,9 @@ static int agg_pool_totals(const struct ct_engine *e, struct ct_agg *vals, int n
 		if (bpf_map_lookup_elem(pids, &tgid, &slot) || slot == 0 || slot > e->agg_slots)
 			continue;
 		for (uint32_t c = 0; c < e->agg_calls && !err; c++) {
-			uint64_t p = ix[(size_t)(slot - 1) * e->agg_calls + c];
-			uint32_t key = (uint32_t)p - 1;
 			struct ct_agg_key k = { .tgid = tgid, .call = e->agg_call_ids[c] };
 
-			if (p && p != CT_AGG_IN_HASH)
-				err = agg_emit(pool, &key, vals, ncpu, &k, fn, ctx);
+			err = agg_emit(r, ix[(size_t)(slot - 1) * e->agg_calls + c], &k);
 		}
 	}
 	munmap((void *)ix, len);
@@ -552,22 +549,26 @@ static int agg_pool_totals(const struct ct_engine *e, struct ct_agg *vals, int n
 
 int ct_engine_totals(const struct ct_engine *e, ct_engine_totals_fn fn, void *ctx)
 {
-	int fd = bpf_map__fd(e->skel->maps.agg), ncpu = libbpf_num_possible_cpus(), err;
+	int pairs = bpf_map__fd(e->skel->maps.agg_pairs), err;
+	struct agg_reader r = { .e = e, .pool = bpf_map__fd(e->skel->maps.agg_pool),
+				.hist = bpf_map__fd(e->skel->maps.agg_hist), .ncpu = libbpf_num_possible_cpus(),
+				.fn = fn, .ctx = ctx };
 	struct ct_agg_key k, *prev = NULL;
-	struct ct_agg *vals;
+	uint32_t entry;
 
-	if (ncpu <= 0)
+	if (r.ncpu <= 0)
 		return -EINVAL;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
+	r.vals = calloc(r.ncpu, sizeof(*r.vals));
+	if (!r.vals)
 		return -ENOMEM;
-	/* A pair is in the pool or in the hash, never both (capture.bpf.c's ct_agg_pooled). */
-	err = agg_pool_totals(e, vals, ncpu, fn, ctx);
-	while (!err && !bpf_map_get_next_key(fd, prev, &k)) {
+	/* A pair has one entry, found by its slot's index or else by the hash (capture.bpf.c). */
+	err = agg_slot_totals(&r);
+	while (!err && !bpf_map_get_next_key(pairs, prev, &k)) {
 		prev = &k;
-		err = agg_emit(fd, &k, vals, ncpu, &k, fn, ctx);
+		if (!bpf_map_lookup_elem(pairs, &k, &entry))
+			err = agg_emit(&r, entry, &k);
 	}
-	free(vals);
+	free(r.vals);
 	return err;
 }
 

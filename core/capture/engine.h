@@ -54,8 +54,7 @@ struct ct_engine {
 	bool multi;             /* uprobe_multi links (session or pair) */
 	bool aggregate;
 	bool empty;             /* the benchmark floor's do-nothing programs (CUDATRACER_BENCH_PROGRAMS) */
-	uint32_t agg_entries;   /* aggregate mode: (process, call id) pairs the tables hold (pool and hash) */
-	uint32_t agg_pool, agg_hash; /* ... of which in the pool (processes with a slot) and in the hash */
+	uint32_t agg_pool;      /* aggregate mode: (process, call id) pairs the pool holds */
 	uint32_t agg_slots;     /* processes with a slot (0: not aggregate mode) */
 	uint32_t agg_calls;     /* the session's calls, ct_spec.agg_call's range */
 	uint32_t *agg_call_ids; /* by agg_call: the call id */
