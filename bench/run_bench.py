@@ -28,6 +28,10 @@ Modes, run in rotating order for --rounds rounds, each on a fresh workload:
               workload is started under it (command mode, the preload
               library in it); its CPU time is sampled from /proc, since the
               tracer's own rusage would count the workload it waits for
+  A+B         (--bpf-stats) A's and B's programs on the same probes at
+              once: the kernel times both on every hit of one workload, so
+              their ratio (aggregate+floor_clock_session) is free of the
+              drift between rounds that separate runs differ by
 The tracer attaches with -p to a workload held before its loop, so its CPU
 time and peak RSS are its own. Prints a markdown table; --json writes all
 figures. With --bpf-stats it times nothing and reports instead what the
@@ -194,7 +198,52 @@ def run_inproc(workload, n):
             "events": int(m.group(1)) if m else None, "lost": int(m.group(2)) if m else None}
 
 
-def run_mode(mode, workload, n, plugin, cudart, bpf_stats=False):
+def run_together(mode, workload, n, plugin, cudart, flip):
+    """A mode "A+B" (--bpf-stats only): A's and B's programs on the same probes
+    at once, so that both run on every probe hit of one workload and the
+    kernel times each on the same calls, in the same minute: a ratio free of
+    the drift between rounds that separate runs of A and B differ by. The
+    one attached last runs first on each hit (the kernel's list of a
+    probe's consumers); flip says which that is, and rounds alternate it."""
+    parts = mode.split("+")
+    tmp = tempfile.mkdtemp(prefix="ctbench.")
+    wl = start_workload(workload, n)
+    tracers = {}
+    for part in (reversed(parts) if flip else parts):
+        cmd, needle = tracer_cmd(part, wl.pid, os.path.join(tmp, part), plugin, cudart)
+        if not cmd:
+            sys.exit("run_bench: %s cannot be paired: it has no programs" % part)
+        os.makedirs(os.path.join(tmp, part))
+        tracers[part] = subprocess.Popen(pinned(cmd, 1), stderr=subprocess.PIPE, text=True)
+        wait_line(tracers[part], needle)
+    snaps, stop = {p: {} for p in parts}, threading.Event()
+    samplers = [threading.Thread(target=sample_stats, args=(tracers[p].pid, stop, snaps[p])) for p in parts]
+    for t in samplers:
+        t.start()
+    wl.stdin.write("go\n")
+    wl.stdin.flush()
+    json.loads(wl.stdout.readline())
+    stop.set()
+    for t in samplers:
+        t.join()
+    wl.wait()
+    for p in parts:
+        if p.startswith("floor"):
+            tracers[p].send_signal(2)
+        tracers[p].stderr.read()
+        tracers[p].wait()
+    subprocess.run(["rm", "-rf", tmp])
+    figs = {p: bpf_figures(snaps[p]) for p in parts}
+    a, b = (figs[p]["ns_per_probe_run"] for p in parts)
+    return {"probe_runs": figs[parts[0]]["probe_runs"], "ns_per_probe_run": a,
+            "other_ns_per_probe_run": figs[parts[0]]["other_ns_per_probe_run"],
+            "paired": {p: figs[p] for p in parts}, "first": parts[-1] if flip else parts[0],
+            "ratio": a / b if a and b else None}
+
+
+def run_mode(mode, workload, n, plugin, cudart, bpf_stats=False, flip=False):
+    if "+" in mode:
+        return {"bpf": run_together(mode, workload, n, plugin, cudart, flip)}
     if mode == "inproc":
         return run_inproc(workload, n)
     tmp = tempfile.mkdtemp(prefix="ctbench.")
@@ -257,7 +306,7 @@ def bpf_stats_pass(a):
     try:
         for r in range(a.rounds):
             for m in modes:
-                runs[m].append(run_mode(m, a.workload, a.n, plugin, cudart, bpf_stats=True)["bpf"])
+                runs[m].append(run_mode(m, a.workload, a.n, plugin, cudart, bpf_stats=True, flip=r % 2 == 1)["bpf"])
                 print("round %d %-10s %s" % (r + 1, m, runs[m][-1]), file=sys.stderr)
     finally:
         with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
@@ -270,6 +319,19 @@ def bpf_stats_pass(a):
             v = [x[k] for x in runs[m] if x.get(k) is not None]
             return statistics.median(v) if v else float("nan")
         print("| %s | %d | %.0f | %.0f |" % (m, med("probe_runs"), med("ns_per_probe_run"), med("other_ns_per_probe_run")))
+    paired = [m for m in modes if "+" in m]
+    if paired:
+        print("\nPaired modes: both programs on the same probe hits, the ratio of the first's time to the"
+              " second's in each round (rounds alternate which runs first), and its median\n")
+        print("| mode | ns per probe run, each | ratio per round | median ratio |")
+        print("|---|---|---|---|")
+        for m in paired:
+            parts = m.split("+")
+            each = " / ".join("%.0f" % statistics.median(x["paired"][p]["ns_per_probe_run"] for x in runs[m])
+                              for p in parts)
+            ratios = [x["ratio"] for x in runs[m] if x.get("ratio")]
+            print("| %s | %s | %s | %.2f |" % (m, each, " ".join("%.2f" % r for r in ratios),
+                                             statistics.median(ratios) if ratios else float("nan")))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"n": a.n, "rounds": a.rounds, "bpf": runs}, f, indent=1)
