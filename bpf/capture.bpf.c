@@ -255,18 +255,23 @@ static __always_inline const struct ct_spec *ct_spec_of(__u32 call)
 	return &ct_specs[call];
 }
 
-/* Who made the call: loads from its task, and its cgroup v2 id (a helper:
- * the task's css_set is RCU's). The ids are the initial namespace's, as
+/* Who made the call: loads from its task (the current one), and its cgroup
+ * v2 id, read as bpf_get_current_cgroup_id() reads it (the css_set is
+ * RCU's, and a program runs inside RCU's read side) without the helper's
+ * call. The ids are the initial namespace's, as
  * bpf_get_current_pid_tgid() gives them. */
-static __always_inline void ct_who(struct ct_record *r)
+static __always_inline void ct_who_of(struct task_struct *task, struct ct_record *r)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-
 	r->pid = task->tgid;
 	r->tid = task->pid;
 	__builtin_memcpy(r->comm, task->comm, CT_COMM_LEN);
 	r->comm[CT_COMM_LEN - 1] = 0;
-	r->cgroup = bpf_get_current_cgroup_id();
+	r->cgroup = task->cgroups->dfl_cgrp->kn->id;
+}
+
+static __always_inline void ct_who(struct ct_record *r)
+{
+	ct_who_of(bpf_get_current_task_btf(), r);
 }
 
 static __always_inline void ct_read_regs(struct pt_regs *ctx, __u64 *args, __u32 stack_words)
@@ -648,12 +653,14 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 static __always_inline int ct_on_exit(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns();
+	struct task_struct *task;
 	const struct ct_spec *s;
 	struct ct_thread *t;
 	struct ct_frame *f;
 	__u32 call, d;
 
-	t = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+	task = bpf_get_current_task_btf();
+	t = bpf_task_storage_get(&inflight, task, 0, 0);
 	/* A return probe fires for every process that called the function, ours
 	 * or not: a thread with no frames was filtered out at entry. */
 	if (!t)
@@ -675,7 +682,7 @@ static __always_inline int ct_on_exit(struct pt_regs *ctx)
 	f->rec.dur_ns = now - f->rec.ts_ns;
 	f->rec.depth = d;
 	f->rec.ret = PT_REGS_RC(ctx);
-	ct_who(&f->rec);
+	ct_who_of(task, &f->rec);
 	ct_ustack_exit(ctx, &f->rec, s->flags);
 	/* A failing call's Python frames: the interpreter's are as they were at entry. */
 	if (!f->rec.pystack && ct_stack_failed(ctx, s->flags))
