@@ -1099,18 +1099,20 @@ static void pause_apply(struct session *s)
 
 	if (want == s->paused)
 		return;
-	if (s->traced && s->inproc) /* what came before, so that the note's counts mean something */
-		ct_shmring_consume(&s->shm);
-	else if (s->traced)
-		ct_rings_consume(&s->rings, -1);
 	now = now_ns(CLOCK_MONOTONIC);
 	if (s->inproc)
 		ct_shmring_pause(&s->shm, want);
 	else
 		ct_engine_pause(&s->engine, want);
 	s->paused = want;
+	/* At a pause, what was recorded before it is read first: the note's
+	 * count is then every call that began before the pause (and ended). */
+	if (want && s->traced && s->inproc)
+		ct_shmring_consume(&s->shm);
+	else if (want && s->traced)
+		ct_rings_consume(&s->rings, -1);
 	if (s->aggregate && s->traced)
-		feed_totals(s); /* the counts at this moment, for the note */
+		feed_totals(s);
 	if (want) {
 		s->pauses++;
 		s->paused_at = now;
