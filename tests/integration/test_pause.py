@@ -12,7 +12,8 @@ no record lost, no return without its call, and the closing report says how
 long recording was paused. With both engines in command mode, with -p and
 system-wide (the daemon), with attach = multi (an entry and a return
 program: the returns of the calls not taken must not count as unpaired),
-and in aggregate mode (the kernel's counts: phases 1 and 3 only).
+and in aggregate mode (the kernel's counts: phases 1 and 3 only). A
+daemon's reload while paused starts the new session paused.
 
 tracer.start_paused: attached but recording nothing until SIGUSR2 (phase 1
 not recorded, phase 2 recorded), paused again by SIGUSR1 (phase 3 not
@@ -192,6 +193,26 @@ def test_events(name, args, mode="command"):
     r.check(paused_report(r) == 1, "%s: one pause" % name)
 
 
+def test_daemon_reload():
+    """A daemon's reload keeps the pause: the new session starts paused."""
+    r = Run([], "daemon")
+    r.phase(1)
+    r.signal(signal.SIGUSR1, r"paused \(SIGUSR1\)")
+    r.signal(signal.SIGHUP, r"Tracing .*SIGTERM stops\. Paused: nothing is recorded until SIGUSR2\.")
+    r.phase(2)
+    r.signal(signal.SIGUSR2, r"resumed \(SIGUSR2\)")
+    r.phase(3)
+    r.finish(signal.SIGTERM)
+    kept = [f for f in os.listdir(r.tmp) if f.startswith("ev.jsonl.")]
+    r.check(r.tr.returncode == 0 and len(kept) == 1, "daemon reload: exit %d, files %r" %
+            (r.tr.returncode, os.listdir(r.tmp)))
+    first = [e["args"]["count"] for e in t.read_jsonl(os.path.join(r.tmp, kept[0]))
+             if e.get("api") == "cudaMemset" and e["pid"] == r.prog.pid]
+    got = r.memsets(r.prog.pid)
+    r.check(first == want(1) and got == want(3), "daemon reload: before it %r, after it %r; want %r and %r" %
+            (first, got, want(1), want(3)))
+
+
 def test_aggregate():
     r = three_phases(["-C", "tracer.mode=aggregate"])
     r.check(r.tr.returncode == 0, "aggregate: tracer exit %d" % r.tr.returncode)
@@ -262,6 +283,7 @@ def main():
     test_events("ebpf attach=multi", ["-C", "tracer.attach=multi"])
     test_events("ebpf -p", [], mode="pid")
     test_events("ebpf daemon", [], mode="daemon")
+    test_daemon_reload()
     test_aggregate()
     test_start_paused("ebpf")
     test_start_paused("inproc")
