@@ -78,6 +78,16 @@ class Lines:
         return "\n".join(self.seen)
 
 
+def ended_at_exit(*procs):
+    """A test that fails leaves no tracer behind (a daemon left running traces every process)."""
+    def end():
+        for p in procs:
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
+    atexit.register(end)
+
+
 def tmpdir():
     d = tempfile.mkdtemp(prefix="cttest.")
     atexit.register(shutil.rmtree, d, True)  # kept while the test reads its files
@@ -108,6 +118,7 @@ class Run:
             else:  # system-wide, as a daemon
                 cmd += ["--daemon"]
             self.tr = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        ended_at_exit(self.tr, self.prog)  # registered after tmpdir's removal: run before it
         self.err = Lines(self.tr.stderr)
         self.err.until(r"Tracing .*(Ctrl-C to end|SIGTERM stops)\.")
         if mode == "command":
@@ -160,7 +171,7 @@ def paused_report(r, still=False):
     m = re.search(r"recording was paused for ([0-9.]+) s of the ([0-9.]+) s traced \((\d+) pauses?(; still "
                   r"paused at the end)?\)", r.stderr)
     r.check(m, "no report of the pause")
-    r.check(PAUSED_S <= float(m.group(1)) < float(m.group(2)), "paused %s s of %s s, want %.1f s at least" %
+    r.check(PAUSED_S <= float(m.group(1)) <= float(m.group(2)), "paused %s s of %s s, want %.1f s at least" %
             (m.group(1), m.group(2), PAUSED_S))
     r.check(bool(m.group(4)) == still, "still paused at the end: %r" % m.group(4))
     return int(m.group(3))
@@ -255,6 +266,7 @@ def test_in_flight(engine):
     out = os.path.join(tmp, "ev.jsonl")
     tr = subprocess.Popen([t.TRACER, "--no-config", "-v", "--engine", engine, "-o", "jsonl:" + out, "--",
                            SLEEPS, "2", "1500000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ended_at_exit(tr)
     err = Lines(tr.stderr)
     err.until(r"Tracing .*Ctrl-C to end\.")
     time.sleep(0.5)
