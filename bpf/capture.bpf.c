@@ -48,7 +48,7 @@ const volatile bool ct_session = false;
  * the last drain ends and loses nothing while the detach takes its time;
  * calls already in flight still send their records at their return.
  */
-bool ct_stopped;
+bool ct_stopped; /* also while paused (SIGUSR1 to SIGUSR2): the core sets and clears it */
 /* Filled by the core before load, by call id (.bss: no zeros in the object). */
 struct ct_spec ct_specs[CT_MAX_CALLS];
 
@@ -492,7 +492,7 @@ static __always_inline __u32 ct_pop(struct ct_stack *st, struct pt_regs *ctx, __
 	}
 	if (st->over)
 		st->over--;
-	else
+	else if (!ct_stopped) /* stopped or paused: its entry was declined, not missed */
 		ct_count(CT_STAT_UNPAIRED);
 	return CT_MAX_DEPTH;
 }

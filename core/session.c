@@ -97,11 +97,21 @@ struct session {
 	unsigned n_gone;
 	uint64_t unfollowed;   /* could not be added (the map is full): their state stays */
 	struct ct_stacks stacks;  /* --stacks: the engine's stacks, by process */
+	/* From SIGUSR1 to SIGUSR2 recording is paused (pause_apply). */
+	bool paused;
+	unsigned pauses;
+	uint64_t paused_at, paused_ns; /* CLOCK_MONOTONIC: since when, and in all before it */
+	uint64_t events_at_pause;
+	uint64_t traced_at, stopped_at; /* CLOCK_MONOTONIC: the probes live, and tracing stopped */
 };
 
 static volatile sig_atomic_t stop_signal;
 /* Daemon mode: SIGHUP asks for a reload, it does not stop the run. */
 static volatile sig_atomic_t hup_reloads, hup_pending;
+/* SIGUSR1: recording paused; SIGUSR2: resumed. The run's loop acts on it.
+ * Kept from one session to the next: a daemon's reload keeps the pause. */
+static volatile sig_atomic_t pause_wanted;
+static bool sessions_begun; /* tracer.start_paused is the first session's */
 
 /* libbpf's own messages (the verifier's log among them) only with -v. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -113,7 +123,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 static void on_signal(int sig)
 {
-	if (sig == SIGHUP && hup_reloads)
+	if (sig == SIGUSR1 || sig == SIGUSR2)
+		pause_wanted = sig == SIGUSR1;
+	else if (sig == SIGHUP && hup_reloads)
 		hup_pending = 1;
 	else
 		stop_signal = sig;
@@ -121,16 +133,16 @@ static void on_signal(int sig)
 
 /* Each ends the run the same way: drain, close every sink, report (SIGHUP
  * in daemon mode: a reload, which ends the run that way too once the new
- * config is accepted). */
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+ * config is accepted). SIGUSR1 and SIGUSR2 pause and resume recording. */
+static const int caught_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
 
-static void catch_stop_signals(void)
+static void catch_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		sigaction(stop_signals[i], &sa, NULL);
+	for (size_t i = 0; i < sizeof(caught_signals) / sizeof(caught_signals[0]); i++)
+		sigaction(caught_signals[i], &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -295,6 +307,7 @@ static void inproc_started(uint32_t pid)
 }
 
 static void proc_exit(struct session *s, uint32_t pid);
+static void pause_apply(struct session *s);
 
 /* /proc/PID/stat says it has ended, or is ending (PF_EXITING, past the
  * point where the watcher's exit tracepoint ran). */
@@ -909,6 +922,8 @@ static int setup(struct session *s)
 
 	if (s->inproc) {
 		err = setup_inproc(s);
+		if (!err)
+			pause_apply(s); /* before the command runs: tracer.start_paused records nothing */
 		goto out;
 	}
 	/* Last, so that a plugin's own library matches its own pattern first:
@@ -932,6 +947,7 @@ static int setup(struct session *s)
 	err = open_engine(s, filter, c->tracer.attach);
 	if (err)
 		goto out;
+	pause_apply(s); /* before any probe is live */
 	err = ct_rings_add(&s->rings, ct_watcher_events_fd(&s->watcher), on_watch, s);
 	if (err < 0) {
 		ct_err("cannot map the watcher's ring buffer: %s", strerror(-err));
@@ -1066,6 +1082,65 @@ static void feed_totals(struct session *s)
 		s->stats.events = events;
 		ct_warn("cannot read the kernel's totals");
 	}
+}
+
+/*
+ * SIGUSR1 and SIGUSR2, acted on here: the handler only sets pause_wanted.
+ * Paused, the engine takes no call that begins (the eBPF engine's stop
+ * flag, the shared ring's `on`), so nothing is lost or unpaired for it;
+ * the probes and the interposer stay, so that a resume is one store, and a
+ * call in flight at the pause is recorded at its return. The ring is read
+ * all the while.
+ */
+static void pause_apply(struct session *s)
+{
+	bool want = pause_wanted;
+	uint64_t now;
+
+	if (want == s->paused)
+		return;
+	now = now_ns(CLOCK_MONOTONIC);
+	if (s->inproc)
+		ct_shmring_pause(&s->shm, want);
+	else
+		ct_engine_pause(&s->engine, want);
+	s->paused = want;
+	/* At a pause, what was recorded before it is read first: the note's
+	 * count is then every call that began before the pause (and ended). */
+	if (want && s->traced && s->inproc)
+		ct_shmring_consume(&s->shm);
+	else if (want && s->traced)
+		ct_rings_consume(&s->rings, -1);
+	if (s->aggregate && s->traced)
+		feed_totals(s);
+	if (want) {
+		s->pauses++;
+		s->paused_at = now;
+		s->events_at_pause = s->stats.events;
+		if (!s->traced)
+			ct_info("recording starts paused (%s): nothing is recorded until SIGUSR2",
+				s->conf->tracer.start_paused ? "tracer.start_paused" : "SIGUSR1");
+		else
+			ct_info("paused (SIGUSR1): calls that begin from now on are not recorded; %llu events so "
+				"far; SIGUSR2 resumes", (unsigned long long)s->stats.events);
+		return;
+	}
+	s->paused_ns += now - s->paused_at;
+	ct_info("resumed (SIGUSR2) after %.3f s paused: recording again; %llu events so far, %llu of them "
+		"read while paused (calls in flight or in the ring at the pause)", (double)(now - s->paused_at) / 1e9,
+		(unsigned long long)s->stats.events, (unsigned long long)(s->stats.events - s->events_at_pause));
+}
+
+/* The closing report's line on pauses, if there were any. */
+static void say_paused(const struct session *s)
+{
+	uint64_t end = s->stopped_at, paused = s->paused_ns + (s->paused ? end - s->paused_at : 0);
+
+	if (!s->pauses)
+		return;
+	ct_note("recording was paused for %.3f s of the %.3f s traced (%u pause%s%s)", (double)paused / 1e9,
+		(double)(end - s->traced_at) / 1e9, s->pauses, s->pauses > 1 ? "s" : "",
+		s->paused ? "; still paused at the end" : "");
 }
 
 /*
@@ -1226,10 +1301,11 @@ static void say_tracing(const struct session *s)
 		snprintf(where, sizeof(where), "every process that maps %s", s->conf->tracer.lib);
 	else
 		snprintf(where, sizeof(where), "every process");
-	ct_note("Tracing %s in %s%s. %s", what, where,
+	ct_note("Tracing %s in %s%s. %s%s", what, where,
 		s->aggregate ? ", counting in the kernel (tracer.mode = aggregate)" :
 		s->inproc ? ", in-process (--engine inproc)" : "",
-		s->conf->tracer.daemon ? "SIGHUP reloads the config, SIGTERM stops." : "Ctrl-C to end.");
+		s->conf->tracer.daemon ? "SIGHUP reloads the config, SIGTERM stops." : "Ctrl-C to end.",
+		s->paused ? " Paused: nothing is recorded until SIGUSR2." : "");
 	say_profile_cost(s);
 }
 
@@ -1270,7 +1346,10 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 	s->shm.fd = -1;
 	s->inproc = conf->tracer.engine == CT_ENGINE_INPROC;
 	hup_reloads = d != NULL;
-	catch_stop_signals(); /* before anything is forked */
+	if (!sessions_begun && conf->tracer.start_paused)
+		pause_wanted = 1;
+	sessions_begun = true;
+	catch_signals(); /* before anything is forked */
 	s->wall_offset = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
 	s->stats.start_ns = now_ns(CLOCK_REALTIME);
 
@@ -1304,6 +1383,9 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 	}
 	boost_reader(s);
 	s->traced = true;
+	s->traced_at = now_ns(CLOCK_MONOTONIC);
+	if (s->paused)
+		s->paused_at = s->traced_at; /* paused from the start: counted from there */
 	if (s->release_fd >= 0) {
 		char go[2 * PATH_MAX + 3] = "g";
 		size_t len = 1;
@@ -1348,6 +1430,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 		reap_child(s);
 		if (s->child_done || s->target_gone)
 			break;
+		pause_apply(s);
 		if (hup_pending) {
 			hup_pending = 0;
 			if (d->reload(d->ctx) > 0) {
@@ -1392,6 +1475,7 @@ out:
 	 * after its last event is read: every task it stopped gets its SIGCONT.
 	 * The ring is read between the steps, and again after.
 	 */
+	s->stopped_at = now_ns(CLOCK_MONOTONIC);
 	ct_engine_stop(&s->engine);
 	if (s->shm.head)
 		ct_shmring_stop(&s->shm);
@@ -1416,6 +1500,7 @@ out:
 	 * would only bury the message that said why. */
 	if (s->traced && !failed) {
 		say_totals(s);
+		say_paused(s);
 		if (s->stats.launches_named || s->stats.launches_unnamed || ct_decode_strings_unread())
 			ct_note("launches: %llu with their kernel named, %llu unnamed (handles made before "
 				"tracing, or whose name could not be read); %llu names unread at entry and at return",

@@ -331,7 +331,9 @@ void ct_hooks_started(pid_t tracer)
 	who(&thr, &f->rec);
 	end = emit(&thr, f, &s);
 	while (end && __atomic_load_n(&ct_g.head->cons_pos, __ATOMIC_ACQUIRE) < end &&
-	       __atomic_load_n(&ct_g.head->on, __ATOMIC_RELAXED) && now_ns() - t0 < CT_SHM_START_WAIT_NS &&
+	       (__atomic_load_n(&ct_g.head->on, __ATOMIC_RELAXED) ||
+		__atomic_load_n(&ct_g.head->paused, __ATOMIC_RELAXED)) && /* paused: the tracer still reads */
+	       now_ns() - t0 < CT_SHM_START_WAIT_NS &&
 	       (tracer <= 0 || !kill(tracer, 0) || errno != ESRCH))
 		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
 }

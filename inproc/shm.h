@@ -80,7 +80,7 @@ struct ct_shm_head {
 	uint32_t track_parents;  /* several plugins: records name the call they were made in */
 	uint64_t data_off;       /* page-aligned */
 	uint64_t data_size;      /* power of two */
-	uint32_t on;             /* 0: the tracer is done; calls go on untraced */
+	uint32_t on;             /* 0: the tracer is done, or paused; calls go on untraced */
 	uint32_t clock;          /* enum ct_shm_clock: what records' ts_ns and dur_ns count */
 	/* CT_SHM_CLOCK_TSC: cycles to CLOCK_MONOTONIC ns as the tracer last
 	 * measured them, as perf's mmap page gives them:
@@ -92,6 +92,9 @@ struct ct_shm_head {
 	uint64_t time_mult;
 	uint64_t time_cycles;
 	uint64_t time_zero;
+	/* 1 while the tracer has paused recording (on is 0 then): it is still
+	 * there, reading, and a process that starts waits for it as usual. */
+	uint32_t paused;
 	uint64_t prod_pos __attribute__((aligned(64)));
 	uint64_t cons_pos __attribute__((aligned(64)));
 	uint64_t stat[CT_SHM_STAT_MAX] __attribute__((aligned(64)));

@@ -458,10 +458,27 @@ int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n
 	return 0;
 }
 
-void ct_engine_stop(struct ct_engine *e)
+/*
+ * A pause is the stop's flag set and cleared (capture.bpf.c's ct_stopped,
+ * checked at every entry): the probes stay, so that a resume is one store.
+ * A stop is final: no resume comes after it.
+ */
+static void set_stopped(struct ct_engine *e)
 {
 	if (e->skel)
-		__atomic_store_n(&e->skel->bss->ct_stopped, true, __ATOMIC_RELEASE);
+		__atomic_store_n(&e->skel->bss->ct_stopped, e->stopped || e->paused, __ATOMIC_RELEASE);
+}
+
+void ct_engine_stop(struct ct_engine *e)
+{
+	e->stopped = true;
+	set_stopped(e);
+}
+
+void ct_engine_pause(struct ct_engine *e, bool paused)
+{
+	e->paused = paused;
+	set_stopped(e);
 }
 
 int ct_engine_ring_fd(const struct ct_engine *e)

@@ -54,6 +54,7 @@ struct ct_engine {
 	bool multi;             /* uprobe_multi links (session or pair) */
 	bool aggregate;
 	bool empty;             /* the benchmark floor's do-nothing programs (CUDATRACER_BENCH_PROGRAMS) */
+	bool stopped, paused;   /* no call that begins is recorded: for good, or until the resume */
 	uint32_t agg_pool;      /* aggregate mode: (process, call id) pairs the pool holds */
 	uint32_t agg_slots;     /* processes with a slot (0: not aggregate mode) */
 	uint32_t agg_calls;     /* the session's calls, ct_spec.agg_call's range */
@@ -70,6 +71,8 @@ int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n
 		   const struct ct_engine_opts *o);
 /* Tracing stops: calls that begin from now on send nothing (those in flight still do). */
 void ct_engine_stop(struct ct_engine *e);
+/* Paused (SIGUSR1): the same as a stop, undone by a resume; the probes stay attached. */
+void ct_engine_pause(struct ct_engine *e, bool paused);
 int ct_engine_ring_fd(const struct ct_engine *e);
 /* How the probes are attached, in words (the startup line, --explain). */
 const char *ct_engine_links_name(const struct ct_engine *e);

@@ -228,10 +228,24 @@ void ct_shmring_stats(const struct ct_shmring *r, uint64_t out[CT_SHM_STAT_MAX])
 	out[CT_SHM_LOST] += r->skipped;
 }
 
+void ct_shmring_pause(struct ct_shmring *r, bool paused)
+{
+	if (!r->head || r->stopped)
+		return;
+	/* paused before on falls to 0: a process that starts meanwhile still waits for its start to be read */
+	if (paused)
+		__atomic_store_n(&r->head->paused, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->head->on, !paused, __ATOMIC_RELEASE);
+	if (!paused)
+		__atomic_store_n(&r->head->paused, 0, __ATOMIC_RELEASE);
+}
+
 void ct_shmring_stop(struct ct_shmring *r)
 {
-	if (r->head)
+	if (r->head) {
 		__atomic_store_n(&r->head->on, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&r->head->paused, 0, __ATOMIC_RELEASE);
+	}
 	r->stopped = true;
 }
 

@@ -43,6 +43,9 @@ int ct_shmring_set_specs(struct ct_shmring *r, const struct ct_shm_spec *specs, 
 int ct_shmring_consume(struct ct_shmring *r);
 /* The counters the processes keep in the header (enum ct_shm_stat). */
 void ct_shmring_stats(const struct ct_shmring *r, uint64_t out[CT_SHM_STAT_MAX]);
+/* Paused (SIGUSR1), or resumed: calls that begin meanwhile go on untraced,
+ * those in flight are still recorded; nothing changes in the processes. */
+void ct_shmring_pause(struct ct_shmring *r, bool paused);
 /* Tracing is over: the command's calls go on untraced. */
 void ct_shmring_stop(struct ct_shmring *r);
 void ct_shmring_close(struct ct_shmring *r);

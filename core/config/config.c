@@ -170,6 +170,10 @@ static const struct ct_key tracer_keys[] = {
 	   "Run as a service (--daemon sets it): every process, until SIGTERM; SIGHUP reloads the "
 	   "config file (a bad one is refused and the running one kept); every sink needs a path "
 	   "or a listener, nothing goes to standard output (docs/daemon.md)"),
+	TK("start_paused", CT_KEY_BOOL, "false", start_paused,
+	   "Start attached (probes in place, the in-process engine preloaded) but record nothing until "
+	   "SIGUSR2 resumes; SIGUSR1 pauses again, at any time and in any mode. Calls in flight at a pause "
+	   "are still recorded; a daemon's reload keeps the pause as it was"),
 	{ 0 },
 };
 

@@ -33,6 +33,7 @@ struct ct_tracer_conf {
 	char *inject_library; /* the injection library for gpu_activity; unset: found beside the binary */
 	char *cupti_path;    /* the libcupti the injection library opens; unset: it looks (docs/gpu.md) */
 	bool daemon;         /* system-wide, long-running: SIGHUP reloads the config (docs/daemon.md) */
+	bool start_paused;   /* attach, record nothing until SIGUSR2 (SIGUSR1 pauses again) */
 };
 
 struct ct_filter_conf {
