@@ -7,7 +7,8 @@
 # machine's own drift between runs is larger than the change.
 #   OLD=/path/to/old/build NEW=build ROUNDS=4 [PIN=W,T] bench/compare_builds.sh
 # PIN: the workload on CPU W, the tracer on CPU T (run_bench.py --pin);
-# TORCH_ITERS=0 leaves the PyTorch loop out.
+# TORCH_ITERS=0 leaves the PyTorch loop out; PAIRED=0 the paired pass (each
+# mode and its floor on the same probes at once: run_bench.py's A+B modes).
 # Results under $OUT: bpf-<build>-<round>.json, torch.txt, and a table on stdout.
 set -uo pipefail
 OLD=${OLD:?the old build folder}
@@ -66,6 +67,41 @@ for b, kind, fl, md in rows:
 print("\n(ns per probe run, medians over rounds; the ratios are per call above the empty programs"
       " of the same kind; the new build's default is session programs where the kernel has them)")
 PY
+
+[ "${PAIRED:-1}" != 0 ] && {
+echo "== Paired: each mode and its floor on the same probes at once (run_bench.py A+B), $ROUNDS rounds"
+# The kernel times both programs on the same calls: their ratio is free of
+# the drift between rounds that the medians above carry.
+for r in $(seq "$ROUNDS"); do
+	for b in OLD NEW; do
+		modes=jsonl+floor_record,aggregate+floor_clock
+		[ "$b" = NEW ] && modes=jsonl+floor_record_session,aggregate+floor_clock_session,jsonl_multi+floor_record,aggregate_multi+floor_clock
+		CT_BUILD=${!b} python3 bench/run_bench.py -n "$N" --rounds 2 --workload "$workload" \
+			--modes "$modes" --bpf-stats ${PIN:+--pin "$PIN"} \
+			--json "$OUT/paired-$b-$r.json" >/dev/null 2>>"$OUT/bpf.log" || echo "paired round $r $b failed"
+	done
+done
+python3 - "$OUT" "$ROUNDS" <<'PY'
+import json, os, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+print("| build | mode + floor | ns per probe run (medians) | ratio per round | median ratio |")
+print("|---|---|---|---|---|")
+for b in ("OLD", "NEW"):
+    per = {}
+    for r in range(1, rounds + 1):
+        p = os.path.join(out, "paired-%s-%d.json" % (b, r))
+        if os.path.exists(p):
+            for mode, runs in json.load(open(p))["bpf"].items():
+                per.setdefault(mode, []).extend(x for x in runs if x.get("ratio"))
+    for mode, runs in per.items():
+        parts = mode.split("+")
+        each = " / ".join("%.0f" % statistics.median(x["paired"][q]["ns_per_probe_run"] for x in runs) for q in parts)
+        ratios = [x["ratio"] for x in runs]
+        print("| %s | %s | %s | %s | %.2f |" % (b, mode, each, " ".join("%.2f" % x for x in ratios),
+                                              statistics.median(ratios)))
+print("\n(raw ratios of BPF time per probe run: the mode's programs against the floor's on the same hits)")
+PY
+}
 
 if [ "$TORCH_ITERS" != 0 ] && python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
 	echo "== PyTorch eager loop, us per iteration, $ROUNDS rounds, rotating"
