@@ -52,7 +52,9 @@ struct thread {
 	uint32_t pad;
 	uint64_t stack_lo, stack_hi; /* the thread's stack, for reads without a system call */
 	uint64_t cons_seen; /* the reader's position when last read: it only grows */
-	char comm[CT_COMM_LEN];
+	/* Who its records are from, as the record's words hold them: pid and
+	 * tid, then comm. Written into each record from here, as words. */
+	uint64_t who[1 + CT_COMM_LEN / 8];
 	struct frame f[CT_MAX_DEPTH];
 	struct frame eo; /* where entry-only records are built */
 };
@@ -93,20 +95,10 @@ static inline uint64_t stamp(void)
 	return ct_g.tsc ? __rdtsc() : now_ns();
 }
 
-static void who(struct thread *t, struct ct_record *r)
+/* Who the thread's records are from, once, not at each call. */
+static void who(struct thread *t)
 {
-	r->pid = ct_g.pid;
-	r->tid = t->tid;
-	memcpy(r->comm, t->comm, CT_COMM_LEN);
-}
-
-/* Who the records are from, written into every frame (a call's record is
- * built in its frame) once, not at each call. */
-static void who_all(struct thread *t)
-{
-	for (int i = 0; i < CT_MAX_DEPTH; i++)
-		who(t, &t->f[i].rec);
-	who(t, &t->eo.rec);
+	t->who[0] = ct_g.pid | (uint64_t)t->tid << 32;
 }
 
 /* The forking thread, in the child: its own ids in its frames (a call in
@@ -117,7 +109,7 @@ void ct_hooks_fork_child(void)
 
 	if (thr.tid) {
 		thr.tid = (uint32_t)gettid();
-		who_all(&thr);
+		who(&thr);
 	}
 	ct_g.mapped = 0; /* a child's shared mappings start without page tables */
 	errno = saved;
@@ -126,16 +118,18 @@ void ct_hooks_fork_child(void)
 /* Once per thread: who it is, and where its stack is. */
 static void thread_init(struct thread *t)
 {
+	char comm[CT_COMM_LEN] = "";
 	int saved = errno;
 	pthread_attr_t a;
 	void *lo;
 	size_t sz;
 
 	t->tid = (uint32_t)gettid();
-	if (prctl(PR_GET_NAME, t->comm))
-		t->comm[0] = 0;
-	t->comm[CT_COMM_LEN - 1] = 0;
-	who_all(t);
+	if (prctl(PR_GET_NAME, comm))
+		comm[0] = 0;
+	comm[CT_COMM_LEN - 1] = 0;
+	memcpy(&t->who[1], comm, CT_COMM_LEN);
+	who(t);
 	if (!t->stack_hi && !pthread_getattr_np(pthread_self(), &a)) {
 		if (!pthread_attr_getstack(&a, &lo, &sz)) {
 			t->stack_lo = (uint64_t)lo;
@@ -273,19 +267,39 @@ static void parent(const struct thread *t, uint32_t d, struct ct_record *r)
 	}
 }
 
-/* The used prefix of the record, as ct_emit sends it, into the ring.
- * Returns the ring position after it, or 0 if it did not fit. */
-static uint64_t emit(struct thread *t, const struct frame *f, const struct ct_spec *s)
+/* The record's words emit() writes itself (the rest is the frame's). */
+#define W(field) (offsetof(struct ct_record, field) / 8)
+_Static_assert(W(ts_ns) == 0 && W(dur_ns) == 1 && W(pid) == 2 && offsetof(struct ct_record, tid) == 20 &&
+		       W(call) == 3 && offsetof(struct ct_record, flags) == 28 && W(depth) == 4 &&
+		       offsetof(struct ct_record, parent) == 36 && W(cgroup) == 5 && W(ustack) == 6 &&
+		       offsetof(struct ct_record, pystack) == 52 && W(comm) == 7 && W(ret) == 9 &&
+		       W(args) == CT_REC_HEAD_SIZE / 8,
+	       "emit() writes the record's header as these words");
+
+/*
+ * The used prefix of the record, as ct_emit sends it, into the ring: the
+ * header composed here, word by word (what the call's end set: duration,
+ * depth, result; who the thread is), the arguments and memory words copied
+ * from the frame, also as words: a copy of the whole record through
+ * memcpy read the header's 4-byte fields just stored as wider loads, which
+ * wait for those stores to reach the cache instead of taking them from the
+ * store buffer. Returns the ring position after it, or 0 if it did not fit.
+ */
+static uint64_t emit(struct thread *t, const struct frame *f, const struct ct_spec *s, uint64_t dur,
+		     uint32_t depth, uint64_t ret)
 {
+	const uint64_t *from = (const uint64_t *)&f->rec;
 	struct ct_shm_head *h = ct_g.head;
-	uint64_t len = (uint64_t)s->rec_words * 8, total, pos;
-	unsigned char *p;
+	uint64_t len = (uint64_t)s->rec_words * 8, total, pos, words, *w;
 
 	if (f->str_len)
 		len = offsetof(struct ct_record, str) + f->str_len;
 	if (len > sizeof(f->rec))
 		len = sizeof(f->rec);
-	total = CT_SHM_REC_HDR + CT_SHM_ALIGN(len);
+	if (len < CT_REC_HEAD_SIZE)
+		len = CT_REC_HEAD_SIZE;
+	words = CT_SHM_ALIGN(len) / 8;
+	total = CT_SHM_REC_HDR + words * 8;
 	pos = __atomic_load_n(&h->prod_pos, __ATOMIC_RELAXED);
 	do {
 		/* The reader's line is read only when the ring looks full by the
@@ -297,10 +311,22 @@ static uint64_t emit(struct thread *t, const struct frame *f, const struct ct_sp
 		}
 	} while (!__atomic_compare_exchange_n(&h->prod_pos, &pos, pos + total, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
-	p = ct_g.data + (pos & ct_g.mask);
-	__atomic_store_n((uint64_t *)p, CT_SHM_HDR(pos, len | CT_SHM_BUSY), __ATOMIC_RELAXED);
-	memcpy(p + CT_SHM_REC_HDR, &f->rec, len);
-	__atomic_store_n((uint64_t *)p, CT_SHM_HDR(pos, len), __ATOMIC_RELEASE);
+	w = (uint64_t *)(ct_g.data + (pos & ct_g.mask));
+	__atomic_store_n(w, CT_SHM_HDR(pos, len | CT_SHM_BUSY), __ATOMIC_RELAXED);
+	w++;
+	w[W(ts_ns)] = f->rec.ts_ns;
+	w[W(dur_ns)] = dur;
+	w[W(pid)] = t->who[0];
+	w[W(call)] = f->rec.call | (uint64_t)f->rec.flags << 32;
+	w[W(depth)] = depth | (uint64_t)f->rec.parent << 32;
+	w[W(cgroup)] = 0;
+	w[W(ustack)] = 0; /* and pystack */
+	w[W(comm)] = t->who[1];
+	w[W(comm) + 1] = t->who[2];
+	w[W(ret)] = ret;
+	for (uint64_t i = W(args); i < words; i++)
+		w[i] = from[i];
+	__atomic_store_n(w - 1, CT_SHM_HDR(pos, len), __ATOMIC_RELEASE);
 	/* The lines a record or two ahead, taken for writing now: else each
 	 * record's first store to a line the reader has read (or that left the
 	 * cache a lap ago) waits for it (-20 ns a call on the 2-core VM). Only
@@ -328,8 +354,7 @@ void ct_hooks_started(pid_t tracer)
 	f->rec.call = CT_SHM_CALL_START;
 	f->rec.ts_ns = stamp();
 	t0 = now_ns();
-	who(&thr, &f->rec);
-	end = emit(&thr, f, &s);
+	end = emit(&thr, f, &s, 0, 0, 0);
 	while (end && __atomic_load_n(&ct_g.head->cons_pos, __ATOMIC_ACQUIRE) < end &&
 	       __atomic_load_n(&ct_g.head->on, __ATOMIC_RELAXED) && now_ns() - t0 < CT_SHM_START_WAIT_NS &&
 	       (tracer <= 0 || !kill(tracer, 0) || errno != ESRCH))
@@ -349,7 +374,9 @@ static inline void clear_mem(const struct ct_spec *s, struct ct_record *r)
 
 static void read_args(struct ct_record *r, const uint64_t *regs, const uint64_t *sp, uint8_t stack_words)
 {
-	memcpy(r->args, regs, CT_REC_REGS * 8);
+	/* As words: tramp.S has just stored them so, and a wider load of two
+	 * waits for both stores to reach the cache. */
+	copy_words(r->args, regs, CT_REC_REGS);
 	if (stack_words > CT_STACK_WORDS)
 		stack_words = CT_STACK_WORDS;
 	/* Past the return address: the caller's stack, readable. */
@@ -406,12 +433,11 @@ CT_HIDDEN struct entry_next ct_inproc_entry(const uint64_t *regs, struct ct_slot
 		parent(t, d, &f->rec);
 		clear_mem(s, &f->rec);
 		f->rec.flags |= do_reads(t, s, CT_READ_ENTRY, f->rec.args, f->rec.mem, (uint64_t)sp, false);
-		read_str(t, s, f, (uint64_t)sp);
+		f->str_len = 0;
+		if (s->str_slot != CT_NO_SLOT)
+			read_str(t, s, f, (uint64_t)sp);
 		f->rec.ts_ns = stamp();
-		f->rec.dur_ns = 0;
-		f->rec.depth = d;
-		f->rec.ret = 0;
-		emit(t, f, s);
+		emit(t, f, s, 0, d, 0);
 		goto done;
 	}
 	if (d >= CT_MAX_DEPTH) {
@@ -428,7 +454,9 @@ CT_HIDDEN struct entry_next ct_inproc_entry(const uint64_t *regs, struct ct_slot
 	clear_mem(s, &f->rec);
 	if (s->flags & CT_SPEC_READS_ENTRY)
 		f->rec.flags |= do_reads(t, s, CT_READ_ENTRY, f->rec.args, f->rec.mem, (uint64_t)sp, false);
-	read_str(t, s, f, (uint64_t)sp);
+	f->str_len = 0;
+	if (s->str_slot != CT_NO_SLOT)
+		read_str(t, s, f, (uint64_t)sp);
 	/* tramp.S calls the function with the caller's return address (kept
 	 * here) taken off the stack: the function sees its caller's stack as it
 	 * was, its return address in that slot is the trampoline's. */
@@ -477,10 +505,7 @@ CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
 		/* A string whose page was not in memory at entry: the call has touched it by now. */
 		if (s->str_slot != CT_NO_SLOT && !f->str_len)
 			read_str(t, s, f, sp_after);
-		f->rec.dur_ns = now - f->rec.ts_ns;
-		f->rec.depth = (uint32_t)k;
-		f->rec.ret = rax;
-		emit(t, f, s);
+		emit(t, f, s, now - f->rec.ts_ns, (uint32_t)k, rax);
 		t->busy = 0;
 	}
 	return ret;
