@@ -267,39 +267,30 @@ static void parent(const struct thread *t, uint32_t d, struct ct_record *r)
 	}
 }
 
-/* The record's words emit() writes itself (the rest is the frame's). */
-#define W(field) (offsetof(struct ct_record, field) / 8)
-_Static_assert(W(ts_ns) == 0 && W(dur_ns) == 1 && W(pid) == 2 && offsetof(struct ct_record, tid) == 20 &&
-		       W(call) == 3 && offsetof(struct ct_record, flags) == 28 && W(depth) == 4 &&
-		       offsetof(struct ct_record, parent) == 36 && W(cgroup) == 5 && W(ustack) == 6 &&
-		       offsetof(struct ct_record, pystack) == 52 && W(comm) == 7 && W(ret) == 9 &&
-		       W(args) == CT_REC_HEAD_SIZE / 8,
-	       "emit() writes the record's header as these words");
-
 /*
- * The used prefix of the record, as ct_emit sends it, into the ring: the
- * header composed here, word by word (what the call's end set: duration,
- * depth, result; who the thread is), the arguments and memory words copied
- * from the frame, also as words: a copy of the whole record through
- * memcpy read the header's 4-byte fields just stored as wider loads, which
- * wait for those stores to reach the cache instead of taking them from the
- * store buffer. Returns the ring position after it, or 0 if it did not fit.
+ * The record, packed (shm.h), into the ring: its fixed words composed here
+ * from what the call's end set (duration, depth, result) and who the
+ * thread is, then the argument, memory and string words the frame holds,
+ * each as one 8-byte move: a memcpy of the frame's record read its 4-byte
+ * fields just stored by wider loads, which wait for those stores to reach
+ * the cache. Returns the ring position after it, or 0 if it did not fit.
  */
-static uint64_t emit(struct thread *t, const struct frame *f, const struct ct_spec *s, uint64_t dur,
-		     uint32_t depth, uint64_t ret)
+static uint64_t emit(struct thread *t, const struct frame *f, const struct ct_spec *s, uint32_t n_args,
+		     uint64_t dur, uint32_t depth, uint64_t ret)
 {
-	const uint64_t *from = (const uint64_t *)&f->rec;
+	const unsigned mem_at = offsetof(struct ct_record, mem) / 8;
+	const uint64_t *args = f->rec.args, *mem = f->rec.mem, *str = (const uint64_t *)f->rec.str;
 	struct ct_shm_head *h = ct_g.head;
-	uint64_t len = (uint64_t)s->rec_words * 8, total, pos, words, *w;
+	uint32_t n_mem = s->rec_words > mem_at ? s->rec_words - mem_at : 0, str_words, len;
+	uint64_t total, pos, *w;
 
-	if (f->str_len)
-		len = offsetof(struct ct_record, str) + f->str_len;
-	if (len > sizeof(f->rec))
-		len = sizeof(f->rec);
-	if (len < CT_REC_HEAD_SIZE)
-		len = CT_REC_HEAD_SIZE;
-	words = CT_SHM_ALIGN(len) / 8;
-	total = CT_SHM_REC_HDR + words * 8;
+	if (n_mem > CT_REC_MEM)
+		n_mem = CT_REC_MEM;
+	if (n_args > CT_REC_ARGS)
+		n_args = CT_REC_ARGS;
+	str_words = (uint32_t)CT_SHM_ALIGN(f->str_len) / 8;
+	len = (CT_SHM_FIXED + n_args + n_mem) * 8 + f->str_len;
+	total = CT_SHM_REC_HDR + CT_SHM_ALIGN(len);
 	pos = __atomic_load_n(&h->prod_pos, __ATOMIC_RELAXED);
 	do {
 		/* The reader's line is read only when the ring looks full by the
@@ -311,22 +302,26 @@ static uint64_t emit(struct thread *t, const struct frame *f, const struct ct_sp
 		}
 	} while (!__atomic_compare_exchange_n(&h->prod_pos, &pos, pos + total, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
+	len |= n_args << CT_SHM_ARGS_SHIFT | n_mem << CT_SHM_MEM_SHIFT;
 	w = (uint64_t *)(ct_g.data + (pos & ct_g.mask));
 	__atomic_store_n(w, CT_SHM_HDR(pos, len | CT_SHM_BUSY), __ATOMIC_RELAXED);
 	w++;
-	w[W(ts_ns)] = f->rec.ts_ns;
-	w[W(dur_ns)] = dur;
-	w[W(pid)] = t->who[0];
-	w[W(call)] = f->rec.call | (uint64_t)f->rec.flags << 32;
-	w[W(depth)] = depth | (uint64_t)f->rec.parent << 32;
-	w[W(cgroup)] = 0;
-	w[W(ustack)] = 0; /* and pystack */
-	w[W(comm)] = t->who[1];
-	w[W(comm) + 1] = t->who[2];
-	w[W(ret)] = ret;
-	for (uint64_t i = W(args); i < words; i++)
-		w[i] = from[i];
-	__atomic_store_n(w - 1, CT_SHM_HDR(pos, len), __ATOMIC_RELEASE);
+	w[CT_SHM_W_TS] = f->rec.ts_ns;
+	w[CT_SHM_W_DUR] = dur;
+	w[CT_SHM_W_WHO] = t->who[0];
+	w[CT_SHM_W_CALL] = f->rec.call | (uint64_t)f->rec.flags << 32;
+	w[CT_SHM_W_DEPTH] = depth | (uint64_t)f->rec.parent << 32;
+	w[CT_SHM_W_RET] = ret;
+	w[CT_SHM_W_COMM] = t->who[1];
+	w[CT_SHM_W_COMM + 1] = t->who[2];
+	w += CT_SHM_FIXED;
+	for (uint32_t i = 0; i < n_args; i++)
+		*w++ = args[i];
+	for (uint32_t i = 0; i < n_mem; i++)
+		*w++ = mem[i];
+	for (uint32_t i = 0; i < str_words; i++)
+		w[i] = str[i];
+	__atomic_store_n((uint64_t *)(ct_g.data + (pos & ct_g.mask)), CT_SHM_HDR(pos, len), __ATOMIC_RELEASE);
 	/* The lines a record or two ahead, taken for writing now: else each
 	 * record's first store to a line the reader has read (or that left the
 	 * cache a lap ago) waits for it (-20 ns a call on the 2-core VM). Only
@@ -354,21 +349,19 @@ void ct_hooks_started(pid_t tracer)
 	f->rec.call = CT_SHM_CALL_START;
 	f->rec.ts_ns = stamp();
 	t0 = now_ns();
-	end = emit(&thr, f, &s, 0, 0, 0);
+	end = emit(&thr, f, &s, 0, 0, 0, 0);
 	while (end && __atomic_load_n(&ct_g.head->cons_pos, __ATOMIC_ACQUIRE) < end &&
 	       __atomic_load_n(&ct_g.head->on, __ATOMIC_RELAXED) && now_ns() - t0 < CT_SHM_START_WAIT_NS &&
 	       (tracer <= 0 || !kill(tracer, 0) || errno != ESRCH))
 		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
 }
 
-/* The memory words the record sends (all of them before a string), zeroed
- * as moves: the reads fill some. */
+/* The memory words the record sends, zeroed as moves: the reads fill some. */
 static inline void clear_mem(const struct ct_spec *s, struct ct_record *r)
 {
 	const int mem_at = offsetof(struct ct_record, mem) / 8;
-	int n = s->str_slot != CT_NO_SLOT ? CT_REC_MEM : s->rec_words - mem_at;
 
-	for (int i = 0; i < n && i < CT_REC_MEM; i++)
+	for (int i = 0; i < s->rec_words - mem_at && i < CT_REC_MEM; i++)
 		r->mem[i] = 0;
 }
 
@@ -437,7 +430,7 @@ CT_HIDDEN struct entry_next ct_inproc_entry(const uint64_t *regs, struct ct_slot
 		if (s->str_slot != CT_NO_SLOT)
 			read_str(t, s, f, (uint64_t)sp);
 		f->rec.ts_ns = stamp();
-		emit(t, f, s, 0, d, 0);
+		emit(t, f, s, row->arg_words, 0, d, 0);
 		goto done;
 	}
 	if (d >= CT_MAX_DEPTH) {
@@ -495,7 +488,8 @@ CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
 	ret = f->ret;
 	t->depth = (uint32_t)k;
 	if (!t->busy && ct_g.head) {
-		const struct ct_spec *s = &ct_g.specs[f->row1 - 1].spec;
+		const struct ct_shm_spec *row = &ct_g.specs[f->row1 - 1];
+		const struct ct_spec *s = &row->spec;
 
 		t->busy = 1;
 		/* An out-parameter read at return: written by a call that succeeded. */
@@ -505,7 +499,7 @@ CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
 		/* A string whose page was not in memory at entry: the call has touched it by now. */
 		if (s->str_slot != CT_NO_SLOT && !f->str_len)
 			read_str(t, s, f, sp_after);
-		emit(t, f, s, now - f->rec.ts_ns, (uint32_t)k, rax);
+		emit(t, f, s, row->arg_words, now - f->rec.ts_ns, (uint32_t)k, rax);
 		t->busy = 0;
 	}
 	return ret;
