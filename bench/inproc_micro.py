@@ -11,7 +11,7 @@ records lost (none, in a ring large enough: --ring), and what the hook
 path's pieces cost alone on this machine.
 No root needed.
 
-    python3 bench/inproc_micro.py [-n 300000] [--rounds 7] [--ring 256M] [--old ../old/build] [--json out.json]
+    python3 bench/inproc_micro.py [-n 300000] [--rounds 7] [--ring 256M] [--old ../old/build] [--out /dev/null] [--json out.json]
 """
 import argparse
 import json
@@ -52,6 +52,8 @@ def main():
                     "record (a lost one costs less than a recorded one, and would flatter the figures)")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--old", help="a second build tree, measured beside this one")
+    ap.add_argument("--out", help="the jsonl sink's file (default: a temporary file): /dev/null leaves the reader "
+                    "less to do, and the rounds' spread smaller on a shared machine")
     ap.add_argument("--json", help="write every figure here")
     a = ap.parse_args()
     prog = os.path.join(B, "bench", "ct-inproc-micro")
@@ -65,7 +67,7 @@ def main():
     for r in range(a.rounds):
         for k in range(len(names)):
             m = names[(k + r) % len(names)]
-            res, nlost = run(m, modes[m], prog, a.n, os.path.join(tmp, "events.jsonl"), a.ring)
+            res, nlost = run(m, modes[m], prog, a.n, a.out or os.path.join(tmp, "events.jsonl"), a.ring)
             for api, ns in res.items():
                 figs[m].setdefault(api, []).append(ns)
             lost[m].append(nlost)

@@ -52,7 +52,9 @@ struct thread {
 	uint32_t pad;
 	uint64_t stack_lo, stack_hi; /* the thread's stack, for reads without a system call */
 	uint64_t cons_seen; /* the reader's position when last read: it only grows */
-	char comm[CT_COMM_LEN];
+	/* Who its records are from, as the record's words hold them: pid and
+	 * tid, then comm. Written into each record from here, as words. */
+	uint64_t who[1 + CT_COMM_LEN / 8];
 	struct frame f[CT_MAX_DEPTH];
 	struct frame eo; /* where entry-only records are built */
 };
@@ -93,20 +95,10 @@ static inline uint64_t stamp(void)
 	return ct_g.tsc ? __rdtsc() : now_ns();
 }
 
-static void who(struct thread *t, struct ct_record *r)
+/* Who the thread's records are from, once, not at each call. */
+static void who(struct thread *t)
 {
-	r->pid = ct_g.pid;
-	r->tid = t->tid;
-	memcpy(r->comm, t->comm, CT_COMM_LEN);
-}
-
-/* Who the records are from, written into every frame (a call's record is
- * built in its frame) once, not at each call. */
-static void who_all(struct thread *t)
-{
-	for (int i = 0; i < CT_MAX_DEPTH; i++)
-		who(t, &t->f[i].rec);
-	who(t, &t->eo.rec);
+	t->who[0] = ct_g.pid | (uint64_t)t->tid << 32;
 }
 
 /* The forking thread, in the child: its own ids in its frames (a call in
@@ -117,7 +109,7 @@ void ct_hooks_fork_child(void)
 
 	if (thr.tid) {
 		thr.tid = (uint32_t)gettid();
-		who_all(&thr);
+		who(&thr);
 	}
 	ct_g.mapped = 0; /* a child's shared mappings start without page tables */
 	errno = saved;
@@ -126,16 +118,18 @@ void ct_hooks_fork_child(void)
 /* Once per thread: who it is, and where its stack is. */
 static void thread_init(struct thread *t)
 {
+	char comm[CT_COMM_LEN] = "";
 	int saved = errno;
 	pthread_attr_t a;
 	void *lo;
 	size_t sz;
 
 	t->tid = (uint32_t)gettid();
-	if (prctl(PR_GET_NAME, t->comm))
-		t->comm[0] = 0;
-	t->comm[CT_COMM_LEN - 1] = 0;
-	who_all(t);
+	if (prctl(PR_GET_NAME, comm))
+		comm[0] = 0;
+	comm[CT_COMM_LEN - 1] = 0;
+	memcpy(&t->who[1], comm, CT_COMM_LEN);
+	who(t);
 	if (!t->stack_hi && !pthread_getattr_np(pthread_self(), &a)) {
 		if (!pthread_attr_getstack(&a, &lo, &sz)) {
 			t->stack_lo = (uint64_t)lo;
@@ -273,18 +267,29 @@ static void parent(const struct thread *t, uint32_t d, struct ct_record *r)
 	}
 }
 
-/* The used prefix of the record, as ct_emit sends it, into the ring.
- * Returns the ring position after it, or 0 if it did not fit. */
-static uint64_t emit(struct thread *t, const struct frame *f, const struct ct_spec *s)
+/*
+ * The record, packed (shm.h), into the ring: its fixed words composed here
+ * from what the call's end set (duration, depth, result) and who the
+ * thread is, then the argument, memory and string words the frame holds,
+ * each as one 8-byte move: a memcpy of the frame's record read its 4-byte
+ * fields just stored by wider loads, which wait for those stores to reach
+ * the cache. Returns the ring position after it, or 0 if it did not fit.
+ */
+static uint64_t emit(struct thread *t, const struct frame *f, const struct ct_spec *s, uint32_t n_args,
+		     uint64_t dur, uint32_t depth, uint64_t ret)
 {
+	const unsigned mem_at = offsetof(struct ct_record, mem) / 8;
+	const uint64_t *args = f->rec.args, *mem = f->rec.mem, *str = (const uint64_t *)f->rec.str;
 	struct ct_shm_head *h = ct_g.head;
-	uint64_t len = (uint64_t)s->rec_words * 8, total, pos;
-	unsigned char *p;
+	uint32_t n_mem = s->rec_words > mem_at ? s->rec_words - mem_at : 0, str_words, len;
+	uint64_t total, pos, *w;
 
-	if (f->str_len)
-		len = offsetof(struct ct_record, str) + f->str_len;
-	if (len > sizeof(f->rec))
-		len = sizeof(f->rec);
+	if (n_mem > CT_REC_MEM)
+		n_mem = CT_REC_MEM;
+	if (n_args > CT_REC_ARGS)
+		n_args = CT_REC_ARGS;
+	str_words = (uint32_t)CT_SHM_ALIGN(f->str_len) / 8;
+	len = (CT_SHM_FIXED + n_args + n_mem) * 8 + f->str_len;
 	total = CT_SHM_REC_HDR + CT_SHM_ALIGN(len);
 	pos = __atomic_load_n(&h->prod_pos, __ATOMIC_RELAXED);
 	do {
@@ -297,10 +302,26 @@ static uint64_t emit(struct thread *t, const struct frame *f, const struct ct_sp
 		}
 	} while (!__atomic_compare_exchange_n(&h->prod_pos, &pos, pos + total, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
-	p = ct_g.data + (pos & ct_g.mask);
-	__atomic_store_n((uint64_t *)p, CT_SHM_HDR(pos, len | CT_SHM_BUSY), __ATOMIC_RELAXED);
-	memcpy(p + CT_SHM_REC_HDR, &f->rec, len);
-	__atomic_store_n((uint64_t *)p, CT_SHM_HDR(pos, len), __ATOMIC_RELEASE);
+	len |= n_args << CT_SHM_ARGS_SHIFT | n_mem << CT_SHM_MEM_SHIFT;
+	w = (uint64_t *)(ct_g.data + (pos & ct_g.mask));
+	__atomic_store_n(w, CT_SHM_HDR(pos, len | CT_SHM_BUSY), __ATOMIC_RELAXED);
+	w++;
+	w[CT_SHM_W_TS] = f->rec.ts_ns;
+	w[CT_SHM_W_DUR] = dur;
+	w[CT_SHM_W_WHO] = t->who[0];
+	w[CT_SHM_W_CALL] = f->rec.call | (uint64_t)f->rec.flags << 32;
+	w[CT_SHM_W_DEPTH] = depth | (uint64_t)f->rec.parent << 32;
+	w[CT_SHM_W_RET] = ret;
+	w[CT_SHM_W_COMM] = t->who[1];
+	w[CT_SHM_W_COMM + 1] = t->who[2];
+	w += CT_SHM_FIXED;
+	for (uint32_t i = 0; i < n_args; i++)
+		*w++ = args[i];
+	for (uint32_t i = 0; i < n_mem; i++)
+		*w++ = mem[i];
+	for (uint32_t i = 0; i < str_words; i++)
+		w[i] = str[i];
+	__atomic_store_n((uint64_t *)(ct_g.data + (pos & ct_g.mask)), CT_SHM_HDR(pos, len), __ATOMIC_RELEASE);
 	/* The lines a record or two ahead, taken for writing now: else each
 	 * record's first store to a line the reader has read (or that left the
 	 * cache a lap ago) waits for it (-20 ns a call on the 2-core VM). Only
@@ -328,8 +349,7 @@ void ct_hooks_started(pid_t tracer)
 	f->rec.call = CT_SHM_CALL_START;
 	f->rec.ts_ns = stamp();
 	t0 = now_ns();
-	who(&thr, &f->rec);
-	end = emit(&thr, f, &s);
+	end = emit(&thr, f, &s, 0, 0, 0, 0);
 	while (end && __atomic_load_n(&ct_g.head->cons_pos, __ATOMIC_ACQUIRE) < end &&
 	       (__atomic_load_n(&ct_g.head->on, __ATOMIC_RELAXED) ||
 		__atomic_load_n(&ct_g.head->paused, __ATOMIC_RELAXED)) && /* paused: the tracer still reads */
@@ -338,20 +358,20 @@ void ct_hooks_started(pid_t tracer)
 		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
 }
 
-/* The memory words the record sends (all of them before a string), zeroed
- * as moves: the reads fill some. */
+/* The memory words the record sends, zeroed as moves: the reads fill some. */
 static inline void clear_mem(const struct ct_spec *s, struct ct_record *r)
 {
 	const int mem_at = offsetof(struct ct_record, mem) / 8;
-	int n = s->str_slot != CT_NO_SLOT ? CT_REC_MEM : s->rec_words - mem_at;
 
-	for (int i = 0; i < n && i < CT_REC_MEM; i++)
+	for (int i = 0; i < s->rec_words - mem_at && i < CT_REC_MEM; i++)
 		r->mem[i] = 0;
 }
 
 static void read_args(struct ct_record *r, const uint64_t *regs, const uint64_t *sp, uint8_t stack_words)
 {
-	memcpy(r->args, regs, CT_REC_REGS * 8);
+	/* As words: tramp.S has just stored them so, and a wider load of two
+	 * waits for both stores to reach the cache. */
+	copy_words(r->args, regs, CT_REC_REGS);
 	if (stack_words > CT_STACK_WORDS)
 		stack_words = CT_STACK_WORDS;
 	/* Past the return address: the caller's stack, readable. */
@@ -408,12 +428,11 @@ CT_HIDDEN struct entry_next ct_inproc_entry(const uint64_t *regs, struct ct_slot
 		parent(t, d, &f->rec);
 		clear_mem(s, &f->rec);
 		f->rec.flags |= do_reads(t, s, CT_READ_ENTRY, f->rec.args, f->rec.mem, (uint64_t)sp, false);
-		read_str(t, s, f, (uint64_t)sp);
+		f->str_len = 0;
+		if (s->str_slot != CT_NO_SLOT)
+			read_str(t, s, f, (uint64_t)sp);
 		f->rec.ts_ns = stamp();
-		f->rec.dur_ns = 0;
-		f->rec.depth = d;
-		f->rec.ret = 0;
-		emit(t, f, s);
+		emit(t, f, s, row->arg_words, 0, d, 0);
 		goto done;
 	}
 	if (d >= CT_MAX_DEPTH) {
@@ -430,7 +449,9 @@ CT_HIDDEN struct entry_next ct_inproc_entry(const uint64_t *regs, struct ct_slot
 	clear_mem(s, &f->rec);
 	if (s->flags & CT_SPEC_READS_ENTRY)
 		f->rec.flags |= do_reads(t, s, CT_READ_ENTRY, f->rec.args, f->rec.mem, (uint64_t)sp, false);
-	read_str(t, s, f, (uint64_t)sp);
+	f->str_len = 0;
+	if (s->str_slot != CT_NO_SLOT)
+		read_str(t, s, f, (uint64_t)sp);
 	/* tramp.S calls the function with the caller's return address (kept
 	 * here) taken off the stack: the function sees its caller's stack as it
 	 * was, its return address in that slot is the trampoline's. */
@@ -469,7 +490,8 @@ CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
 	ret = f->ret;
 	t->depth = (uint32_t)k;
 	if (!t->busy && ct_g.head) {
-		const struct ct_spec *s = &ct_g.specs[f->row1 - 1].spec;
+		const struct ct_shm_spec *row = &ct_g.specs[f->row1 - 1];
+		const struct ct_spec *s = &row->spec;
 
 		t->busy = 1;
 		/* An out-parameter read at return: written by a call that succeeded. */
@@ -479,10 +501,7 @@ CT_HIDDEN uint64_t ct_inproc_exit(uint64_t rax, uint64_t sp_after)
 		/* A string whose page was not in memory at entry: the call has touched it by now. */
 		if (s->str_slot != CT_NO_SLOT && !f->str_len)
 			read_str(t, s, f, sp_after);
-		f->rec.dur_ns = now - f->rec.ts_ns;
-		f->rec.depth = (uint32_t)k;
-		f->rec.ret = rax;
-		emit(t, f, s);
+		emit(t, f, s, row->arg_words, now - f->rec.ts_ns, (uint32_t)k, rax);
 		t->busy = 0;
 	}
 	return ret;

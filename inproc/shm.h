@@ -15,7 +15,9 @@
  * lost record and the call goes on), writes the record, and commits by
  * storing its 8-byte header with release order. The header names the
  * position it was written for, so a stale one from the ring's last lap is
- * never taken for a new one, and the reader clears nothing. Engine-
+ * never taken for a new one, and the reader clears nothing. A record is
+ * packed: only the words the decoder reads are sent, and the tracer
+ * unpacks it into the struct ct_record the eBPF engine sends. Engine-
  * internal, fixed-size types only.
  */
 #ifndef CT_INPROC_SHM_H
@@ -25,7 +27,7 @@
 #include "record.h"
 
 #define CT_SHM_MAGIC 0x434f5250534e4943ull /* "CINSPROC" */
-#define CT_SHM_VERSION 2
+#define CT_SHM_VERSION 3 /* 3: records packed (CT_SHM_FIXED) */
 #define CT_SHM_HEAD_SIZE 4096
 #define CT_SHM_NAME 64 /* bytes of a symbol name, NUL included */
 
@@ -103,19 +105,43 @@ struct ct_shm_head {
 struct ct_shm_spec {
 	char name[CT_SHM_NAME];
 	uint32_t call;
-	uint32_t pad;
+	uint32_t arg_words; /* argument slots its records send (the decoder's), at most CT_REC_ARGS */
 	struct ct_spec spec;
 };
 
-/* A record's header in the ring: its length (without the header), and the
- * position it was written at, in 8-byte units, as a commit mark. BUSY: the
- * producer has reserved it and is writing (a producer killed there leaves
- * BUSY, which the reader skips after a while). A length is never 0: a
- * header of zeroes is a position reserved and not yet written, even where
- * its stamp is 0 too (the ring's first). */
+/* A record's header in the ring: its length (without the header), the
+ * argument and memory words it carries, and the position it was written
+ * at, in 8-byte units, as a commit mark. BUSY: the producer has reserved it
+ * and is writing (a producer killed there leaves BUSY, which the reader
+ * skips after a while). A length is never 0: a header of zeroes is a
+ * position reserved and not yet written, even where its stamp is 0 too
+ * (the ring's first). */
 #define CT_SHM_BUSY (1u << 31)
+#define CT_SHM_LEN_MASK 0xffffu
+#define CT_SHM_ARGS_SHIFT 16 /* 4 bits: argument words (0..CT_REC_ARGS) */
+#define CT_SHM_MEM_SHIFT 20  /* 4 bits: memory words (0..CT_REC_MEM) */
 #define CT_SHM_REC_HDR 8
 #define CT_SHM_HDR(pos, len) (((uint64_t)(uint32_t)((pos) >> 3) << 32) | (uint32_t)(len))
 #define CT_SHM_ALIGN(n) (((n) + 7) & ~(uint64_t)7)
+
+/*
+ * The record after its header, packed: the CT_SHM_FIXED words below (the
+ * struct ct_record header's fields that are ever set, in pairs where they
+ * are 32 bits), then the argument words, then the memory words, then the
+ * string with its NUL (CT_REC_HAS_STR), to the header's length. What a
+ * struct ct_record has beyond these (the unused argument slots before the
+ * memory words, cgroup and stack ids: 96 bytes of cudaGetDevice's 184) is
+ * not sent; the tracer writes zeroes there.
+ */
+enum ct_shm_word {
+	CT_SHM_W_TS,    /* ts_ns */
+	CT_SHM_W_DUR,   /* dur_ns */
+	CT_SHM_W_WHO,   /* pid | tid << 32 */
+	CT_SHM_W_CALL,  /* call | flags << 32 */
+	CT_SHM_W_DEPTH, /* depth | parent << 32 */
+	CT_SHM_W_RET,   /* ret */
+	CT_SHM_W_COMM,  /* comm, CT_COMM_LEN bytes */
+	CT_SHM_FIXED = CT_SHM_W_COMM + CT_COMM_LEN / 8,
+};
 
 #endif

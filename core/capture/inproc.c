@@ -15,6 +15,7 @@
 #include "util/log.h"
 #include "capture/target.h"
 #include "capture/inproc.h"
+#include "decode/decode.h"
 
 /* The library `name` in the first folder that has it, trusted; into out. */
 static int find_lib(const char *name, char *out)
@@ -91,6 +92,7 @@ int ct_inproc_specs(const struct ct_engine_plugin *pl, int n, struct ct_shm_spec
 			v[k].call = CT_CALL_ID(i, a);
 			/* A plugin's BPF hook cannot run in the process: the table's captures only. */
 			ct_engine_spec(&p->apis[a], pl[i].entry_only[a], false, &v[k].spec);
+			v[k].arg_words = ct_record_arg_slots(&p->apis[a]);
 			k++;
 		}
 	}

@@ -139,18 +139,56 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* A record, out of the memory the command shares (it cannot change it under
- * us then), with its times in CLOCK_MONOTONIC ns, to the callback. */
-static int deliver(struct ct_shmring *r, const unsigned char *p, uint32_t len)
+/* Whether a header's length and word counts describe a packed record
+ * (shm.h) that fits a struct ct_record. */
+static bool packed_ok(uint32_t bits)
 {
-	struct ct_record rec;
+	uint32_t len = bits & CT_SHM_LEN_MASK, n_args = (bits >> CT_SHM_ARGS_SHIFT) & 15,
+		 n_mem = (bits >> CT_SHM_MEM_SHIFT) & 15, words = CT_SHM_FIXED + n_args + n_mem;
 
-	memcpy(&rec, p, len);
-	if (r->clock == CT_SHM_CLOCK_TSC && len >= offsetof(struct ct_record, pid)) {
+	return n_args <= CT_REC_ARGS && n_mem <= CT_REC_MEM && len >= words * 8 && len - words * 8 <= CT_REC_STR;
+}
+
+/*
+ * A packed record (packed_ok), out of the memory the command shares (it
+ * cannot change it under us then), unpacked into the struct ct_record the
+ * eBPF engine would have sent (what is not sent, zeroes), with its times in
+ * CLOCK_MONOTONIC ns, to the callback.
+ */
+static int deliver(struct ct_shmring *r, const unsigned char *p, uint32_t bits)
+{
+	uint32_t len = bits & CT_SHM_LEN_MASK, n_args = (bits >> CT_SHM_ARGS_SHIFT) & 15,
+		 n_mem = (bits >> CT_SHM_MEM_SHIFT) & 15, str_at = (CT_SHM_FIXED + n_args + n_mem) * 8;
+	uint64_t w[CT_SHM_FIXED + CT_REC_ARGS + CT_REC_MEM + CT_REC_STR / 8];
+	struct ct_record rec;
+	size_t out;
+
+	memcpy(w, p, len);
+	memset(&rec, 0, offsetof(struct ct_record, str));
+	rec.ts_ns = w[CT_SHM_W_TS];
+	rec.dur_ns = w[CT_SHM_W_DUR];
+	rec.pid = (uint32_t)w[CT_SHM_W_WHO];
+	rec.tid = (uint32_t)(w[CT_SHM_W_WHO] >> 32);
+	rec.call = (uint32_t)w[CT_SHM_W_CALL];
+	rec.flags = (uint32_t)(w[CT_SHM_W_CALL] >> 32);
+	rec.depth = (uint32_t)w[CT_SHM_W_DEPTH];
+	rec.parent = (uint32_t)(w[CT_SHM_W_DEPTH] >> 32);
+	rec.ret = w[CT_SHM_W_RET];
+	memcpy(rec.comm, &w[CT_SHM_W_COMM], CT_COMM_LEN);
+	memcpy(rec.args, &w[CT_SHM_FIXED], n_args * 8);
+	memcpy(rec.mem, &w[CT_SHM_FIXED + n_args], n_mem * 8);
+	memcpy(rec.str, (const char *)w + str_at, len - str_at);
+	if (len > str_at)
+		out = offsetof(struct ct_record, str) + (len - str_at);
+	else if (n_mem)
+		out = offsetof(struct ct_record, mem) + n_mem * 8;
+	else
+		out = offsetof(struct ct_record, args) + n_args * 8;
+	if (r->clock == CT_SHM_CLOCK_TSC) {
 		rec.ts_ns = ct_tsc_ns(&r->tsc, rec.ts_ns);
 		rec.dur_ns = ct_tsc_dur_ns(&r->tsc, rec.dur_ns);
 	}
-	return r->fn(r->ctx, &rec, len);
+	return r->fn(r->ctx, &rec, out);
 }
 
 int ct_shmring_consume(struct ct_shmring *r)
@@ -180,7 +218,7 @@ int ct_shmring_consume(struct ct_shmring *r)
 	while (cons < prod) {
 		unsigned char *p = r->data + (cons & (r->size - 1));
 		uint64_t hdr = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
-		uint32_t len = (uint32_t)hdr & ~CT_SHM_BUSY;
+		uint32_t bits = (uint32_t)hdr & ~CT_SHM_BUSY, len = bits & CT_SHM_LEN_MASK;
 		/* No record is empty: a zero length is memory no producer has
 		 * written yet, at a position whose stamp is 0 too (the ring's
 		 * first, reserved and not yet written; or one every 32 GiB):
@@ -188,8 +226,9 @@ int ct_shmring_consume(struct ct_shmring *r)
 		 * on into the middle of the record being written there. */
 		bool mine = (uint32_t)(hdr >> 32) == (uint32_t)(cons >> 3) && len;
 
-		if (mine && len > sizeof(struct ct_record)) {
-			ct_err("the in-process ring holds a record of %u bytes: no more records read", len);
+		if (mine && !packed_ok(bits)) {
+			ct_err("the in-process ring holds a record of %u bytes with %u argument and %u memory words: no "
+			       "more records read", len, (bits >> CT_SHM_ARGS_SHIFT) & 15, (bits >> CT_SHM_MEM_SHIFT) & 15);
 			r->broken = true;
 			break;
 		}
@@ -209,7 +248,7 @@ int ct_shmring_consume(struct ct_shmring *r)
 			}
 			r->skipped++;
 		} else {
-			err = deliver(r, p + CT_SHM_REC_HDR, len);
+			err = deliver(r, p + CT_SHM_REC_HDR, bits);
 			n++;
 		}
 		r->stuck_ns = 0;

@@ -336,15 +336,10 @@ static unsigned arg_bytes(const struct ct_arg *g)
 	}
 }
 
-/*
- * What the engine sends for an API (the capture side of the decoder's
- * contract): the record's words through the last argument slot or memory
- * word the API's fields and reads use, and the stack words its arguments
- * reach. The rest of a record is never sent (a string goes through its NUL).
- */
-uint8_t ct_record_words(const struct ct_api *a, uint8_t *stack_words)
+/* The argument slots and memory words the API's fields and reads use. */
+static void record_use(const struct ct_api *a, unsigned *slots_out, unsigned *mem_out)
 {
-	unsigned slots = 0, mem = 0; /* argument slots and mem words in use */
+	unsigned slots = 0, mem = 0;
 
 	for (size_t k = 0; k < a->n_args && k < CT_MAX_ARGS; k++) {
 		const struct ct_arg *g = &a->args[k];
@@ -368,14 +363,33 @@ uint8_t ct_record_words(const struct ct_api *a, uint8_t *stack_words)
 	}
 	if (a->str_slot != CT_NO_STR && a->str_slot + 1u > slots)
 		slots = a->str_slot + 1u;
-	if (slots > CT_REC_ARGS)
-		slots = CT_REC_ARGS;
-	if (mem > CT_REC_MEM)
-		mem = CT_REC_MEM;
+	*slots_out = slots > CT_REC_ARGS ? CT_REC_ARGS : slots;
+	*mem_out = mem > CT_REC_MEM ? CT_REC_MEM : mem;
+}
+
+/*
+ * What the engine sends for an API (the capture side of the decoder's
+ * contract): the record's words through the last argument slot or memory
+ * word the API's fields and reads use, and the stack words its arguments
+ * reach. The rest of a record is never sent (a string goes through its NUL).
+ */
+uint8_t ct_record_words(const struct ct_api *a, uint8_t *stack_words)
+{
+	unsigned slots, mem;
+
+	record_use(a, &slots, &mem);
 	*stack_words = slots > 6 ? slots - 6 : 0;
 	if (mem)
 		return (offsetof(struct ct_record, mem) + mem * 8) / 8;
 	return (offsetof(struct ct_record, args) + slots * 8) / 8;
+}
+
+uint8_t ct_record_arg_slots(const struct ct_api *a)
+{
+	unsigned slots, mem;
+
+	record_use(a, &slots, &mem);
+	return (uint8_t)slots;
 }
 
 const struct ct_field *ct_event_role(const struct ct_event *ev, enum ct_role role)

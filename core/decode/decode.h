@@ -33,5 +33,8 @@ const struct ct_record *ct_record_whole(const void *data, size_t len, struct ct_
  * everything the API's fields and reads use, nothing after.
  */
 uint8_t ct_record_words(const struct ct_api *a, uint8_t *stack_words);
+/* The argument slots of those (the in-process engine sends these alone,
+ * not the unused slots before the memory words). */
+uint8_t ct_record_arg_slots(const struct ct_api *a);
 
 #endif
