@@ -90,5 +90,5 @@ for m in ("ebpf", "inproc"):
 PY
 
 echo "== 4. the hook path against a stand-in runtime (ns per call)"
-CT_BUILD="$B" $PY bench/inproc_micro.py -n 300000 --rounds "$((ROUNDS + 2))" ${OLD_BUILD:+--old "$OLD_BUILD"} \
+CT_BUILD="$B" $PY bench/inproc_micro.py -n 300000 --rounds "$((ROUNDS * 3))" --out /dev/null ${OLD_BUILD:+--old "$OLD_BUILD"} \
 	--json "$OUT/micro.json" 2>"$OUT/micro.err" | tee "$OUT/micro.md"
