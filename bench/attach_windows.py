@@ -15,7 +15,10 @@ against the untraced stretches of the same round.
 Modes: default (--plugin PLUGINS), full (--profile full), before (attach
 = multi, tracer.timed = *: the default profile as it was before session
 programs and entry-only defaults), each with -floor (do-nothing programs
-on the same probes, CUDATRACER_BENCH_PROGRAMS=empty).
+on the same probes, CUDATRACER_BENCH_PROGRAMS=empty) or -agg (tracer.mode
+= aggregate: the same probes counted in the kernel, with no ring, no
+reader and no sink; what is left of a mode's cost above its floor is then
+the programs' own).
 
 inproc and inproc-full (--engine inproc, the default profile or full): the
 in-process engine cannot attach to a running process, so each runs the
@@ -53,6 +56,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -68,6 +72,11 @@ def tracer_args(mode, plugins):
     base = mode[:-len("-floor")] if mode.endswith("-floor") else mode
     if mode.endswith("-floor"):
         env["CUDATRACER_BENCH_PROGRAMS"] = "empty"
+    if base.endswith("-agg"):
+        # The same probes counted in the kernel: no ring, no reader, no sink.
+        args = ["-v", "--plugin", plugins, "-C", "tracer.mode=aggregate",
+                "-C", "tracer.aggregate_path=" + os.path.join(tempfile.gettempdir(), "attach_windows.agg.txt")]
+        base = base[:-len("-agg")]
     if base.startswith("inproc"):
         if mode.endswith("-floor"):
             sys.exit("attach_windows: %s: the in-process engine has no BPF floor" % mode)
@@ -280,13 +289,14 @@ def main():
         if ev:
             print("%s: events per recording stretch %s; %s" % (m, " ".join(str(e) for e in ev), tail[0] if tail else ""))
     for m in attach:
-        if m + "-floor" in attach:
+        floor = (m[:-len("-agg")] if m.endswith("-agg") else m) + "-floor"
+        if floor in attach and m != floor:
             ratio = []
             for (p, r) in base:
                 if p != "attach":
                     continue
                 mm = [s["ms_per_step"] for s in stretches if s["round"] == r and s["mode"] == m]
-                ff = [s["ms_per_step"] for s in stretches if s["round"] == r and s["mode"] == m + "-floor"]
+                ff = [s["ms_per_step"] for s in stretches if s["round"] == r and s["mode"] == floor]
                 if mm and ff and mm[0] and ff[0] and ff[0] > base[(p, r)]:
                     ratio.append((mm[0] - base[(p, r)]) / (ff[0] - base[(p, r)]))
             if ratio:
