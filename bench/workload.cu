@@ -6,6 +6,10 @@
  * are made-up values that the runtime rejects or that do real work on a
  * GPU: on a machine without one every call fails fast with error 35.
  *   workload N [api,api,...|all] [wait]
+ *   workload N [api,api,...|all] rounds R
+ * rounds: R times the loops, each after a line on stdin ("ready" printed
+ * before it), one JSON object each: for a driver that changes the tracer
+ * between rounds of one process (bench/inproc_rounds.py).
  */
 #include <algorithm>
 #include <cstdint>
@@ -46,22 +50,11 @@ static const struct {
 	{ "cudaMemsetAsync", call_memset },
 };
 
-int main(int argc, char **argv)
+/* One round: each API's loop, one JSON object of ns per call. */
+static void measure(long n, const char *only)
 {
-	long n = argc > 1 ? atol(argv[1]) : 100000;
-	const char *only = argc > 2 && strcmp(argv[2], "all") ? argv[2] : nullptr;
 	bool first = true;
 
-	/* Hold until a tracer has attached with -p: its own resource use is then its own. */
-	if (!ready_wait(argc, argv, 3))
-		return 2;
-
-	cudaMalloc(&dev, 1 << 20);
-	cudaMallocHost(&host, 1 << 20);
-	cudaStreamCreate(&stream);
-	for (int i = 0; i < 1000; i++) /* warm up: the first calls initialise the runtime */
-		call_launch(), call_memcpy(), call_getdevice();
-	cudaStreamSynchronize(stream);
 	printf("{");
 	for (size_t a = 0; a < sizeof(apis) / sizeof(apis[0]); a++) {
 		static double block_ns[1 << 16];
@@ -88,5 +81,36 @@ int main(int argc, char **argv)
 		first = false;
 	}
 	printf("}\n");
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 100000;
+	const char *only = argc > 2 && strcmp(argv[2], "all") ? argv[2] : nullptr;
+	long rounds = argc > 4 && !strcmp(argv[3], "rounds") ? atol(argv[4]) : 0;
+	char line[16];
+
+	/* Hold until a tracer has attached with -p: its own resource use is then its own. */
+	if (!rounds && !ready_wait(argc, argv, 3))
+		return 2;
+
+	cudaMalloc(&dev, 1 << 20);
+	cudaMallocHost(&host, 1 << 20);
+	cudaStreamCreate(&stream);
+	for (int i = 0; i < 1000; i++) /* warm up: the first calls initialise the runtime */
+		call_launch(), call_memcpy(), call_getdevice();
+	cudaStreamSynchronize(stream);
+	if (!rounds) {
+		measure(n, only);
+		return 0;
+	}
+	for (long r = 0; r < rounds; r++) {
+		printf("ready\n");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 2;
+		measure(n, only);
+	}
 	return 0;
 }
