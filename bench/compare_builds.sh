@@ -23,6 +23,15 @@ if [ ! -x "$workload" ]; then
 	nvcc -O2 -cudart shared -o "$workload" bench/workload.cu || exit 1
 fi
 
+# One run of run_bench.py --bpf-stats with build $1's tracer: modes $3,
+# $4 rounds each, its figures in $OUT/$2.json.
+bpf_stats() {
+	local b=$1
+	CT_BUILD=${!b} python3 bench/run_bench.py -n "$N" --rounds "$4" --workload "$workload" \
+		--modes "$3" --bpf-stats ${PIN:+--pin "$PIN"} \
+		--json "$OUT/$2.json" >/dev/null 2>>"$OUT/bpf.log" || echo "$2 failed"
+}
+
 echo "== BPF programs' own time, $ROUNDS rounds, builds alternating"
 for r in $(seq "$ROUNDS"); do
 	order="OLD NEW"
@@ -31,9 +40,7 @@ for r in $(seq "$ROUNDS"); do
 		modes=floor,floor_clock,floor_record,jsonl,aggregate
 		# The new build's own floors as session programs, and its modes on pair programs.
 		[ "$b" = NEW ] && modes=$modes,floor_session,floor_clock_session,floor_record_session,jsonl_multi,aggregate_multi
-		CT_BUILD=${!b} python3 bench/run_bench.py -n "$N" --rounds 1 --workload "$workload" \
-			--modes "$modes" --bpf-stats ${PIN:+--pin "$PIN"} \
-			--json "$OUT/bpf-$b-$r.json" >/dev/null 2>>"$OUT/bpf.log" || echo "round $r $b failed"
+		bpf_stats "$b" "bpf-$b-$r" "$modes" 1
 	done
 done
 python3 - "$OUT" "$ROUNDS" <<'PY'
@@ -76,9 +83,7 @@ for r in $(seq "$ROUNDS"); do
 	for b in OLD NEW; do
 		modes=jsonl+floor_record,aggregate+floor_clock
 		[ "$b" = NEW ] && modes=jsonl+floor_record_session,aggregate+floor_clock_session,jsonl_multi+floor_record,aggregate_multi+floor_clock
-		CT_BUILD=${!b} python3 bench/run_bench.py -n "$N" --rounds 2 --workload "$workload" \
-			--modes "$modes" --bpf-stats ${PIN:+--pin "$PIN"} \
-			--json "$OUT/paired-$b-$r.json" >/dev/null 2>>"$OUT/bpf.log" || echo "paired round $r $b failed"
+		bpf_stats "$b" "paired-$b-$r" "$modes" 2
 	done
 done
 python3 - "$OUT" "$ROUNDS" <<'PY'

@@ -327,9 +327,10 @@ def bpf_stats_pass(a):
         print("|---|---|---|---|")
         for m in paired:
             parts = m.split("+")
-            each = " / ".join("%.0f" % statistics.median(x["paired"][p]["ns_per_probe_run"] for x in runs[m])
-                              for p in parts)
-            ratios = [x["ratio"] for x in runs[m] if x.get("ratio")]
+            ok = [x for x in runs[m] if x.get("ratio")]  # rounds in which both programs ran
+            each = " / ".join("%.0f" % statistics.median(x["paired"][p]["ns_per_probe_run"] for x in ok)
+                              if ok else "-" for p in parts)
+            ratios = [x["ratio"] for x in ok]
             print("| %s | %s | %s | %.2f |" % (m, each, " ".join("%.2f" % r for r in ratios),
                                              statistics.median(ratios) if ratios else float("nan")))
     if a.json:
