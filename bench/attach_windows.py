@@ -66,6 +66,16 @@ def reader(stream, sink):
         sink.append(line)
 
 
+PRIVATE = []
+
+
+def private_dir():
+    """A folder of this run's own (mode 0700), never a fixed name in /tmp."""
+    if not PRIVATE:
+        PRIVATE.append(tempfile.mkdtemp(prefix="attach_windows."))
+    return PRIVATE[0]
+
+
 def tracer_args(mode, plugins):
     args = ["-v", "--plugin", plugins, "-o", "jsonl:/dev/null"]
     env = dict(os.environ)
@@ -75,7 +85,7 @@ def tracer_args(mode, plugins):
     if base.endswith("-agg"):
         # The same probes counted in the kernel: no ring, no reader, no sink.
         args = ["-v", "--plugin", plugins, "-C", "tracer.mode=aggregate",
-                "-C", "tracer.aggregate_path=" + os.path.join(tempfile.gettempdir(), "attach_windows.agg.txt")]
+                "-C", "tracer.aggregate_path=" + os.path.join(private_dir(), "agg.txt")]
         base = base[:-len("-agg")]
     if base.startswith("inproc"):
         if mode.endswith("-floor"):
