@@ -49,9 +49,11 @@ into the real libcudart fail, traced all the same): for the logic only.
         [--modes default,default-floor,...,inproc] -- python3 tests/gpu/torch_mlp_train.py windows 50 600
 """
 import argparse
+import atexit
 import json
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -73,6 +75,7 @@ def private_dir():
     """A folder of this run's own (mode 0700), never a fixed name in /tmp."""
     if not PRIVATE:
         PRIVATE.append(tempfile.mkdtemp(prefix="attach_windows."))
+        atexit.register(shutil.rmtree, PRIVATE[0], True)
     return PRIVATE[0]
 
 
