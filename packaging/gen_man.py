@@ -108,6 +108,17 @@ def page1(tracer, version, a):
                  "unless CUDATRACER_ALLOW_ENV_PLUGIN_PATH=1."),
             ".TP", "\\fBCUDA_HOME\\fR",
             roff("Where the CUDA toolkit is, for a runtime that no process maps yet."),
+            ".SH SIGNALS",
+            ".TP", "\\fBSIGINT\\fR, \\fBSIGTERM\\fR",
+            roff("Stop tracing: every record read, every output file closed complete, the report "
+                 "printed."),
+            ".TP", "\\fBSIGHUP\\fR",
+            roff("With --daemon: read the config again and start a new session with it; otherwise "
+                 "as SIGTERM."),
+            ".TP", "\\fBSIGUSR1\\fR, \\fBSIGUSR2\\fR",
+            roff("Pause recording, and resume it. While paused, calls that begin are not recorded "
+                 "(nor counted as lost); the probes stay, so a resume is immediate. "
+                 "[tracer] start_paused starts paused."),
             ".SH EXIT STATUS",
             roff("With a command: the command's exit status. Otherwise 0 on success, 1 when "
                  "tracing failed, 2 for a usage or config error."),

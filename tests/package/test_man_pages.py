@@ -43,8 +43,14 @@ for name, letter in longs:
     if letter != "0":
         cttest.check(re.search(r"(^|\s)-%s, --%s\b" % (letter.strip("'"), re.escape(name)), page1, re.M),
                      "cudatracer(1) does not give -%s for --%s" % (letter.strip("'"), name))
-for section in ("SYNOPSIS", "OPTIONS", "FILES", "ENVIRONMENT", "EXIT STATUS", "SEE ALSO"):
+for section in ("SYNOPSIS", "OPTIONS", "FILES", "ENVIRONMENT", "SIGNALS", "EXIT STATUS", "SEE ALSO"):
     cttest.check(re.search(r"^%s$" % section, page1, re.M), "cudatracer(1) has no %s section" % section)
+# Every signal the tracer acts on (core/session.c's caught_signals), said.
+caught = re.search(r"caught_signals\[\] = \{([^}]*)\}", open(os.path.join(cttest.SOURCE, "core", "session.c")).read())
+cttest.check(caught, "no caught_signals in core/session.c")
+for sig in re.findall(r"SIG[A-Z0-9]+", caught.group(1)):
+    cttest.check(re.search(r"^\s+.*\b%s\b" % sig, page1.split("SIGNALS", 1)[1], re.M),
+                 "cudatracer(1) SIGNALS does not say what %s does" % sig)
 # The paths this build installs to, as the binary was built with them.
 cache = open(os.path.join(cttest.BUILD, "CMakeCache.txt")).read()
 prefix = re.search(r"^CMAKE_INSTALL_PREFIX:PATH=(.*)$", cache, re.M).group(1)
