@@ -84,6 +84,9 @@ ct_integration_test(cudart_volume "${I}/test_cudart_volume.py" LABELS root TIMEO
 ct_integration_test(reader_priority "${I}/test_reader_priority.py" LABELS root)
 ct_integration_test(cli_errors "${I}/test_cli_errors.py")
 ct_integration_test(cudart_modes "${I}/test_cudart_modes.py" LABELS root)
+# 400 processes at once: never beside the soak test (its daemon sees them all).
+ct_integration_test(burst_processes "${I}/test_burst_processes.py" LABELS root)
+set_tests_properties(burst_processes PROPERTIES RESOURCE_LOCK machine_wide_burst)
 ct_integration_test(explain "${I}/test_explain.py")
 ct_integration_test(cli_outputs "${I}/test_cli_outputs.py" LABELS root)
 ct_integration_test(cudart_system_static "${I}/test_cudart_system_static.py" LABELS root)
