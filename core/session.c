@@ -455,7 +455,7 @@ static void attach_late(struct session *s, const struct ct_watch_event *e)
 		if (e->pattern >= (uint32_t)s->n_patterns)
 			return;
 		l.owner = s->pattern_plugin[e->pattern];
-		err = ct_target_opened(e->pid, (int)e->fd, len < sizeof(path) - 1 ? path : NULL,
+		err = ct_target_opened(e->pid, (int)e->fd, len < sizeof(path) - 1 ? path : NULL, e->stopped,
 				       s->patterns[e->pattern], attach_late_file, &l);
 	} else {
 		err = ct_target_exe(e->pid, attach_late_file, &l);

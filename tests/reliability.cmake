@@ -66,3 +66,7 @@ ct_integration_test(fault_probe_pair "${I}/test_fault_probe_pair.py" LABELS "roo
 # A task held for probing, continued by another process (another tracer's
 # SIGCONT): stopped again, its calls all traced.
 ct_integration_test(fault_foreign_cont "${I}/test_fault_foreign_cont.py" LABELS "root;reliability")
+# The file a process opened, found after the fact: a descriptor number
+# reused by a copy of the same name is not taken for it (fault_system_wide's
+# "copy being written" lost that race under ASan).
+ct_unit_test(test_target_opened "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_target_opened.c")

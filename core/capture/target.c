@@ -224,21 +224,46 @@ int ct_target_exe(pid_t pid, ct_target_fn fn, void *ctx)
 	return r < 0 ? r : 0;
 }
 
-int ct_target_opened(pid_t pid, int fd, const char *path, const char *prefix, ct_target_fn fn, void *ctx)
+/* Whether a and b are one file: 1, 0 (two files), or -errno (one is not there). */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	int fa = open(a, O_PATH | O_CLOEXEC), fb, r;
+
+	if (fa < 0)
+		return -errno;
+	fb = open(b, O_PATH | O_CLOEXEC);
+	if (fb < 0) {
+		r = -errno;
+		close(fa);
+		return r;
+	}
+	r = fstat(fa, &sa) || fstat(fb, &sb) ? -errno : sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	close(fb);
+	close(fa);
+	return r;
+}
+
+int ct_target_opened(pid_t pid, int fd, const char *path, bool held, const char *prefix, ct_target_fn fn,
+		     void *ctx)
 {
 	struct seen seen = { 0 };
-	char at[PATH_MAX + 64];
-	int stop = 0, r;
+	char at[PATH_MAX + 64], in_root[PATH_MAX + 64];
+	int stop = 0, r = 0;
 
+	if (path && path[0])
+		snprintf(in_root, sizeof(in_root), path[0] == '/' ? "/proc/%d/root%s" : "/proc/%d/cwd/%s", pid, path);
 	/* The descriptor, while it is open: always so where the watcher stopped
-	 * the task. Closed, its number may already name another file. */
+	 * the task (held), whatever its path names by now. Closed, its number
+	 * may already name another file, even one of the same name (a copy
+	 * written there by the same process: pip): unheld, it is taken only
+	 * where the path it opened is gone or is that same file. */
 	snprintf(at, sizeof(at), "/proc/%d/fd/%d", pid, fd);
-	r = visit(at, NULL, prefix, &seen, fn, ctx, &stop);
+	if (held || !path || !path[0] || same_file(at, in_root) != 0)
+		r = visit(at, NULL, prefix, &seen, fn, ctx, &stop);
 	/* The path it opened, in its own root (or folder). */
-	if (r <= 0 && path && path[0]) {
-		snprintf(at, sizeof(at), path[0] == '/' ? "/proc/%d/root%s" : "/proc/%d/cwd/%s", pid, path);
-		r = visit(at, path, NULL, &seen, fn, ctx, &stop);
-	}
+	if (r <= 0 && path && path[0])
+		r = visit(in_root, path, NULL, &seen, fn, ctx, &stop);
 	/* What it has mapped since (a path relative to a folder descriptor,
 	 * or one renamed or replaced since). */
 	if (r <= 0)

@@ -27,13 +27,15 @@ int ct_target_exe(pid_t pid, ct_target_fn fn, void *ctx);
  * (the watcher saw it; NULL if the path is not known whole), whose name
  * starts with `prefix`: the process may have closed that descriptor since
  * (ld.so does once the library is mapped), and its number may name another
- * file. Tried in turn: the descriptor if it still names such a file; the
- * path, in the process's root (or folder); the files of that name it maps.
- * Returns how many files fn was called for, or -ESRCH when the process has
- * ended (a short-lived one: not an error), -ENOENT when it is alive but
- * none of them leads to the file.
+ * file. Tried in turn: the descriptor if it still names such a file (and,
+ * where the task was not held at its open, the same file as the path, if
+ * the path is still there); the path, in the process's root (or folder);
+ * the files of that name it maps. Returns how many files fn was called
+ * for, or -ESRCH when the process has ended (a short-lived one: not an
+ * error), -ENOENT when it is alive but none of them leads to the file.
  */
-int ct_target_opened(pid_t pid, int fd, const char *path, const char *prefix, ct_target_fn fn, void *ctx);
+int ct_target_opened(pid_t pid, int fd, const char *path, bool held, const char *prefix, ct_target_fn fn,
+		     void *ctx);
 
 /* Does the basename of `path` start with one of the n prefixes? */
 bool ct_target_name_matches(const char *path, const char *const *prefixes, size_t n);
