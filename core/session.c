@@ -93,8 +93,8 @@ struct session {
 	 * a command or -p, every traced pid is in its map already). */
 	struct ct_u64map followed;
 	uint32_t last_followed;
-	uint32_t gone[64];     /* ended before the watcher knew them: their exit, once the batch is read */
-	unsigned n_gone;
+	uint32_t *gone;        /* ended before the watcher knew them: their exit, once the batch is read */
+	size_t n_gone, cap_gone;
 	uint64_t unfollowed;   /* could not be added (the map is full): their state stays */
 	struct ct_stacks stacks;  /* --stacks: the engine's stacks, by process */
 	/* From SIGUSR1 to SIGUSR2 recording is paused (pause_apply). */
@@ -341,8 +341,23 @@ static void follow_exit(struct session *s, uint32_t pid)
 		ct_u64map_del(&s->followed, pid);
 		return;
 	}
-	if (proc_gone(pid) && s->n_gone < sizeof(s->gone) / sizeof(s->gone[0]))
-		s->gone[s->n_gone++] = pid; /* not here: the ring is being read */
+	if (!proc_gone(pid))
+		return;
+	/* Not here: the ring is being read. As many as a batch brings (a job
+	 * that starts hundreds of short processes at once): one left out would
+	 * keep its state, its series and its place in the watcher's map for good. */
+	if (s->n_gone == s->cap_gone) {
+		size_t cap = s->cap_gone ? 2 * s->cap_gone : 64;
+		uint32_t *g = realloc(s->gone, cap * sizeof(*g));
+
+		if (!g) {
+			s->unfollowed++;
+			return;
+		}
+		s->gone = g;
+		s->cap_gone = cap;
+	}
+	s->gone[s->n_gone++] = pid;
 }
 
 static void follow_gone(struct session *s)
@@ -1206,6 +1221,9 @@ static void teardown(struct session *s)
 	ct_procenv_reset();
 	ct_cgroup_reset();
 	ct_u64map_free(&s->followed);
+	free(s->gone);
+	s->gone = NULL;
+	s->n_gone = s->cap_gone = 0;
 	ct_py_reset();
 	ct_rings_free(&s->rings);
 	ct_shmring_close(&s->shm);
