@@ -115,8 +115,11 @@ class Run:
             pid = int(self.stdout.until(r"^ready \d+").split()[1])
             if mode == "pid":
                 cmd += ["-p", str(pid)]
-            else:  # system-wide, as a daemon
-                cmd += ["--daemon"]
+            else:  # system-wide, as a daemon: only this program's calls, and no
+                # other process held at its exec (the suite's other tests run beside
+                # it, the soak's system-wide daemon among them), as the soak does
+                cmd += ["--daemon", "-C", "filter.comm=" + os.path.basename(PHASES)[:15],
+                        "-C", "tracer.scan_execs=false"]
             self.tr = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         ended_at_exit(self.tr, self.prog)  # registered after tmpdir's removal: run before it
         self.err = Lines(self.tr.stderr)
