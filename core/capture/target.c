@@ -78,32 +78,37 @@ static void seen_free(struct seen *s)
  * NULL: the name the file has now. Returns 1 if fn was called (its result in
  * *stop), 0 if the file was skipped, or -errno when `at` cannot be opened.
  */
-static int visit(const char *at, const char *display, const char *prefix, struct seen *seen,
-		 ct_target_fn fn, void *ctx, int *stop)
+/* visit() of a descriptor the caller opened (O_PATH) and keeps. */
+static int visit_fd(int fd, const char *display, const char *prefix, struct seen *seen, ct_target_fn fn,
+		    void *ctx, int *stop)
 {
 	char self[32], name[PATH_MAX];
-	int fd = open(at, O_PATH | O_CLOEXEC), ret = 0;
 	struct stat st;
 	ssize_t n;
 
-	if (fd < 0)
-		return -errno;
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	if (fstat(fd, &st)) {
-		ret = -errno;
-		goto out;
-	}
+	if (fstat(fd, &st))
+		return -errno;
 	if (!S_ISREG(st.st_mode))
-		goto out;
+		return 0;
 	n = readlink(self, name, sizeof(name) - 1);
 	name[n > 0 ? n : 0] = 0;
 	if (prefix && !ct_target_name_matches(name, &prefix, 1))
-		goto out;
+		return 0;
 	if (seen_before(seen, &st))
-		goto out;
+		return 0;
 	*stop = fn(self, display ? display : name, ctx);
-	ret = 1;
-out:
+	return 1;
+}
+
+static int visit(const char *at, const char *display, const char *prefix, struct seen *seen,
+		 ct_target_fn fn, void *ctx, int *stop)
+{
+	int fd = open(at, O_PATH | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = visit_fd(fd, display, prefix, seen, fn, ctx, stop);
 	close(fd);
 	return ret;
 }
@@ -224,46 +229,44 @@ int ct_target_exe(pid_t pid, ct_target_fn fn, void *ctx)
 	return r < 0 ? r : 0;
 }
 
-/* Whether a and b are one file: 1, 0 (two files), or -errno (one is not there). */
-static int same_file(const char *a, const char *b)
+/* Whether descriptors a and b are one file: 1, 0 (two files), or -errno. */
+static int same_file(int a, int b)
 {
 	struct stat sa, sb;
-	int fa = open(a, O_PATH | O_CLOEXEC), fb, r;
 
-	if (fa < 0)
+	if (fstat(a, &sa) || fstat(b, &sb))
 		return -errno;
-	fb = open(b, O_PATH | O_CLOEXEC);
-	if (fb < 0) {
-		r = -errno;
-		close(fa);
-		return r;
-	}
-	r = fstat(fa, &sa) || fstat(fb, &sb) ? -errno : sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-	close(fb);
-	close(fa);
-	return r;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int ct_target_opened(pid_t pid, int fd, const char *path, bool held, const char *prefix, ct_target_fn fn,
 		     void *ctx)
 {
 	struct seen seen = { 0 };
-	char at[PATH_MAX + 64], in_root[PATH_MAX + 64];
-	int stop = 0, r = 0;
+	char at[PATH_MAX + 64];
+	int stop = 0, r = 0, by_fd, by_path = -1;
 
-	if (path && path[0])
-		snprintf(in_root, sizeof(in_root), path[0] == '/' ? "/proc/%d/root%s" : "/proc/%d/cwd/%s", pid, path);
+	/* Each opened once, O_PATH: the descriptors compared are the ones visited. */
+	snprintf(at, sizeof(at), "/proc/%d/fd/%d", pid, fd);
+	by_fd = open(at, O_PATH | O_CLOEXEC);
+	if (path && path[0]) {
+		snprintf(at, sizeof(at), path[0] == '/' ? "/proc/%d/root%s" : "/proc/%d/cwd/%s", pid, path);
+		by_path = open(at, O_PATH | O_CLOEXEC);
+	}
 	/* The descriptor, while it is open: always so where the watcher stopped
 	 * the task (held), whatever its path names by now. Closed, its number
 	 * may already name another file, even one of the same name (a copy
 	 * written there by the same process: pip): unheld, it is taken only
 	 * where the path it opened is gone or is that same file. */
-	snprintf(at, sizeof(at), "/proc/%d/fd/%d", pid, fd);
-	if (held || !path || !path[0] || same_file(at, in_root) != 0)
-		r = visit(at, NULL, prefix, &seen, fn, ctx, &stop);
+	if (by_fd >= 0 && (held || by_path < 0 || same_file(by_fd, by_path) != 0))
+		r = visit_fd(by_fd, NULL, prefix, &seen, fn, ctx, &stop);
 	/* The path it opened, in its own root (or folder). */
-	if (r <= 0 && path && path[0])
-		r = visit(in_root, path, NULL, &seen, fn, ctx, &stop);
+	if (r <= 0 && by_path >= 0)
+		r = visit_fd(by_path, path, NULL, &seen, fn, ctx, &stop);
+	if (by_fd >= 0)
+		close(by_fd);
+	if (by_path >= 0)
+		close(by_path);
 	/* What it has mapped since (a path relative to a folder descriptor,
 	 * or one renamed or replaced since). */
 	if (r <= 0)
