@@ -9,7 +9,14 @@ loop's (call i has count i): none missing in the middle, no record lost,
 with -p and with a command (which goes on untraced after the stop). The
 in-process engine's ring is stopped at the same point, but its loop calls
 faster than any reader reads (docs/performance.md), so this loop cannot
-show it whole."""
+show it whole.
+
+Both stops are made again beside a system-wide daemon whose filter matches
+nothing (a node's daemon beside someone's run): its probes on the same
+libcudart make every call of the loop trap, so the command left running
+after the stop takes minutes to end. The tracer's stderr is read to its end
+only once that command is gone (it holds the pipe too): waiting on it was
+what hung this test beside a daemon, never the tracer."""
 import os
 import re
 import shutil
@@ -63,21 +70,58 @@ def command_then_stopped():
     lines = t.wait_tracing(tr)
     time.sleep(0.5)
     tr.send_signal(signal.SIGINT)
-    err = "".join(lines) + tr.stderr.read()
-    tr.wait(timeout=60)
-    # Stopped by a signal, the tracer leaves the command running untraced: end it.
+    rc = tr.wait(timeout=60)
+    # Stopped by a signal, the tracer leaves the command running untraced: end
+    # it before reading to the end of the stderr it shares.
     subprocess.run(["pkill", "-KILL", "-f", "%s %d" % (t.program("cudart_loop_shared"), N)])
+    err = "".join(lines) + tr.stderr.read()
+    t.check(rc == 128 + signal.SIGINT, "tracer exit %d, want %d:\n%s" % (rc, 128 + signal.SIGINT, err[-2000:]))
     try:
         return unbroken(err, out, "a command")
     finally:
         shutil.rmtree(tmp, True)
 
 
+def daemon_beside():
+    """A system-wide daemon whose filter matches nothing, holding no exec (as
+    a node's daemon may be configured; one that holds every exec would hold
+    the other tests' too): once it says it is tracing, its probes are on
+    the loop's libcudart. Its stderr goes to a file: a pipe left unread
+    would fill and stop it."""
+    tmp = tempfile.mkdtemp(prefix="ctstopd.")
+    log = os.path.join(tmp, "daemon.log")
+    with open(log, "w") as err:
+        d = subprocess.Popen([t.TRACER, "--daemon", "--no-config", "--plugin", "cudart",
+                              "-C", "filter.comm=ct-no-such-comm", "-C", "tracer.scan_execs=false",
+                              "-o", "jsonl:" + os.path.join(tmp, "daemon.jsonl")],
+                             stdout=subprocess.DEVNULL, stderr=err)
+    deadline = time.monotonic() + 60
+    while "SIGTERM stops" not in open(log).read():
+        if d.poll() is not None or time.monotonic() > deadline:
+            d.kill()
+            d.wait()
+            text = open(log).read()
+            shutil.rmtree(tmp, True)
+            raise AssertionError("the daemon beside did not start tracing:\n" + text[-2000:])
+        time.sleep(0.1)
+    return d, tmp
+
+
 def main():
     t.need_root()
     a = attached_then_stopped()
     b = command_then_stopped()
-    print("ok: stopped mid-loop, nothing lost: %d calls (-p), %d (a command)" % (a, b))
+    d, tmp = daemon_beside()
+    try:
+        c = attached_then_stopped()
+        e = command_then_stopped()
+    finally:
+        d.terminate()
+        rc = d.wait(timeout=60)
+        shutil.rmtree(tmp, True)
+    t.check(rc == 0, "the daemon beside: exit %d" % rc)
+    print("ok: stopped mid-loop, nothing lost: %d calls (-p), %d (a command); beside a daemon: %d, %d"
+          % (a, b, c, e))
 
 
 main()
