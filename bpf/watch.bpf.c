@@ -132,9 +132,9 @@ static __always_inline bool traced(__u32 tgid)
  * that no SIGCONT can come between. */
 static __always_inline bool hold(__u32 tgid)
 {
-	__u32 one = 1;
+	__u32 v = CT_HOLD_HELD;
 
-	bpf_map_update_elem(&held, &tgid, &one, BPF_ANY);
+	bpf_map_update_elem(&held, &tgid, &v, BPF_ANY);
 	if (bpf_send_signal(SIGSTOP_NR) == 0)
 		return true;
 	bpf_map_delete_elem(&held, &tgid);
@@ -464,18 +464,23 @@ SEC("tp_btf/signal_generate")
 int BPF_PROG(ct_signal, int sig, struct kernel_siginfo *info, struct task_struct *task, int group,
 	     int result)
 {
-	__u32 me, tgid, key = CT_HOLD_GUARD;
+	__u32 me, tgid, key = CT_HOLD_GUARD, *hold;
 	__u64 *guard;
 
 	if (sig != SIGCONT_NR || !task)
 		return 0;
 	tgid = task->tgid;
-	if (!bpf_map_lookup_elem(&held, &tgid))
+	hold = bpf_map_lookup_elem(&held, &tgid);
+	if (!hold)
 		return 0;
 	me = bpf_get_current_pid_tgid() >> 32;
 	guard = bpf_map_lookup_elem(&hold_state, &key);
 	if (me == ct_self_tgid || (guard && *guard == me))
 		return 0;
+	/* Marked before the stop is sent: the tracer releasing the task now
+	 * reads the mark, and looks again for a stop that lands after its own
+	 * SIGCONT (ct_watcher_release). */
+	*hold = CT_HOLD_RESTOP_SENT;
 	if (bpf_ksym_exists(bpf_send_signal_task) &&
 	    bpf_send_signal_task(task, SIGSTOP_NR, PIDTYPE_TGID, 0) == 0)
 		hold_count(CT_HOLD_RESTOPPED);

@@ -36,6 +36,11 @@ struct ct_exe_key {
 #define CT_EXE_CHECKED 2 /* probed if it has a runtime: later processes run on */
 #define CT_EXE_SEEN_MAX 8192
 
+/* held's values: the task is held; and a SIGSTOP was sent to stop it again
+ * after another process continued it, which may land late (ct_signal). */
+#define CT_HOLD_HELD 1
+#define CT_HOLD_RESTOP_SENT 2
+
 /* The watcher's hold_state slots (watch.bpf.c, ct_signal). */
 enum ct_hold_slot {
 	CT_HOLD_GUARD,     /* the guard's tgid: it may continue held tasks */

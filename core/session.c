@@ -529,7 +529,6 @@ static int on_watch(void *ctx, void *data, size_t len)
 			ct_watcher_exe_checked(&s->watcher, e->exe_dev, e->exe_ino);
 		if (e->stopped) {
 			ct_watcher_release(&s->watcher, e->pid);
-			kill(e->pid, SIGCONT);
 		}
 		break;
 	case CT_WATCH_MAP:
@@ -1439,6 +1438,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 				err = ct_rings_consume(&s->rings, -1);
 		}
 		follow_gone(s);
+		ct_watcher_recheck(&s->watcher, false);
 		ct_output_flush_live(&s->out);
 		if (err < 0 && err != -EINTR) {
 			ct_err("reading the ring buffer failed: %s", strerror(-err));

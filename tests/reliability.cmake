@@ -66,6 +66,9 @@ ct_integration_test(fault_probe_pair "${I}/test_fault_probe_pair.py" LABELS "roo
 # A task held for probing, continued by another process (another tracer's
 # SIGCONT): stopped again, its calls all traced.
 ct_integration_test(fault_foreign_cont "${I}/test_fault_foreign_cont.py" LABELS "root;reliability")
+# A task stopped again as it was released (another tracer's stop, landing
+# after our SIGCONT): looked at again and continued.
+ct_integration_test(fault_stop_after_release "${I}/test_fault_stop_after_release.py" LABELS "root;reliability")
 # The file a process opened, found after the fact: a descriptor number
 # reused by a copy of the same name is not taken for it (fault_system_wide's
 # "copy being written" lost that race under ASan).

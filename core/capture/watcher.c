@@ -5,7 +5,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "record.h"
 #include "watch_event.h"
@@ -190,11 +195,105 @@ int ct_watcher_set_guard(struct ct_watcher *w, pid_t guard)
 	return bpf_map_update_elem(hold_fd(w), &key, &v, BPF_ANY) ? -errno : 0;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether the process is stopped (state T in /proc/PID/stat); -errno: gone. */
+static int proc_stopped(pid_t pid)
+{
+	char path[32], buf[128];
+	ssize_t n;
+	char *end;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1); /* "pid (comm) S ...": the state is in the first 40 bytes */
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ESRCH;
+	buf[n] = 0;
+	end = strrchr(buf, ')'); /* a comm may hold ')': the fields after it are numbers */
+	return end && end[1] == ' ' && end[2] == 'T';
+}
+
+/*
+ * Tracers that held the same task each stop it again when another continues
+ * it (watch.bpf.c, ct_signal), through irq_work: a stop sent for this tracer
+ * as another released the task can land after this tracer's own SIGCONT,
+ * and leave the task stopped with no holder left. ct_signal marks the hold
+ * when it sends one; a task released with that mark is looked at 20 ms on,
+ * and again a second later (a loaded machine), and continued again if it is
+ * stopped (a tracer that still holds it stops it again, as it should). A task
+ * never stopped again is left alone: one that stops itself once it runs (a
+ * program waiting for a debugger) stays stopped.
+ * Through a pidfd, taken while the task is stopped: a pid reused meanwhile is
+ * never signalled.
+ */
 void ct_watcher_release(struct ct_watcher *w, pid_t pid)
 {
-	uint32_t key = pid;
+	int held = bpf_map__fd(bpf_object__find_map_by_name(w->obj, "held"));
+	uint32_t key = pid, v = 0;
+	int fd;
 
-	bpf_map_delete_elem(bpf_map__fd(bpf_object__find_map_by_name(w->obj, "held")), &key);
+	/* Read and removed at once: a mark set after the read would be lost
+	 * (a kernel before 5.14 has no such call: read, then removed). */
+	if (bpf_map_lookup_and_delete_elem(held, &key, &v) && errno != ENOENT) {
+		bpf_map_lookup_elem(held, &key, &v);
+		bpf_map_delete_elem(held, &key);
+	}
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0) { /* gone, or a kernel before 5.3: continued all the same */
+		kill(pid, SIGCONT);
+		return;
+	}
+	syscall(SYS_pidfd_send_signal, fd, SIGCONT, NULL, 0);
+	if (v != CT_HOLD_RESTOP_SENT) {
+		close(fd);
+		return;
+	}
+	if (w->n_released == (int)(sizeof(w->released) / sizeof(w->released[0])))
+		ct_watcher_recheck(w, true);
+	w->released[w->n_released++] = (struct ct_released){ fd, pid, 2, mono_ns() + 20000000ull };
+}
+
+void ct_watcher_recheck(struct ct_watcher *w, bool all)
+{
+	uint64_t now = mono_ns();
+	int i, kept = 0;
+
+	for (i = 0; i < w->n_released; i++) {
+		struct ct_released r = w->released[i];
+		int stopped;
+
+		if (r.due_ns > now && !all) {
+			w->released[kept++] = r;
+			continue;
+		}
+		if (r.due_ns > now && r.checks == 2) { /* the end: the first look only is waited for */
+			nanosleep(&(struct timespec){ 0, (long)(r.due_ns - now) }, NULL);
+			now = mono_ns();
+		}
+		/* Read by pid, signalled through the pidfd: if the task is gone and its
+		 * pid is another's, the state read is the other's, and the signal fails. */
+		stopped = proc_stopped(r.pid);
+		if (stopped == 1 && !syscall(SYS_pidfd_send_signal, r.pidfd, SIGCONT, NULL, 0))
+			w->continued_again++;
+		if (stopped >= 0 && --r.checks && !all) { /* and again a second on: a loaded machine */
+			r.due_ns = now + 1000000000ull;
+			w->released[kept++] = r;
+			continue;
+		}
+		close(r.pidfd);
+	}
+	w->n_released = kept;
 }
 
 void ct_watcher_detach(struct ct_watcher *w)
@@ -230,6 +329,12 @@ void ct_watcher_detach(struct ct_watcher *w)
 void ct_watcher_close(struct ct_watcher *w)
 {
 	ct_watcher_detach(w);
+	ct_watcher_recheck(w, true);
+	if (w->continued_again)
+		ct_info("watcher: %llu task%s found stopped after %s release, with no tracer holding %s: "
+			"continued again", (unsigned long long)w->continued_again,
+			w->continued_again > 1 ? "s" : "", w->continued_again > 1 ? "their" : "its",
+			w->continued_again > 1 ? "them" : "it");
 	bpf_object__close(w->obj);
 	memset(w, 0, sizeof(*w));
 }

@@ -15,6 +15,14 @@ struct ct_watcher {
 	struct bpf_link *links[12]; /* fork, exit, exec, signal; entry and exit of four syscalls */
 	int n_links;
 	bool per_syscall; /* opens and mmap on their own syscall tracepoints */
+	struct ct_released {
+		int pidfd;
+		pid_t pid;
+		int checks; /* looks left */
+		uint64_t due_ns;
+	} released[256]; /* tasks continued after a stop sent to hold them again: looked at once more */
+	int n_released;
+	uint64_t continued_again; /* of them, found stopped with no holder left */
 };
 
 /*
@@ -38,8 +46,11 @@ int ct_watcher_exe_checked(struct ct_watcher *w, uint64_t dev, uint64_t ino);
 /* The guard may continue held tasks too (see watch.bpf.c, ct_signal). */
 int ct_watcher_set_guard(struct ct_watcher *w, pid_t guard);
 /* A task the watcher stopped (an event's `stopped`) is probed: it is no
- * longer held, call before sending it SIGCONT. */
+ * longer held, and is continued. */
 void ct_watcher_release(struct ct_watcher *w, pid_t pid);
+/* Continue again the tasks released a moment ago that are found stopped (see
+ * watcher.c); all: every one, waiting till it is due. Call it as the loop turns. */
+void ct_watcher_recheck(struct ct_watcher *w, bool all);
 /* Stop watching (detach the programs); the event ring stays readable. */
 void ct_watcher_detach(struct ct_watcher *w);
 void ct_watcher_close(struct ct_watcher *w);
