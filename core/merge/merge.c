@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "merge/merge.h"
+#include "report/tracefile.h"
 #include "util/log.h"
 
 static const char usage[] =
@@ -35,6 +36,8 @@ int ct_merge_main(int argc, char **argv)
 	};
 	struct ct_merge m = { .tolerance_ns = 100000 };
 	const char *chrome = NULL, *summary = NULL;
+	const char *outs[2];
+	size_t n_outs = 0;
 	bool want_summary = false;
 	int opt, err;
 	char *end;
@@ -70,6 +73,12 @@ int ct_merge_main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (chrome)
+		outs[n_outs++] = chrome;
+	if (want_summary)
+		outs[n_outs++] = summary;
+	if (ct_tracefile_refuse_outputs("merge", argv + optind, (size_t)(argc - optind), outs, n_outs))
+		return 2;
 	err = ct_merge_load(&m, argv + optind, (size_t)(argc - optind));
 	if (!err)
 		err = ct_merge_align(&m);

@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "report/tracefile.h"
 #include "sinks/output.h"
+#include "sinks/sink.h"
 #include "util/log.h"
 #include "util/u64map.h"
 
@@ -129,6 +130,17 @@ static int replay(struct ct_replay *r, struct ct_tracefile *tf, struct ct_output
 	return err;
 }
 
+/* No sink may write over the trace it reads. */
+static int refuse_own_trace(const struct ct_config *conf, char *const *trace)
+{
+	const char *paths[CT_MAX_SINKS];
+	size_t n = 0;
+
+	for (int i = 0; i < conf->n_sinks && n < CT_MAX_SINKS; i++)
+		paths[n++] = ((const struct ct_sink_common *)conf->sinks[i].ctx)->path;
+	return ct_tracefile_refuse_outputs("report", trace, 1, paths, n);
+}
+
 int ct_report_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -188,6 +200,8 @@ int ct_report_main(int argc, char **argv)
 	if (!conf.n_sinks && ct_config_add_sink(&conf, "summary", "-"))
 		goto out;
 	if (ct_config_finish(&conf))
+		goto out;
+	if (refuse_own_trace(&conf, argv + optind))
 		goto out;
 	ret = 1;
 	if (ct_tracefile_open(&tf, argv[optind], "report"))

@@ -11,6 +11,7 @@
 #include <zlib.h>
 #include "report/json.h"
 #include "report/tracefile.h"
+#include "sinks/sinkio.h"
 #include "util/log.h"
 
 #define READ_CHUNK (256 * 1024)
@@ -177,6 +178,36 @@ int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
 	if (!m.has_offset) {
 		ct_err("%s: %s:1: a meta line without wall_offset_ns", who, path);
 		return -EINVAL;
+	}
+	return 0;
+}
+
+/* What `path` names (standard output for NULL or "-"); false when nothing
+ * is there yet, which no input can be. */
+static bool stat_output(const char *path, struct stat *st)
+{
+	return !path || !strcmp(path, "-") ? !fstat(STDOUT_FILENO, st) : !stat(path, st);
+}
+
+int ct_tracefile_refuse_outputs(const char *who, char *const *inputs, size_t n_in, const char *const *outputs,
+				size_t n_out)
+{
+	for (size_t o = 0; o < n_out; o++) {
+		struct stat out, in;
+
+		if (!stat_output(outputs[o], &out) || ct_out_is_dev_null(&out))
+			continue;
+		for (size_t i = 0; i < n_in; i++) {
+			if (stat(inputs[i], &in) || in.st_dev != out.st_dev || in.st_ino != out.st_ino)
+				continue;
+			if (!outputs[o] || !strcmp(outputs[o], "-"))
+				ct_err("%s: standard output is the trace %s: what is written to it would be read back; "
+				       "redirect it to another file", who, inputs[i]);
+			else
+				ct_err("%s: the output %s is the trace %s (the same file): writing it would destroy "
+				       "the trace; give another path", who, outputs[o], inputs[i]);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

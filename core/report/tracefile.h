@@ -34,5 +34,14 @@ int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
  */
 int ct_tracefile_next(struct ct_tracefile *t, const char **line, size_t *len);
 void ct_tracefile_close(struct ct_tracefile *t);
+/*
+ * -EINVAL (said, naming both) when one of the outputs (paths; NULL or "-":
+ * standard output) is the same file, by device and inode, as one of the
+ * inputs: called before anything is opened for writing, so that
+ * `report T.jsonl -o jsonl:T.jsonl` cannot empty its own trace. Outputs
+ * not there yet and /dev/null pass.
+ */
+int ct_tracefile_refuse_outputs(const char *who, char *const *inputs, size_t n_in, const char *const *outputs,
+				size_t n_out);
 
 #endif
