@@ -70,6 +70,11 @@ int ct_merge_main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc || (!chrome && !want_summary)) {
+		if (optind >= argc)
+			ct_err("merge: no trace given: name the jsonl traces to merge");
+		else
+			ct_err("merge: no output given: add -o chrome:PATH for the merged timeline, "
+			       "-o summary[:PATH] for the offsets and stragglers, or both");
 		fputs(usage, stderr);
 		return 2;
 	}

@@ -160,7 +160,6 @@ int ct_report_main(int argc, char **argv)
 	const char *config = NULL, *plugins = NULL, *plugin_path = NULL;
 	char **sinks = calloc(argc, sizeof(*sinks));
 	int n_sinks = 0, opt, ret = 2, err;
-	bool opened = false;
 
 	ct_config_init(&conf);
 	if (!sinks)
@@ -212,21 +211,21 @@ int ct_report_main(int argc, char **argv)
 			   tf.wall_offset_ns))
 		goto out;
 	err = ct_output_open(&out, &conf);
-	opened = true;
 	if (!err)
 		err = replay(&r, &tf, &out, &st);
 	if (err == -ENOMEM)
 		ct_err("report: out of memory");
-	opened = false;
-	if (ct_output_close(&out, &st) || err)
+	if (err) {
+		ct_output_abandon(&out);
+		goto out;
+	}
+	if (ct_output_close(&out, &st))
 		goto out;
 	say_skips(&r, tf.path);
 	if (ct_verbosity >= CT_LOG_WARN)
 		fprintf(stderr, "cudatracer report: %" PRIu64 " events from %s\n", st.events, tf.path);
 	ret = 0;
 out:
-	if (opened)
-		ct_output_close(&out, &st);
 	ct_replay_free(&r);
 	ct_tracefile_close(&tf);
 	ct_config_free(&conf);

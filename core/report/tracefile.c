@@ -75,6 +75,11 @@ static int fill(struct ct_tracefile *t)
 		       " (the compressed trace is damaged or cut short)" : "");
 		return -EIO;
 	}
+	/* zlib says a stream that stops before its end marker only here: a
+	 * trace cut at a line's end would otherwise read as whole. */
+	if (n == 0 && t->compressed && (gzerror(t->gz, &zerr), zerr == Z_BUF_ERROR))
+		ct_warn("%s: %s: the compressed trace ends before its end marker: it was cut short (was the "
+			"tracer killed?); read as far as it goes", t->who, t->path);
 	t->len += (size_t)n;
 	return n;
 }
@@ -95,9 +100,12 @@ int ct_tracefile_next(struct ct_tracefile *t, const char **line, size_t *len)
 		if (t->eof) {
 			if (t->pos == t->len)
 				return 0;
-			ct_err("%s: %s:%ld: the last line is cut short: the trace is truncated (was the "
-			       "tracer killed?)", t->who, t->path, t->lineno + 1);
-			return -EINVAL;
+			/* What a killed tracer leaves: the calls before it are good. */
+			ct_warn("%s: %s:%ld: the last line is cut short (was the tracer killed?): it is "
+				"skipped, the trace is read up to line %ld", t->who, t->path, t->lineno + 1,
+				t->lineno);
+			t->pos = t->len;
+			return 0;
 		}
 		n = fill(t);
 		if (n < 0)

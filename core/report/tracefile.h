@@ -30,7 +30,9 @@ struct ct_tracefile {
 int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who);
 /*
  * The next line, without its newline, valid until the next call: 1; 0 at
- * the end; <0 on a read error or a last line cut short (said).
+ * the end; <0 on a read error (said). A last line without its newline (a
+ * killed tracer's) is skipped with a warning, as is said a compressed
+ * trace that ends before its end marker.
  */
 int ct_tracefile_next(struct ct_tracefile *t, const char **line, size_t *len);
 void ct_tracefile_close(struct ct_tracefile *t);

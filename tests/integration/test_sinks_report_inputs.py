@@ -3,7 +3,11 @@
 """What `cudatracer report` and `cudatracer merge` do with the traces they
 are given, on hand-written jsonl traces (no tracing, no root): an output
 that is one of the inputs is refused before anything is opened for
-writing, by device and inode, whatever name it is given by."""
+writing, by device and inode, whatever name it is given by; a killed
+tracer's trace (its last line cut, a gzip stream without its end) is read
+with a warning naming the file and line; a report that fails writes no
+summary; merge without an output says what is missing."""
+import gzip
 import json
 import os
 import subprocess
@@ -75,10 +79,74 @@ def same_file(tmp):
     cttest.check(p.returncode == 0, "report to a new file: exited %d:\n%s" % (p.returncode, p.stderr))
 
 
+def summary_calls(path, api="cudaMalloc"):
+    return cttest.summary_rows(path).get(api, (0,))[0]
+
+
+def cut_traces(tmp):
+    t = os.path.join(tmp, "killed.jsonl")
+    text = write_trace(t, [call(i) for i in range(6)])
+    with open(t, "w") as f:
+        f.write(text[:-60])  # the 6th call (line 7) cut mid-JSON, no line break
+    out = os.path.join(tmp, "killed.txt")
+    p = tracer(["report", t, "-o", "summary:" + out])
+    want = "report: %s:7: the last line is cut short (was the tracer killed?): it is skipped, the trace is " \
+           "read up to line 6" % t
+    cttest.check(p.returncode == 0 and want in p.stderr and "5 events from" in p.stderr,
+                 "report of a cut trace: exited %d, not 0 with %r:\n%s" % (p.returncode, want, p.stderr))
+    cttest.check(summary_calls(out) == 5, "report of a cut trace: %d cudaMalloc in the summary, not 5" %
+                 summary_calls(out))
+    p = tracer(["merge", t, "-o", "summary:" + os.path.join(tmp, "merged.txt")])
+    cttest.check(p.returncode == 0 and want.replace("report:", "merge:") in p.stderr,
+                 "merge of a cut trace: exited %d:\n%s" % (p.returncode, p.stderr))
+
+    # gzip: whole lines, but the stream stops before its end marker (its
+    # 8-byte trailer), and one cut inside the deflate data
+    data = gzip.compress(write_trace(t, [call(i) for i in range(200)]).encode())
+    for what, cut, lines in (("without its trailer", data[:-8], None), ("cut inside", data[:len(data) // 2], 1)):
+        z = os.path.join(tmp, "killed.jsonl.gz")
+        with open(z, "wb") as f:
+            f.write(cut)
+        out = os.path.join(tmp, "killed.txt")
+        p = tracer(["report", z, "-o", "summary:" + out])
+        want = "report: %s: the compressed trace ends before its end marker: it was cut short" % z
+        cttest.check(p.returncode == 0 and want in p.stderr,
+                     "report of a gzip trace %s: exited %d, not 0 with %r:\n%s" % (what, p.returncode, want, p.stderr))
+        if lines is None:
+            cttest.check("200 events from" in p.stderr and summary_calls(out) == 200,
+                         "gzip %s: not its 200 calls:\n%s" % (what, p.stderr))
+
+
+def failed_report(tmp):
+    t = os.path.join(tmp, "noplugin.jsonl")
+    bad = call(2)
+    bad["plugin"] = "nosuch"
+    write_trace(t, [call(0), call(1), bad])
+    p = tracer(["report", t])
+    cttest.check(p.returncode == 1 and "noplugin.jsonl:4: the trace has calls of plugin 'nosuch'" in p.stderr
+                 and p.stdout == "", "a failed report: exited %d, printed %r:\n%s" %
+                 (p.returncode, p.stdout[:500], p.stderr))
+
+
+def merge_without_output(tmp):
+    t = os.path.join(tmp, "m.jsonl")
+    write_trace(t, [call(0)])
+    p = tracer(["merge", t])
+    want = "merge: no output given: add -o chrome:PATH for the merged timeline, -o summary[:PATH] for the " \
+           "offsets and stragglers, or both"
+    cttest.check(p.returncode == 2 and want in p.stderr, "merge without -o: exited %d:\n%s" % (p.returncode, p.stderr))
+    p = tracer(["merge", "-o", "summary"])
+    cttest.check(p.returncode == 2 and "merge: no trace given" in p.stderr,
+                 "merge without a trace: exited %d:\n%s" % (p.returncode, p.stderr))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="ct-report-inputs.")
     try:
         same_file(tmp)
+        cut_traces(tmp)
+        failed_report(tmp)
+        merge_without_output(tmp)
     finally:
         subprocess.run(["rm", "-rf", tmp])
     print("ok")
