@@ -53,6 +53,7 @@ static int fill(struct ct_tracefile *t)
 	if (t->pos) {
 		memmove(t->buf, t->buf + t->pos, t->len - t->pos);
 		t->len -= t->pos;
+		t->scan -= t->pos;
 		t->pos = 0;
 	}
 	if (t->cap - t->len < READ_CHUNK) {
@@ -84,20 +85,55 @@ static int fill(struct ct_tracefile *t)
 	return n;
 }
 
+/* A line longer than the cap is dropped as it comes, never held whole;
+ * the first is said with its line, the rest counted at the end. */
+static void skip_long(struct ct_tracefile *t)
+{
+	if (!t->skipping && !t->long_lines)
+		ct_warn("%s: %s:%ld: a line longer than %d bytes is skipped (a damaged or hostile trace?)",
+			t->who, t->path, t->lineno + 1, CT_TRACE_LINE_MAX);
+	t->skipping = true;
+}
+
 int ct_tracefile_next(struct ct_tracefile *t, const char **line, size_t *len)
 {
 	for (;;) {
-		char *nl = t->pos < t->len ? memchr(t->buf + t->pos, '\n', t->len - t->pos) : NULL;
+		/* Only bytes not looked at yet are searched: a long line costs
+		 * one pass, not one per read. */
+		char *nl = t->scan < t->len ? memchr(t->buf + t->scan, '\n', t->len - t->scan) : NULL;
 		int n;
 
+		if (nl && (size_t)(nl - t->buf) - t->pos > CT_TRACE_LINE_MAX)
+			skip_long(t);
+		if (nl && t->skipping) {
+			t->pos = t->scan = (size_t)(nl - t->buf) + 1;
+			t->lineno++;
+			t->long_lines++;
+			t->skipping = false;
+			continue;
+		}
 		if (nl) {
 			*line = t->buf + t->pos;
 			*len = (size_t)(nl - *line);
 			t->pos += *len + 1;
+			t->scan = t->pos;
 			t->lineno++;
 			return 1;
 		}
+		t->scan = t->len;
+		if (t->len - t->pos > CT_TRACE_LINE_MAX)
+			skip_long(t);
+		if (t->skipping)
+			t->pos = t->scan = t->len;
 		if (t->eof) {
+			if (t->skipping) {
+				t->long_lines++;
+				t->skipping = false;
+			}
+			if (t->long_lines)
+				ct_warn("%s: %s: %ld lines longer than %d bytes were skipped", t->who, t->path,
+					t->long_lines, CT_TRACE_LINE_MAX);
+			t->long_lines = 0;
 			if (t->pos == t->len)
 				return 0;
 			/* What a killed tracer leaves: the calls before it are good. */

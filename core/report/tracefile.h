@@ -12,12 +12,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A longer line is skipped, counted and said: a trace's line is a call's
+ * JSON (a few KiB, more with a long kernel name); a gzip bomb's is not. */
+#define CT_TRACE_LINE_MAX (4 << 20)
+
 struct ct_tracefile {
 	const char *path, *who;
 	void *gz;            /* gzFile */
 	char *buf;           /* what was read and not yet returned: buf[pos, len) */
 	size_t cap, pos, len;
-	bool eof;
+	size_t scan;         /* buf[pos, scan) holds no line break */
+	bool eof, skipping;  /* skipping: inside a line longer than the cap */
+	long long_lines;     /* lines skipped for their length */
 	long lineno;         /* of the line last returned */
 	/* The meta line. */
 	char host[256], boot_id[64];

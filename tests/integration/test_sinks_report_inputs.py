@@ -140,6 +140,22 @@ def merge_without_output(tmp):
                  "merge without a trace: exited %d:\n%s" % (p.returncode, p.stderr))
 
 
+def long_lines(tmp):
+    """Lines past the 4 MiB cap are skipped and counted; the calls around them are read."""
+    big = '{"x":"' + "A" * (5 << 20) + '"}'
+    t = os.path.join(tmp, "long.jsonl")
+    text = write_trace(t, [call(0)])
+    with open(t, "a") as f:
+        f.write(big + "\n" + json.dumps(call(1)) + "\n" + big + "\n" + big + "\n" + json.dumps(call(2)) + "\n")
+    out = os.path.join(tmp, "long.txt")
+    p = tracer(["report", t, "-o", "summary:" + out])
+    cttest.check(p.returncode == 0 and
+                 "report: %s:3: a line longer than 4194304 bytes is skipped" % t in p.stderr and
+                 "report: %s: 3 lines longer than 4194304 bytes were skipped" % t in p.stderr and
+                 "3 events from" in p.stderr and summary_calls(out) == 3,
+                 "long lines: exited %d:\n%s" % (p.returncode, p.stderr))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="ct-report-inputs.")
     try:
@@ -147,6 +163,7 @@ def main():
         cut_traces(tmp)
         failed_report(tmp)
         merge_without_output(tmp)
+        long_lines(tmp)
     finally:
         subprocess.run(["rm", "-rf", tmp])
     print("ok")
