@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "merge/merge.h"
+#include "report/tracefile.h"
 #include "util/log.h"
 
 static const char usage[] =
@@ -35,6 +36,8 @@ int ct_merge_main(int argc, char **argv)
 	};
 	struct ct_merge m = { .tolerance_ns = 100000 };
 	const char *chrome = NULL, *summary = NULL;
+	const char *outs[2];
+	size_t n_outs = 0;
 	bool want_summary = false;
 	int opt, err;
 	char *end;
@@ -67,9 +70,20 @@ int ct_merge_main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc || (!chrome && !want_summary)) {
+		if (optind >= argc)
+			ct_err("merge: no trace given: name the jsonl traces to merge");
+		else
+			ct_err("merge: no output given: add -o chrome:PATH for the merged timeline, "
+			       "-o summary[:PATH] for the offsets and stragglers, or both");
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (chrome)
+		outs[n_outs++] = chrome;
+	if (want_summary)
+		outs[n_outs++] = summary;
+	if (ct_tracefile_refuse_outputs("merge", argv + optind, (size_t)(argc - optind), outs, n_outs))
+		return 2;
 	err = ct_merge_load(&m, argv + optind, (size_t)(argc - optind));
 	if (!err)
 		err = ct_merge_align(&m);

@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "report/tracefile.h"
 #include "sinks/output.h"
+#include "sinks/sink.h"
 #include "util/log.h"
 #include "util/u64map.h"
 
@@ -129,6 +130,17 @@ static int replay(struct ct_replay *r, struct ct_tracefile *tf, struct ct_output
 	return err;
 }
 
+/* No sink may write over the trace it reads. */
+static int refuse_own_trace(const struct ct_config *conf, char *const *trace)
+{
+	const char *paths[CT_MAX_SINKS];
+	size_t n = 0;
+
+	for (int i = 0; i < conf->n_sinks && n < CT_MAX_SINKS; i++)
+		paths[n++] = ((const struct ct_sink_common *)conf->sinks[i].ctx)->path;
+	return ct_tracefile_refuse_outputs("report", trace, 1, paths, n);
+}
+
 int ct_report_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -148,7 +160,6 @@ int ct_report_main(int argc, char **argv)
 	const char *config = NULL, *plugins = NULL, *plugin_path = NULL;
 	char **sinks = calloc(argc, sizeof(*sinks));
 	int n_sinks = 0, opt, ret = 2, err;
-	bool opened = false;
 
 	ct_config_init(&conf);
 	if (!sinks)
@@ -189,6 +200,8 @@ int ct_report_main(int argc, char **argv)
 		goto out;
 	if (ct_config_finish(&conf))
 		goto out;
+	if (refuse_own_trace(&conf, argv + optind))
+		goto out;
 	ret = 1;
 	if (ct_tracefile_open(&tf, argv[optind], "report"))
 		goto out;
@@ -198,21 +211,21 @@ int ct_report_main(int argc, char **argv)
 			   tf.wall_offset_ns))
 		goto out;
 	err = ct_output_open(&out, &conf);
-	opened = true;
 	if (!err)
 		err = replay(&r, &tf, &out, &st);
 	if (err == -ENOMEM)
 		ct_err("report: out of memory");
-	opened = false;
-	if (ct_output_close(&out, &st) || err)
+	if (err) {
+		ct_output_abandon(&out);
+		goto out;
+	}
+	if (ct_output_close(&out, &st))
 		goto out;
 	say_skips(&r, tf.path);
 	if (ct_verbosity >= CT_LOG_WARN)
 		fprintf(stderr, "cudatracer report: %" PRIu64 " events from %s\n", st.events, tf.path);
 	ret = 0;
 out:
-	if (opened)
-		ct_output_close(&out, &st);
 	ct_replay_free(&r);
 	ct_tracefile_close(&tf);
 	ct_config_free(&conf);

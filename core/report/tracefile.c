@@ -11,6 +11,7 @@
 #include <zlib.h>
 #include "report/json.h"
 #include "report/tracefile.h"
+#include "sinks/sinkio.h"
 #include "util/log.h"
 
 #define READ_CHUNK (256 * 1024)
@@ -52,6 +53,7 @@ static int fill(struct ct_tracefile *t)
 	if (t->pos) {
 		memmove(t->buf, t->buf + t->pos, t->len - t->pos);
 		t->len -= t->pos;
+		t->scan -= t->pos;
 		t->pos = 0;
 	}
 	if (t->cap - t->len < READ_CHUNK) {
@@ -74,29 +76,72 @@ static int fill(struct ct_tracefile *t)
 		       " (the compressed trace is damaged or cut short)" : "");
 		return -EIO;
 	}
+	/* zlib says a stream that stops before its end marker only here: a
+	 * trace cut at a line's end would otherwise read as whole. */
+	if (n == 0 && t->compressed && (gzerror(t->gz, &zerr), zerr == Z_BUF_ERROR))
+		ct_warn("%s: %s: the compressed trace ends before its end marker: it was cut short (was the "
+			"tracer killed?); read as far as it goes", t->who, t->path);
 	t->len += (size_t)n;
 	return n;
+}
+
+/* A line longer than the cap is dropped as it comes, never held whole;
+ * the first is said with its line, the rest counted at the end. */
+static void skip_long(struct ct_tracefile *t)
+{
+	if (!t->skipping && !t->long_lines)
+		ct_warn("%s: %s:%ld: a line longer than %d bytes is skipped (a damaged or hostile trace?)",
+			t->who, t->path, t->lineno + 1, CT_TRACE_LINE_MAX);
+	t->skipping = true;
 }
 
 int ct_tracefile_next(struct ct_tracefile *t, const char **line, size_t *len)
 {
 	for (;;) {
-		char *nl = t->pos < t->len ? memchr(t->buf + t->pos, '\n', t->len - t->pos) : NULL;
+		/* Only bytes not looked at yet are searched: a long line costs
+		 * one pass, not one per read. */
+		char *nl = t->scan < t->len ? memchr(t->buf + t->scan, '\n', t->len - t->scan) : NULL;
 		int n;
 
+		if (nl && (size_t)(nl - t->buf) - t->pos > CT_TRACE_LINE_MAX)
+			skip_long(t);
+		if (nl && t->skipping) {
+			t->pos = t->scan = (size_t)(nl - t->buf) + 1;
+			t->lineno++;
+			t->long_lines++;
+			t->skipping = false;
+			continue;
+		}
 		if (nl) {
 			*line = t->buf + t->pos;
 			*len = (size_t)(nl - *line);
 			t->pos += *len + 1;
+			t->scan = t->pos;
 			t->lineno++;
 			return 1;
 		}
+		t->scan = t->len;
+		if (t->len - t->pos > CT_TRACE_LINE_MAX)
+			skip_long(t);
+		if (t->skipping)
+			t->pos = t->scan = t->len;
 		if (t->eof) {
+			if (t->skipping) {
+				t->long_lines++;
+				t->skipping = false;
+			}
+			if (t->long_lines)
+				ct_warn("%s: %s: %ld lines longer than %d bytes were skipped", t->who, t->path,
+					t->long_lines, CT_TRACE_LINE_MAX);
+			t->long_lines = 0;
 			if (t->pos == t->len)
 				return 0;
-			ct_err("%s: %s:%ld: the last line is cut short: the trace is truncated (was the "
-			       "tracer killed?)", t->who, t->path, t->lineno + 1);
-			return -EINVAL;
+			/* What a killed tracer leaves: the calls before it are good. */
+			ct_warn("%s: %s:%ld: the last line is cut short (was the tracer killed?): it is "
+				"skipped, the trace is read up to line %ld", t->who, t->path, t->lineno + 1,
+				t->lineno);
+			t->pos = t->len;
+			return 0;
 		}
 		n = fill(t);
 		if (n < 0)
@@ -177,6 +222,36 @@ int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
 	if (!m.has_offset) {
 		ct_err("%s: %s:1: a meta line without wall_offset_ns", who, path);
 		return -EINVAL;
+	}
+	return 0;
+}
+
+/* What `path` names (standard output for NULL or "-"); false when nothing
+ * is there yet, which no input can be. */
+static bool stat_output(const char *path, struct stat *st)
+{
+	return !path || !strcmp(path, "-") ? !fstat(STDOUT_FILENO, st) : !stat(path, st);
+}
+
+int ct_tracefile_refuse_outputs(const char *who, char *const *inputs, size_t n_in, const char *const *outputs,
+				size_t n_out)
+{
+	for (size_t o = 0; o < n_out; o++) {
+		struct stat out, in;
+
+		if (!stat_output(outputs[o], &out) || ct_out_is_dev_null(&out))
+			continue;
+		for (size_t i = 0; i < n_in; i++) {
+			if (stat(inputs[i], &in) || in.st_dev != out.st_dev || in.st_ino != out.st_ino)
+				continue;
+			if (!outputs[o] || !strcmp(outputs[o], "-"))
+				ct_err("%s: standard output is the trace %s: what is written to it would be read back; "
+				       "redirect it to another file", who, inputs[i]);
+			else
+				ct_err("%s: the output %s is the trace %s (the same file): writing it would destroy "
+				       "the trace; give another path", who, outputs[o], inputs[i]);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

@@ -12,12 +12,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A longer line is skipped, counted and said: a trace's line is a call's
+ * JSON (a few KiB, more with a long kernel name); a gzip bomb's is not. */
+#define CT_TRACE_LINE_MAX (4 << 20)
+
 struct ct_tracefile {
 	const char *path, *who;
 	void *gz;            /* gzFile */
 	char *buf;           /* what was read and not yet returned: buf[pos, len) */
 	size_t cap, pos, len;
-	bool eof;
+	size_t scan;         /* buf[pos, scan) holds no line break */
+	bool eof, skipping;  /* skipping: inside a line longer than the cap */
+	long long_lines;     /* lines skipped for their length */
 	long lineno;         /* of the line last returned */
 	/* The meta line. */
 	char host[256], boot_id[64];
@@ -30,9 +36,20 @@ struct ct_tracefile {
 int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who);
 /*
  * The next line, without its newline, valid until the next call: 1; 0 at
- * the end; <0 on a read error or a last line cut short (said).
+ * the end; <0 on a read error (said). A last line without its newline (a
+ * killed tracer's) is skipped with a warning, as is said a compressed
+ * trace that ends before its end marker.
  */
 int ct_tracefile_next(struct ct_tracefile *t, const char **line, size_t *len);
 void ct_tracefile_close(struct ct_tracefile *t);
+/*
+ * -EINVAL (said, naming both) when one of the outputs (paths; NULL or "-":
+ * standard output) is the same file, by device and inode, as one of the
+ * inputs: called before anything is opened for writing, so that
+ * `report T.jsonl -o jsonl:T.jsonl` cannot empty its own trace. Outputs
+ * not there yet and /dev/null pass.
+ */
+int ct_tracefile_refuse_outputs(const char *who, char *const *inputs, size_t n_in, const char *const *outputs,
+				size_t n_out);
 
 #endif

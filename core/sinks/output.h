@@ -47,5 +47,8 @@ void ct_output_gpu(struct ct_output *o, const struct ct_gpu_event *g);
 void ct_output_proc_exit(struct ct_output *o, uint32_t pid, uint64_t ts_ns);
 /* Final output of every sink and close its file. Returns -EIO if any sink failed. */
 int ct_output_close(struct ct_output *o, const struct ct_run_stats *st);
+/* Close every sink's file without its final output: for a run that failed,
+ * whose summary or report would be empty or wrong. */
+void ct_output_abandon(struct ct_output *o);
 
 #endif

@@ -381,7 +381,9 @@ bool ct_out_rewritable(FILE *out)
 	int fd = out ? fileno(out) : -1;
 	int fl;
 
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
+	/* Standard output is the shell's: a file it opened holds what was
+	 * written before us, and the traced command writes into it too. */
+	if (fd < 0 || out == stdout || fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return false;
 	fl = fcntl(fd, F_GETFL);
 	return fl >= 0 && !(fl & O_APPEND);

@@ -47,7 +47,9 @@ struct stat;
 /* /dev/null, /dev/zero or /dev/full: a write goes nowhere (or fails). */
 bool ct_out_is_dev_null(const struct stat *st);
 
-/* True if `out` is a regular file we may truncate and rewrite (not O_APPEND). */
+/* True if `out` is a regular file the sink opened itself (never standard
+ * output, even redirected to a file) and not O_APPEND: one we may
+ * truncate and rewrite. */
 bool ct_out_rewritable(FILE *out);
 /* Flush, truncate to empty and rewind, so the next write replaces the file. */
 int ct_out_restart(FILE *out);

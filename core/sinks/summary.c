@@ -7,8 +7,10 @@
  * call (a driver call inside a runtime call) is counted in its row and
  * marked Nested; the share of time counts outermost calls only. Then the
  * kernels by launches (kernstats.h), like cuda_gpu_kern_sum from the host. Written at exit, and every `interval`
- * if set; a regular file is rewritten each time so it always holds one
- * complete, current summary.
+ * if set; a file the sink opened is rewritten each time so it always holds
+ * one complete, current summary. Standard output, a file the shell opened
+ * included, is never rewritten: each summary is written after what is
+ * there.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -766,7 +768,7 @@ static int summary_open(void *ctx)
 {
 	struct summary_ctx *s = ctx;
 
-	/* a file holds the latest summary; a terminal or pipe gets each one in turn */
+	/* a file of ours holds the latest summary; standard output gets each one in turn */
 	s->rewrite = ct_out_rewritable(s->c.out);
 	return 0;
 }

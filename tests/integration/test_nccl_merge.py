@@ -121,8 +121,8 @@ def main():
     trunc = os.path.join(bad_dir, "trunc.jsonl")
     with open(files[1]) as f:
         text = f.read()
-    with open(trunc, "w") as f:
-        f.write(text[:len(text) // 2])
+    with open(trunc, "w") as f:  # a line cut inside the trace (a killed tracer's last line is read)
+        f.write(text[:len(text) // 2] + "\n" + text[len(text) // 2:])
     other_job = os.path.join(bad_dir, "job.jsonl")
     with open(other_job, "w") as f:
         f.write(open(files[2]).read().replace('"job_id":"%s"' % JOB, '"job_id":"999"'))
@@ -132,7 +132,7 @@ def main():
     early_path = os.path.join(early.files, "events.jsonl")
     cases = [
         ([files[0], os.path.join(tmp, "missing.jsonl")], r"cannot read .*missing\.jsonl: No such file or directory"),
-        ([files[0], trunc], r"trunc\.jsonl:\d+: the last line is cut short: the trace is truncated"),
+        ([files[0], trunc], r"trunc\.jsonl:\d+: not a whole JSON object: the trace is damaged"),
         ([files[0], files[1], files[1]], r"rank 2 is in two inputs"),
         ([files[0], files[1], other_job], r"the inputs are from different jobs: job %s .* and job 999" % JOB),
         ([early_path] + files, r"events\.jsonl does not overlap in time with any other input"),

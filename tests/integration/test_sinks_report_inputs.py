@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""What `cudatracer report` and `cudatracer merge` do with the traces they
+are given, on hand-written jsonl traces (no tracing, no root): an output
+that is one of the inputs is refused before anything is opened for
+writing, by device and inode, whatever name it is given by; a killed
+tracer's trace (its last line cut, a gzip stream without its end) is read
+with a warning naming the file and line; a report that fails writes no
+summary; merge without an output says what is missing."""
+import gzip
+import json
+import os
+import subprocess
+import tempfile
+
+import cttest
+
+META = {"kind": "meta", "format": "cudatracer-jsonl", "version": 1, "host": "vm",
+        "boot_id": "af2bd1c3-9c89-47a2-99e8-e2a757b2d888", "tracer_pid": 1, "wall_ns": 1000000000000,
+        "mono_ns": 500000000, "wall_offset_ns": 999500000000}
+
+
+def call(i, pid=4242, api="cudaMalloc"):
+    return {"ts_ns": 1000000000000 + 1000 * i, "plugin": "cudart", "api": api, "pid": pid, "tid": pid,
+            "comm": "app", "depth": 0, "device": None, "cgroup": "/", "dur_ns": 500, "result": 0,
+            "result_name": "cudaSuccess", "error": False, "args": {"devPtr": "0x%x" % (0x7f5000000000 + 4096 * i),
+                                                                   "size": 4096}}
+
+
+def write_trace(path, calls):
+    text = "".join(json.dumps(o, separators=(",", ":")) + "\n" for o in [META] + calls)
+    with open(path, "w") as f:
+        f.write(text)
+    return text
+
+
+def tracer(args, stdout=subprocess.PIPE):
+    return subprocess.run([cttest.TRACER] + args, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120)
+
+
+def unchanged(path, text, what):
+    with open(path) as f:
+        cttest.check(f.read() == text, "%s: the trace %s was changed" % (what, path))
+
+
+def same_file(tmp):
+    t = os.path.join(tmp, "t.jsonl")
+    text = write_trace(t, [call(i) for i in range(3)])
+    os.symlink("t.jsonl", os.path.join(tmp, "link.jsonl"))
+    cases = [  # (what, args, the name the error gives the output)
+        ("report -o jsonl:T", ["report", t, "-o", "jsonl:" + t], t),
+        ("report -o summary:LINK", ["report", t, "-o", "summary:" + os.path.join(tmp, "link.jsonl")],
+         os.path.join(tmp, "link.jsonl")),
+        ("report -o text:DIR/./T beside another sink", ["report", t, "-o", "summary:" + os.path.join(tmp, "s.txt"),
+                                                        "-o", "text:" + os.path.join(tmp, ".", "t.jsonl")],
+         os.path.join(tmp, ".", "t.jsonl")),
+        ("merge -o chrome:T", ["merge", t, "-o", "chrome:" + t], t),
+        ("merge -o summary:LINK", ["merge", t, "-o", "summary:" + os.path.join(tmp, "link.jsonl")],
+         os.path.join(tmp, "link.jsonl")),
+    ]
+    for what, args, shown in cases:
+        p = tracer(args)
+        cmd = args[0]
+        want = "%s: the output %s is the trace %s (the same file)" % (cmd, shown, t)
+        cttest.check(p.returncode == 2 and want in p.stderr, "%s: exited %d, not 2 with %r:\n%s" %
+                     (what, p.returncode, want, p.stderr))
+        unchanged(t, text, what)
+    cttest.check(not os.path.exists(os.path.join(tmp, "s.txt")),
+                 "report: a sink's file was opened before the refusal")
+    # standard output appended to the trace itself
+    for cmd, args in (("report", ["report", t]), ("merge", ["merge", t, "-o", "summary"])):
+        with open(t, "a") as out:
+            p = tracer(args, stdout=out)
+        want = "%s: standard output is the trace %s" % (cmd, t)
+        cttest.check(p.returncode == 2 and want in p.stderr, "%s >> T: exited %d:\n%s" % (cmd, p.returncode, p.stderr))
+        unchanged(t, text, cmd + " >> T")
+    # an output not there yet, and /dev/null, are not the trace
+    p = tracer(["report", t, "-o", "summary:" + os.path.join(tmp, "new.txt"), "-o", "csv:/dev/null"])
+    cttest.check(p.returncode == 0, "report to a new file: exited %d:\n%s" % (p.returncode, p.stderr))
+
+
+def summary_calls(path, api="cudaMalloc"):
+    return cttest.summary_rows(path).get(api, (0,))[0]
+
+
+def cut_traces(tmp):
+    t = os.path.join(tmp, "killed.jsonl")
+    text = write_trace(t, [call(i) for i in range(6)])
+    with open(t, "w") as f:
+        f.write(text[:-60])  # the 6th call (line 7) cut mid-JSON, no line break
+    out = os.path.join(tmp, "killed.txt")
+    p = tracer(["report", t, "-o", "summary:" + out])
+    want = "report: %s:7: the last line is cut short (was the tracer killed?): it is skipped, the trace is " \
+           "read up to line 6" % t
+    cttest.check(p.returncode == 0 and want in p.stderr and "5 events from" in p.stderr,
+                 "report of a cut trace: exited %d, not 0 with %r:\n%s" % (p.returncode, want, p.stderr))
+    cttest.check(summary_calls(out) == 5, "report of a cut trace: %d cudaMalloc in the summary, not 5" %
+                 summary_calls(out))
+    p = tracer(["merge", t, "-o", "summary:" + os.path.join(tmp, "merged.txt")])
+    cttest.check(p.returncode == 0 and want.replace("report:", "merge:") in p.stderr,
+                 "merge of a cut trace: exited %d:\n%s" % (p.returncode, p.stderr))
+
+    # gzip: whole lines, but the stream stops before its end marker (its
+    # 8-byte trailer), and one cut inside the deflate data
+    data = gzip.compress(write_trace(t, [call(i) for i in range(200)]).encode())
+    for what, cut, lines in (("without its trailer", data[:-8], None), ("cut inside", data[:len(data) // 2], 1)):
+        z = os.path.join(tmp, "killed.jsonl.gz")
+        with open(z, "wb") as f:
+            f.write(cut)
+        out = os.path.join(tmp, "killed.txt")
+        p = tracer(["report", z, "-o", "summary:" + out])
+        want = "report: %s: the compressed trace ends before its end marker: it was cut short" % z
+        cttest.check(p.returncode == 0 and want in p.stderr,
+                     "report of a gzip trace %s: exited %d, not 0 with %r:\n%s" % (what, p.returncode, want, p.stderr))
+        if lines is None:
+            cttest.check("200 events from" in p.stderr and summary_calls(out) == 200,
+                         "gzip %s: not its 200 calls:\n%s" % (what, p.stderr))
+
+
+def failed_report(tmp):
+    t = os.path.join(tmp, "noplugin.jsonl")
+    bad = call(2)
+    bad["plugin"] = "nosuch"
+    write_trace(t, [call(0), call(1), bad])
+    p = tracer(["report", t])
+    cttest.check(p.returncode == 1 and "noplugin.jsonl:4: the trace has calls of plugin 'nosuch'" in p.stderr
+                 and p.stdout == "", "a failed report: exited %d, printed %r:\n%s" %
+                 (p.returncode, p.stdout[:500], p.stderr))
+
+
+def merge_without_output(tmp):
+    t = os.path.join(tmp, "m.jsonl")
+    write_trace(t, [call(0)])
+    p = tracer(["merge", t])
+    want = "merge: no output given: add -o chrome:PATH for the merged timeline, -o summary[:PATH] for the " \
+           "offsets and stragglers, or both"
+    cttest.check(p.returncode == 2 and want in p.stderr, "merge without -o: exited %d:\n%s" % (p.returncode, p.stderr))
+    p = tracer(["merge", "-o", "summary"])
+    cttest.check(p.returncode == 2 and "merge: no trace given" in p.stderr,
+                 "merge without a trace: exited %d:\n%s" % (p.returncode, p.stderr))
+
+
+def long_lines(tmp):
+    """Lines past the 4 MiB cap are skipped and counted; the calls around them are read."""
+    big = '{"x":"' + "A" * (5 << 20) + '"}'
+    t = os.path.join(tmp, "long.jsonl")
+    text = write_trace(t, [call(0)])
+    with open(t, "a") as f:
+        f.write(big + "\n" + json.dumps(call(1)) + "\n" + big + "\n" + big + "\n" + json.dumps(call(2)) + "\n")
+    out = os.path.join(tmp, "long.txt")
+    p = tracer(["report", t, "-o", "summary:" + out])
+    cttest.check(p.returncode == 0 and
+                 "report: %s:3: a line longer than 4194304 bytes is skipped" % t in p.stderr and
+                 "report: %s: 3 lines longer than 4194304 bytes were skipped" % t in p.stderr and
+                 "3 events from" in p.stderr and summary_calls(out) == 3,
+                 "long lines: exited %d:\n%s" % (p.returncode, p.stderr))
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="ct-report-inputs.")
+    try:
+        same_file(tmp)
+        cut_traces(tmp)
+        failed_report(tmp)
+        merge_without_output(tmp)
+        long_lines(tmp)
+    finally:
+        subprocess.run(["rm", "-rf", tmp])
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
