@@ -520,6 +520,10 @@ int ct_config_load(struct ct_config *c, const char *path)
 int ct_config_add_sink_named(struct ct_config *c, const char *name, const char *type, const char *path,
 			     const char *origin)
 {
+	const struct ct_sink_ops *ops = ct_sink_find(type);
+	/* WHERE is a file, or for a metric sink its address or URL: an unknown
+	 * type's is kept as path, for finish_sink to name the type. */
+	const char *where_key = ops && ops->where_key ? ops->where_key : "path";
 	char auto_name[80];
 	struct ct_sink_conf *s;
 
@@ -541,7 +545,7 @@ int ct_config_add_sink_named(struct ct_config *c, const char *name, const char *
 	}
 	s = sink_section(c, name, origin);
 	if (!s || !s->name || !s->file || sink_kv(s, "type", type, 0, NULL) ||
-	    (path && sink_kv(s, "path", path, 0, NULL)))
+	    (path && sink_kv(s, where_key, path, 0, NULL)))
 		return -ENOMEM;
 	return 0;
 }
@@ -729,8 +733,9 @@ void ct_config_help(FILE *out, bool md)
 {
 	const char *head = md ? "| key | type | default | meaning |\n|---|---|---|---|\n" : "";
 	static const char sinks_md[] =
-		"\n## [sink.NAME]\n\nOne section per output; several at once. `-o TYPE[:PATH]` adds a sink named "
-		"after its type (a second one of a type: TYPE2, ...), `-o NAME=TYPE[:PATH]` one with the name given; "
+		"\n## [sink.NAME]\n\nOne section per output; several at once. `-o TYPE[:WHERE]` adds a sink named "
+		"after its type (a second one of a type: TYPE2, ...), `-o NAME=TYPE[:WHERE]` one with the name "
+		"given (WHERE: the path, or a metric sink's listen, url or endpoint); "
 		"`-C sink.NAME.key=value` sets a key of either kind. Keys of every sink:\n\n%s";
 
 	if (md)
@@ -756,8 +761,9 @@ void ct_config_help(FILE *out, bool md)
 		fputs("\n", out);
 		help_comment(out, "# ", "Outputs: one [sink.NAME] section each, several at once; with none, "
 			     "calls go to standard output as text. Below, one example section per sink type, "
-			     "commented out: remove the ; to use one. -o TYPE[:PATH] adds a sink named TYPE "
-			     "(TYPE2 for a second one), -o NAME=TYPE[:PATH] one named NAME; "
+			     "commented out: remove the ; to use one. -o TYPE[:WHERE] adds a sink named TYPE "
+			     "(TYPE2 for a second one), -o NAME=TYPE[:WHERE] one named NAME (WHERE: the path, "
+			     "or a metric sink's listen, url or endpoint); "
 			     "-C sink.NAME.key=value sets a key of either. Keys of every sink:");
 		for (const struct ct_key *k = sink_common_keys; k->name; k++) {
 			char line[512];
