@@ -107,8 +107,9 @@ static int parse_pid(const char *s, long *out)
 }
 
 /*
- * -o [NAME=]TYPE[:PATH]. The name, if any, ends at an = before the first
- * colon: a path may hold both (-o jsonl:/tmp/a=b:c.jsonl).
+ * -o [NAME=]TYPE[:WHERE]. The name, if any, ends at an = before the first
+ * colon: a path may hold both (-o jsonl:/tmp/a=b:c.jsonl). WHERE is the
+ * sink's path, or a metric sink's address or URL (its where_key).
  */
 static int add_cli_sink(struct ct_config *c, const char *arg)
 {
@@ -125,7 +126,7 @@ static int add_cli_sink(struct ct_config *c, const char *arg)
 	if ((eq && !name) || !type)
 		err = -ENOMEM;
 	else if (!*type)
-		ct_err("%s: expected [NAME=]TYPE[:PATH]", origin), err = -EINVAL;
+		ct_err("%s: expected [NAME=]TYPE[:WHERE]", origin), err = -EINVAL;
 	else
 		err = ct_config_add_sink_named(c, name, type, colon ? colon + 1 : NULL, origin);
 	free(name);

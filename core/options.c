@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include "options.h"
+#include "sinks/sink.h"
 
 
 #define GROUP(title) { .heading = title }
@@ -11,7 +12,7 @@
 
 static const char synopsis[] =
 	"usage: cudatracer [options] [-- COMMAND [ARGS...]]\n"
-	"       cudatracer report TRACE.jsonl[.gz] [-o TYPE[:PATH]]...\n"
+	"       cudatracer report TRACE.jsonl[.gz] [-o TYPE[:FILE]]...\n"
 	"       cudatracer merge TRACE.jsonl... -o chrome:PATH [-o summary[:PATH]]\n"
 	"\n"
 	"Trace GPU runtime API calls with eBPF uprobes, without changing the program.\n";
@@ -39,12 +40,13 @@ const struct ct_option ct_options[] = {
 	FLAG("gpu-activity", 0, OPT_GPU_ACTIVITY, "with a command: kernels, copies and sets on the GPU too (CUPTI)"),
 
 	GROUP("Output"),
-	ARG("output", 'o', 'o', "[NAME=]TYPE[:PATH]",
-	    "add a sink: text, jsonl, summary, csv, chrome, memory, html;\n"
-	    "PATH - is stdout. Named TYPE (TYPE2 for a second one) or NAME,\n"
-	    "for -C sink.NAME.KEY=VAL. With no sink configured, text goes to\n"
-	    "stdout. Tracing a command, a file format with no PATH goes to a\n"
-	    "new file cudatracer-COMMAND-PID.EXT (the command has stdout)"),
+	ARG("output", 'o', 'o', "[NAME=]TYPE[:WHERE]",
+	    "add a sink of a type below; WHERE is its file (- is stdout), or\n"
+	    "a metric sink's address or URL. Named TYPE (TYPE2 for a second\n"
+	    "one) or NAME, for -C sink.NAME.KEY=VAL. With no sink configured,\n"
+	    "text goes to stdout. Tracing a command, a file format with no\n"
+	    "FILE goes to a new file cudatracer-COMMAND-PID.EXT (the command\n"
+	    "has stdout)"),
 
 	GROUP("Configuration"),
 	ARG("config", 'c', 'c', "FILE", "read this INI config instead of " CT_SYSTEM_CONFIG),
@@ -120,6 +122,27 @@ static void usage_row(FILE *out, const struct ct_option *o)
 		fputc('\n', out);
 }
 
+/* The sink types from the sink table, each with what -o TYPE:WHERE's WHERE
+ * is, and for a metric sink the key it sets and that key's default. */
+static void usage_sinks(FILE *out)
+{
+	fputs("\nSink types (-o TYPE[:WHERE]):\n", out);
+	for (int i = 0; ct_sink_types[i]; i++) {
+		const struct ct_sink_ops *s = ct_sink_types[i];
+		const struct ct_key *k = s->where_key ? ct_key_find(s->keys, s->where_key) : NULL;
+		const char *arg = s->where_arg ? s->where_arg : "FILE";
+		char spec[64], help[256];
+
+		snprintf(spec, sizeof(spec), k && !k->def ? "%s:%s" : "%s[:%s]", s->type, arg);
+		if (k)
+			snprintf(help, sizeof(help), "%s\n(sets %s; %s%s)", s->where_help, k->name,
+				 k->def ? "default " : "required", k->def ? k->def : "");
+		else
+			snprintf(help, sizeof(help), "%s", s->where_help);
+		usage_row(out, &(struct ct_option){ .arg = spec, .help = help });
+	}
+}
+
 void ct_options_usage(FILE *out)
 {
 	fputs(synopsis, out);
@@ -129,4 +152,5 @@ void ct_options_usage(FILE *out)
 		else
 			usage_row(out, o);
 	}
+	usage_sinks(out);
 }

@@ -244,20 +244,68 @@ enum ct_timing ct_session_timing(const struct ct_config *conf, const struct ct_a
 	return plugin ? CT_TIMING_ENTRY_PLUGIN : config ? CT_TIMING_ENTRY_CONFIG : CT_TIMING_TIMED;
 }
 
-/* A glob of entry_only or timed that names no API of the plugins: a typo. */
-static void warn_unmatched(const char *key, const struct ct_list *globs, const struct ct_loaded_plugin *lp,
-			   int n)
+/* Whether a glob or name matches an API of the loaded plugins. */
+static bool glob_names_api(const char *glob, const struct ct_loaded_plugin *lp, int n)
 {
-	for (size_t g = 0; g < globs->n; g++) {
-		bool hit = false;
+	for (int i = 0; i < n; i++)
+		for (size_t k = 0; k < lp[i].p->n_apis; k++)
+			if (fnmatch(glob, lp[i].p->apis[k].symbol, 0) == 0)
+				return true;
+	return false;
+}
 
-		for (int i = 0; i < n && !hit; i++)
-			for (size_t k = 0; k < lp[i].p->n_apis && !hit; k++)
-				hit = fnmatch(globs->v[g], lp[i].p->apis[k].symbol, 0) == 0;
-		if (!hit)
-			ct_warn("tracer.%s: '%s' matches no API of the loaded plugins (--list-apis lists them)",
-				key, globs->v[g]);
+/* A glob or name that matches no API of the plugins is a typo (--include
+ * cudaMaloc): said at `level`, by the key and the option that set it.
+ * Returns how many matched none. */
+static int say_unmatched(int level, const char *key, const struct ct_list *globs,
+			 const struct ct_loaded_plugin *lp, int n)
+{
+	int missed = 0;
+
+	for (size_t g = 0; g < globs->n; g++) {
+		if (glob_names_api(globs->v[g], lp, n))
+			continue;
+		missed++;
+		ct_log(level, "%s: '%s' matches no API of the loaded plugins (--list-apis lists them)", key,
+		       globs->v[g]);
 	}
+	return missed;
+}
+
+/* Every pattern of the config checked against the plugins' APIs: one that
+ * leaves nothing traced, or a stack word that means nothing, is an error;
+ * one beside patterns that match, a warning. */
+static int check_patterns(const struct session *s)
+{
+	const struct ct_config *c = s->conf;
+	const struct ct_loaded_plugin *lp = s->plugins;
+	char words[128];
+	size_t on = 0;
+
+	say_unmatched(CT_LOG_WARN, "tracer.entry_only", &c->tracer.entry_only, lp, s->n_plugins);
+	say_unmatched(CT_LOG_WARN, "tracer.timed", &c->tracer.timed, lp, s->n_plugins);
+	for (int i = 0; i < s->n_plugins; i++)
+		for (size_t k = 0; k < lp[i].p->n_apis; k++)
+			on += s->enabled[i][k];
+	if (!on) {
+		say_unmatched(CT_LOG_ERROR, "filter.include (--include)", &c->filter.include, lp, s->n_plugins);
+		ct_err("filter.include (--include) and filter.exclude (--exclude) leave no API of the loaded "
+		       "plugins to trace: nothing would be traced");
+		return -EINVAL;
+	}
+	say_unmatched(CT_LOG_WARN, "filter.include (--include)", &c->filter.include, lp, s->n_plugins);
+	say_unmatched(CT_LOG_WARN, "filter.exclude (--exclude)", &c->filter.exclude, lp, s->n_plugins);
+	for (size_t g = 0; c->stacks.enabled && g < c->stacks.apis.n; g++) {
+		const char *w = c->stacks.apis.v[g];
+
+		if (ct_stacks_word_known(w) || glob_names_api(w, lp, s->n_plugins))
+			continue;
+		ct_stacks_words(words, sizeof(words));
+		ct_err("stacks.apis (--stacks=APIS): '%s' is neither a kind of call (%s) nor a glob that "
+		       "matches an API of the loaded plugins (--list-apis lists them)", w, words);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static bool keep(const struct session *s, const struct ct_event *ev)
@@ -931,8 +979,9 @@ static int setup(struct session *s)
 		}
 		s->n_plugins++;
 	}
-	warn_unmatched("entry_only", &c->tracer.entry_only, s->plugins, s->n_plugins);
-	warn_unmatched("timed", &c->tracer.timed, s->plugins, s->n_plugins);
+	err = check_patterns(s);
+	if (err)
+		goto out;
 
 	if (s->inproc) {
 		err = setup_inproc(s);
@@ -1326,6 +1375,34 @@ static void say_tracing(const struct session *s)
 	say_profile_cost(s);
 }
 
+/* A plugin that probed no file: no process loaded its runtime, the usual
+ * reason for "0 events" (a command that does not use it, -P hip on a CUDA
+ * program). The in-process engine interposes instead of probing files. */
+static void say_unprobed(const struct session *s)
+{
+	int none = 0;
+
+	if (s->inproc)
+		return;
+	for (int i = 0; i < s->n_plugins; i++)
+		none += !s->probes[i].n_files;
+	for (int i = 0; i < s->n_plugins; i++) {
+		const struct ct_plugin *p = s->plugins[i].p;
+		char libs[256];
+		size_t len = 0;
+
+		if (s->probes[i].n_files)
+			continue;
+		libs[0] = 0;
+		for (size_t k = 0; k < p->n_libraries && len < sizeof(libs); k++)
+			len += (size_t)snprintf(libs + len, sizeof(libs) - len, "%s%s", k ? ", " : "", p->libraries[k]);
+		if (none == s->n_plugins && !s->stats.events)
+			ct_warn("no process loaded a library of plugin %s (%s): nothing to trace", p->name, libs);
+		else
+			ct_note("no process loaded a library of plugin %s (%s): none of its calls traced", p->name, libs);
+	}
+}
+
 static void say_totals(const struct session *s)
 {
 	char more[512] = "";
@@ -1518,6 +1595,7 @@ out:
 	 * would only bury the message that said why. */
 	if (s->traced && !failed) {
 		say_totals(s);
+		say_unprobed(s);
 		say_paused(s);
 		if (s->stats.launches_named || s->stats.launches_unnamed || ct_decode_strings_unread())
 			ct_note("launches: %llu with their kernel named, %llu unnamed (handles made before "

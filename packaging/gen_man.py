@@ -146,7 +146,7 @@ def page5(tracer, version, a):
            ".SH SYNOPSIS", "\\fI%s\\fR" % roff(a.system_config),
            ".SH DESCRIPTION",
            roff("An INI file: [section] headers, key = value lines, comments starting with ; "
-                "or #. cudatracer(1) reads the system config when present, or the file given "
+                "or #, and the rest of a line from a blank and ; or #. cudatracer(1) reads the system config when present, or the file given "
                 "with -c; -C SECTION.KEY=VALUE sets one key from the command line. Sizes take "
                 "K, M and G; durations ns, us, ms and s (a bare number is us); lists are "
                 "comma-separated."),

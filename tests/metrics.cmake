@@ -9,3 +9,5 @@ set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
 foreach(t prometheus remote_write otlp bad_input)
 	ct_integration_test(metrics_${t} "${I}/test_metrics_${t}.py" LABELS root)
 endforeach()
+# -o TYPE:WHERE: a metric sink's address or URL, never a file of that name.
+ct_integration_test(cli_sink_where "${I}/test_cli_sink_where.py" LABELS root)

@@ -25,6 +25,24 @@ static bool listed(const struct ct_stacks_conf *c, const char *word)
 	return false;
 }
 
+bool ct_stacks_word_known(const char *word)
+{
+	if (!strcmp(word, "all") || !strcmp(word, "errors"))
+		return true;
+	for (size_t i = 0; i < sizeof(api_kinds) / sizeof(api_kinds[0]); i++)
+		if (!strcmp(word, api_kinds[i].word))
+			return true;
+	return false;
+}
+
+void ct_stacks_words(char *buf, size_t n)
+{
+	size_t len = (size_t)snprintf(buf, n, "all, errors");
+
+	for (size_t i = 0; i < sizeof(api_kinds) / sizeof(api_kinds[0]) && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, ", %s", api_kinds[i].word);
+}
+
 bool ct_stacks_api_wanted(const struct ct_stacks_conf *c, const struct ct_api *a)
 {
 	if (listed(c, "all"))

@@ -21,6 +21,10 @@
 
 /* Whether calls of this API carry their stack (stacks.apis). */
 bool ct_stacks_api_wanted(const struct ct_stacks_conf *c, const struct ct_api *a);
+/* Whether a word of stacks.apis names calls by their kind ("alloc", "errors",
+ * "all" ...) rather than by a glob of API names; the words, for messages. */
+bool ct_stacks_word_known(const char *word);
+void ct_stacks_words(char *buf, size_t n);
 /* Whether every failing call carries its stack ("errors" or "all" in stacks.apis). */
 bool ct_stacks_errors_wanted(const struct ct_stacks_conf *c);
 

@@ -96,7 +96,7 @@ int ct_config_set(struct ct_config *c, const char *section, const char *key,
  */
 int ct_config_add_sink_named(struct ct_config *c, const char *name, const char *type, const char *path,
 			     const char *origin);
-/* The same, named by its type, origin "-o TYPE[:PATH]". */
+/* The same, named by its type, origin "-o TYPE[:WHERE]". */
 int ct_config_add_sink(struct ct_config *c, const char *type, const char *path);
 /* Resolve sink types and fill their contexts. */
 int ct_config_finish(struct ct_config *c);

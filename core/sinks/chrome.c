@@ -725,6 +725,7 @@ static void chrome_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_chrome = {
 	.type = "chrome",
+	.where_help = "a trace for Perfetto and chrome://tracing",
 	.file_ext = "json",
 	.help = "Chrome Trace Event JSON for Perfetto and chrome://tracing, streamed",
 	.keys = chrome_keys,

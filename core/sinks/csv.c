@@ -164,6 +164,7 @@ static void csv_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_csv = {
 	.type = "csv",
+	.where_help = "one CSV row per call",
 	.file_ext = "csv",
 	.help = "One row per call, RFC 4180; the decoded arguments in one column as a JSON object",
 	.keys = csv_keys,

@@ -882,6 +882,7 @@ static void html_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_html = {
 	.type = "html",
+	.where_help = "a self-contained HTML report",
 	.file_ext = "html",
 	.help = "A self-contained HTML report: summary tables, memory plot, per-thread timeline",
 	.keys = html_keys,

@@ -676,6 +676,7 @@ static void jsonl_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_jsonl = {
 	.type = "jsonl",
+	.where_help = "one JSON object per call, one per line",
 	.file_ext = "jsonl",
 	.help = "One JSON object per call, one per line (schema: docs/events.md)",
 	.keys = NULL,

@@ -305,6 +305,7 @@ static void memory_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_memory = {
 	.type = "memory",
+	.where_help = "leaks, unknown frees and peak memory, per process",
 	.help = "Allocations never freed, frees of unknown pointers, peak memory, per process",
 	.keys = memory_keys,
 	.ctx_size = sizeof(struct memory_ctx),

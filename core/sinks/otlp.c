@@ -395,6 +395,9 @@ static void otlp_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_otlp = {
 	.type = "otlp",
+	.where_key = "endpoint",
+	.where_arg = "URL",
+	.where_help = "export metrics to this OTLP/HTTP collector",
 	.help = "Export the same metrics (and, as an option, spans of failed or slow calls) over OTLP/HTTP",
 	.keys = otlp_keys,
 	.ctx_size = sizeof(struct otlp_ctx),

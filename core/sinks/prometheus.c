@@ -38,7 +38,7 @@ struct prom_ctx {
 
 static const struct ct_key prom_keys[] = {
 	{ "listen", CT_KEY_STR, "127.0.0.1:9464", offsetof(struct prom_ctx, listen),
-	  "ADDR:PORT to serve on ([v6]:PORT for IPv6; port 0: any free one, said with -v)" },
+	  "ADDR:PORT to serve on ([v6]:PORT for IPv6; port 0: any free one; the address is said at the start)" },
 	{ "http_path", CT_KEY_STR, "/metrics", offsetof(struct prom_ctx, http_path),
 	  "The URL path of the metrics" },
 	CT_METRICS_KEYS(struct prom_ctx, ms.mc),
@@ -305,7 +305,7 @@ static int serve(struct prom_ctx *p)
 	if (p->said_busy)
 		ct_warn("sink '%s' (prometheus): serving at %s now", p->ms.c.name, p->where);
 	else
-		ct_info("sink '%s' (prometheus): serving at %s", p->ms.c.name, p->where);
+		ct_note("sink '%s' (prometheus): serving at %s", p->ms.c.name, p->where);
 	return 0;
 }
 
@@ -372,6 +372,9 @@ static void prom_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_prometheus = {
 	.type = "prometheus",
+	.where_key = "listen",
+	.where_arg = "ADDR:PORT",
+	.where_help = "serve metrics at http://ADDR:PORT/metrics",
 	.help = "Serve metrics (calls, durations, bytes, memory, losses) to Prometheus at http://LISTEN/metrics",
 	.keys = prom_keys,
 	.ctx_size = sizeof(struct prom_ctx),

@@ -238,6 +238,9 @@ static void rw_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_remote_write = {
 	.type = "remote_write",
+	.where_key = "url",
+	.where_arg = "URL",
+	.where_help = "push metrics to this Prometheus remote-write URL",
 	.help = "Push the same metrics to a Prometheus remote-write endpoint (url), every interval",
 	.keys = rw_keys,
 	.ctx_size = sizeof(struct rw_ctx),

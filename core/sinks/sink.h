@@ -59,6 +59,9 @@ struct ct_sink_ops {
 	/* A file format (jsonl, csv ...), never written into the stream a traced
 	 * command also writes to; its file name's extension. NULL: text for people. */
 	const char *file_ext;
+	/* -o TYPE:WHERE: the key WHERE sets (NULL: path, a file) and the word
+	 * --help gives it (NULL: FILE); where_help says what the sink makes of it. */
+	const char *where_key, *where_arg, *where_help;
 	const struct ct_key *keys; /* type-specific keys, offsets into the context */
 	size_t ctx_size;           /* >= sizeof(struct ct_sink_common) */
 	int (*open)(void *ctx);    /* after the file is open; may be NULL */

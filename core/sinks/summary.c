@@ -834,6 +834,7 @@ static void summary_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_summary = {
 	.type = "summary",
+	.where_help = "per-API counts, errors, times and bytes, at the end",
 	.help = "Per-API call counts, errors, time, p50/p99 and bytes, per process",
 	.keys = summary_keys,
 	.ctx_size = sizeof(struct summary_ctx),

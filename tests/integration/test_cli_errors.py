@@ -59,6 +59,19 @@ def main():
     p = run(["--config-help=yaml"])
     t.check(p.returncode == 2 and "--config-help=yaml: expected one of: ini, markdown" in p.stderr, p.stderr)
 
+    # A second [sink.NAME] of a name is refused, both lines named (it merged into the first).
+    c = conf("[sink.a]\ntype = jsonl\npath = /tmp/x1\n\n[sink.a]\npath = /tmp/x2\n")
+    p = run(["-c", c, "--list-apis"])
+    t.check(p.returncode == 2 and p.stderr == "cudatracer: error: %s:5: [sink.a] again: it is at line 1 already "
+            "(one section per sink; give this one another name)\n" % c, p.stderr)
+    # " #" after a value begins a comment, as " ;" does; a # inside a value stays.
+    c = conf("[tracer]\nplugins = cudart # the runtime\n[sink.j]\ntype = jsonl\t# a file\npath = /tmp/a#b\n")
+    p = run(["-c", c, "-C", "sink.j.nosuch=1", "--list-apis"])
+    t.check(p.returncode == 2 and p.stderr == "cudatracer: error: -C sink.j.nosuch=1: unknown key 'nosuch' for a "
+            "sink of type jsonl (its keys: type, path)\n", p.stderr)
+    p = run(["-c", c, "--list-apis"])
+    t.check(p.returncode == 0 and p.stdout.startswith("# plugin cudart ("), p.stdout + p.stderr)
+
     # The plugin list is checked once, where it is set.
     c = conf("[tracer]\nplugins = ,\n")
     p = run(["-c", c, "--list-apis"])

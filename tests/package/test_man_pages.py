@@ -43,6 +43,13 @@ for name, letter in longs:
     if letter != "0":
         cttest.check(re.search(r"(^|\s)-%s, --%s\b" % (letter.strip("'"), re.escape(name)), page1, re.M),
                      "cudatracer(1) does not give -%s for --%s" % (letter.strip("'"), name))
+# Every type of the sink table, with what -o TYPE:WHERE's WHERE is for it.
+with open(os.path.join(cttest.SOURCE, "core", "sinks", "registry.c")) as f:
+    sink_types = re.findall(r"^\t&ct_sink_(\w+),$", f.read(), re.M)
+cttest.check(len(sink_types) >= 10, "read only %d sink types from core/sinks/registry.c" % len(sink_types))
+for typ in sink_types:
+    cttest.check(re.search(r"^\s+%s(\[:|:)(FILE|ADDR:PORT|URL)\]?$" % typ, page1, re.M),
+                 "cudatracer(1) does not say what -o %s:WHERE is:\n%s" % (typ, page1))
 for section in ("SYNOPSIS", "OPTIONS", "FILES", "ENVIRONMENT", "SIGNALS", "EXIT STATUS", "SEE ALSO"):
     cttest.check(re.search(r"^%s$" % section, page1, re.M), "cudatracer(1) has no %s section" % section)
 # Every signal the tracer acts on (core/session.c's caught_signals), said.
