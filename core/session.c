@@ -92,6 +92,9 @@ struct session {
 	/* System-wide: the processes whose exit the watcher is to tell (with
 	 * a command or -p, every traced pid is in its map already). */
 	struct ct_u64map followed;
+	struct ct_u64map tree; /* --engine inproc: pid -> TREE_OURS or TREE_NOT (inproc_believed) */
+	uint32_t believed_last;
+	uint64_t untrusted;    /* --engine inproc: records that named a process outside the command's tree */
 	uint32_t last_followed;
 	uint32_t *gone;        /* ended before the watcher knew them: their exit, once the batch is read */
 	size_t n_gone, cap_gone;
@@ -343,6 +346,48 @@ static void on_gpu_message(void *ctx, uint32_t pid, enum ct_wire_level level, co
 		ct_warn("pid %u: GPU activity: %s", pid, text);
 }
 
+/*
+ * --engine inproc: a record names its process itself, and the command (any
+ * user's) can write anything into the ring. A pid is believed only for a
+ * process of the command's tree, by its parent links, looked at when the
+ * process says it has started (it waits then, alive: a pid taken again is
+ * looked at again) or at its first record; what is read for a process (its
+ * environment, cgroup, maps) is read only for those. Processes outside the
+ * tree are remembered up to TREE_STRANGERS, then looked at each time.
+ */
+#define TREE_OURS ((void *)1)
+#define TREE_NOT ((void *)2)
+#define TREE_STRANGERS 4096
+
+/* The command, or a process already found in its tree (its parent may have
+ * ended since: a shell that started it in the background). */
+static bool tree_known(void *ctx, uint32_t pid)
+{
+	struct session *s = ctx;
+
+	return pid == (uint32_t)s->child || ct_u64map_get(&s->tree, pid) == TREE_OURS;
+}
+
+static bool inproc_believed(struct session *s, uint32_t pid, bool start)
+{
+	void *v;
+
+	if (pid == s->believed_last && !start)
+		return true;
+	v = start ? NULL : ct_u64map_get(&s->tree, pid);
+	if (!v) {
+		if (start)
+			ct_u64map_del(&s->tree, pid); /* a pid taken again: looked at anew */
+		v = s->child && ct_inproc_in_tree(pid, tree_known, s) ? TREE_OURS : TREE_NOT;
+		if (v == TREE_OURS || s->tree.n < TREE_STRANGERS)
+			ct_u64map_put(&s->tree, pid, v);
+	}
+	if (v != TREE_OURS)
+		return false;
+	s->believed_last = pid;
+	return true;
+}
+
 /* --engine inproc: a process of the command has started (shm.h); it waits
  * until this is done. What the watcher does at an exec. */
 static void inproc_started(uint32_t pid)
@@ -423,9 +468,17 @@ static int on_record(void *ctx, void *data, size_t len)
 	const struct ct_record *r;
 	uint32_t plugin;
 
-	if (s->inproc && len >= CT_REC_HEAD_SIZE && c->call == CT_SHM_CALL_START) {
-		inproc_started(((const struct ct_record *)data)->pid);
-		return 0;
+	if (s->inproc && len >= CT_REC_HEAD_SIZE) {
+		uint32_t pid = ((const struct ct_record *)data)->pid;
+
+		if (!inproc_believed(s, pid, c->call == CT_SHM_CALL_START)) {
+			s->untrusted++;
+			return 0;
+		}
+		if (c->call == CT_SHM_CALL_START) {
+			inproc_started(pid);
+			return 0;
+		}
 	}
 
 	if (ct_stacks_take(&s->stacks, data, len))
@@ -1269,6 +1322,7 @@ static void teardown(struct session *s)
 	ct_procenv_reset();
 	ct_cgroup_reset();
 	ct_u64map_free(&s->followed);
+	ct_u64map_free(&s->tree);
 	free(s->gone);
 	s->gone = NULL;
 	s->n_gone = s->cap_gone = 0;
@@ -1605,6 +1659,9 @@ out:
 				(unsigned long long)ct_decode_strings_unread());
 		gpu_report(s);
 	}
+	if (s->untrusted)
+		ct_warn("%llu records of the in-process ring named a process outside the command's tree: not "
+			"believed, dropped", (unsigned long long)s->untrusted);
 	if (s->stats.lost)
 		ct_warn("%llu records did not fit in the ring buffer: raise [tracer] %s",
 			(unsigned long long)s->stats.lost, s->inproc ? "inproc_ring_size" : "ringbuf_size");

@@ -43,3 +43,13 @@ target_link_libraries(outparam_calls PRIVATE fake_out_cudart)
 set_target_properties(outparam_calls PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/programs/outparams"
 	BUILD_RPATH "\$ORIGIN/lib")
 add_dependencies(outparam_calls fake_out_cudart)
+
+# A command that writes records under another process's pid into the ring:
+# sleep/inproc_forge (test_inproc_trust.py).
+add_executable(inproc_forge "${CMAKE_CURRENT_SOURCE_DIR}/programs/inproc_forge.c")
+target_include_directories(inproc_forge PRIVATE "${CMAKE_SOURCE_DIR}/inproc" "${CMAKE_SOURCE_DIR}/bpf")
+target_link_libraries(inproc_forge PRIVATE fake_sleep_cudart)
+set_target_properties(inproc_forge PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/programs/sleep"
+	BUILD_RPATH "\$ORIGIN/lib")
+add_dependencies(inproc_forge fake_sleep_cudart)
+ct_integration_test(inproc_trust "${I}/test_inproc_trust.py" LABELS root)

@@ -16,6 +16,7 @@
 #include "capture/target.h"
 #include "capture/inproc.h"
 #include "decode/decode.h"
+#include "util/procfs.h"
 
 /* The library `name` in the first folder that has it, trusted; into out. */
 static int find_lib(const char *name, char *out)
@@ -119,4 +120,18 @@ int ct_inproc_check_program(const struct ct_engine_plugin *pl, int n, const char
 		return -EINVAL;
 	}
 	return 0;
+}
+
+bool ct_inproc_in_tree(uint32_t pid, bool (*known)(void *ctx, uint32_t pid), void *ctx)
+{
+	struct ct_proc_stat st;
+
+	for (int up = 0; up < 64 && pid > 1; up++) {
+		if (known(ctx, pid))
+			return true;
+		if (ct_proc_stat(pid, &st) || st.ppid <= 0)
+			return false;
+		pid = (uint32_t)st.ppid;
+	}
+	return false;
 }

@@ -8,7 +8,9 @@
 #ifndef CT_CAPTURE_INPROC_H
 #define CT_CAPTURE_INPROC_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 #include "capture/engine.h"
 #include "shm.h"
@@ -22,5 +24,9 @@ int ct_inproc_preload(const struct ct_engine_plugin *pl, int n, char *out, size_
 int ct_inproc_specs(const struct ct_engine_plugin *pl, int n, struct ct_shm_spec **specs, uint32_t *n_specs);
 /* -EINVAL, said why, if the command's executable links a plugin's runtime in. */
 int ct_inproc_check_program(const struct ct_engine_plugin *pl, int n, const char *program);
+
+/* Whether pid or one of its ancestors, by /proc's parent links (at most 64
+ * up), is known to be of the command's tree. */
+bool ct_inproc_in_tree(uint32_t pid, bool (*known)(void *ctx, uint32_t pid), void *ctx);
 
 #endif

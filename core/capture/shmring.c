@@ -191,6 +191,27 @@ static int deliver(struct ct_shmring *r, const unsigned char *p, uint32_t bits)
 	return r->fn(r->ctx, &rec, out);
 }
 
+/*
+ * The first record after a reservation at `cons` that its producer never
+ * wrote (it was killed between the two): every record's header names its
+ * own position (shm.h), and a reservation's length is a multiple of 8, so
+ * the next one is the first 8-byte word past `cons` that names its own
+ * position with a length (committed or being written; what a lap before
+ * left names a position a ring's size back). `cons` itself while none is
+ * written yet.
+ */
+static uint64_t resync(const struct ct_shmring *r, uint64_t cons, uint64_t prod)
+{
+	for (uint64_t q = cons + 8; q < prod; q += 8) {
+		uint64_t hdr = __atomic_load_n((uint64_t *)(r->data + (q & (r->size - 1))), __ATOMIC_ACQUIRE);
+
+		if ((uint32_t)(hdr >> 32) == (uint32_t)(q >> 3) && (hdr & CT_SHM_LEN_MASK) &&
+		    q + CT_SHM_REC_HDR + CT_SHM_ALIGN(hdr & CT_SHM_LEN_MASK) <= prod)
+			return q;
+	}
+	return cons;
+}
+
 int ct_shmring_consume(struct ct_shmring *r)
 {
 	struct ct_shm_head *h = r->head;
@@ -241,10 +262,19 @@ int ct_shmring_consume(struct ct_shmring *r)
 			if (now - r->stuck_ns < STUCK_NS)
 				break;
 			if (!mine) {
-				ct_warn("a process of the command died reserving a record in the in-process ring: "
-					"the records after it cannot be read");
-				r->broken = true;
-				break;
+				uint64_t next = resync(r, cons, prod);
+
+				if (next == cons && !r->stopped)
+					break; /* nothing written after it yet */
+				if (next == cons)
+					next = prod; /* tracing is over: the dead reservation was the last */
+				if (!r->resynced++)
+					ct_warn("a process of the command died reserving a record in the in-process ring: "
+						"it is counted lost, and the records after it are read on");
+				r->skipped++;
+				r->stuck_ns = 0;
+				cons = next;
+				continue;
 			}
 			r->skipped++;
 		} else {

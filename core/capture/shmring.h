@@ -24,7 +24,8 @@ struct ct_shmring {
 	void *ctx;
 	uint64_t stuck_ns;        /* since when the reader waits at a record not yet committed */
 	uint64_t skipped;         /* records a producer never committed (it died writing), skipped */
-	bool broken;              /* a reservation never written: nothing after it can be read */
+	uint64_t resynced;        /* reservations never written, read past (their records are skipped) */
+	bool broken;              /* the positions are corrupt: nothing more is read */
 	bool stopped;             /* tracing is over: every read drains the ring */
 	bool behind;              /* the ring was a quarter full at the last read: read again at once */
 	uint64_t read_ns;         /* when the ring was last read (reads are paced) */

@@ -125,6 +125,46 @@ static void reserved_not_written(void **state)
 	ct_shmring_close(&r);
 }
 
+/* A producer killed between its reservation and its header's write: after
+ * STUCK_NS its record is counted lost and the records after it are read
+ * (before: none of them was, nor counted). */
+static void dead_reservation_read_past(void **state)
+{
+	struct ct_shmring r;
+	struct got g = { 0 };
+	uint64_t s[CT_SHM_STAT_MAX];
+
+	(void)state;
+	assert_int_equal(ct_shmring_create(&r, 1 << 16, false, on_rec, &g), 0);
+	put(&r, 4, 0, 0, NULL);
+	reserve(&r, packed_len(2, 1, 0)); /* never written */
+	put(&r, 5, 1, 0, NULL);
+	put(&r, 6, 0, 0, "name");
+	assert_int_equal(ct_shmring_consume(&r), 1);
+	assert_int_equal(g.n, 1);
+	r.stuck_ns = 1; /* as if it had waited past STUCK_NS */
+	r.read_ns = 0;
+	assert_int_equal(ct_shmring_consume(&r), 2);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(g.rec[1].call, 5);
+	assert_int_equal(g.rec[2].call, 6);
+	assert_string_equal(g.rec[2].str, "name");
+	assert_int_equal(r.head->cons_pos, r.head->prod_pos);
+	assert_false(r.broken);
+	ct_shmring_stats(&r, s);
+	assert_int_equal(s[CT_SHM_LOST], 1);
+	/* The last reservation dead, at the stop: counted, the ring read to its end. */
+	reserve(&r, packed_len(0, 0, 0));
+	ct_shmring_stop(&r);
+	assert_int_equal(ct_shmring_consume(&r), 0);
+	r.stuck_ns = 1;
+	assert_int_equal(ct_shmring_consume(&r), 0);
+	assert_int_equal(r.head->cons_pos, r.head->prod_pos);
+	ct_shmring_stats(&r, s);
+	assert_int_equal(s[CT_SHM_LOST], 2);
+	ct_shmring_close(&r);
+}
+
 /* The fields of every record write_rec() writes, unpacked. */
 static void assert_header(const struct ct_record *rec, uint32_t call)
 {
@@ -241,6 +281,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reserved_not_written),
+		cmocka_unit_test(dead_reservation_read_past),
 		cmocka_unit_test(unpacked),
 		cmocka_unit_test(stale_lap_not_read),
 		cmocka_unit_test(malformed_refused),
