@@ -31,6 +31,7 @@
 #include "decode/gpu.h"
 #include "capture/gpu.h"
 #include "capture/guard.h"
+#include "symbols/demangle.h"
 #include "symbols/symbolizer.h"
 #include "util/log.h"
 #include "util/u64map.h"
@@ -1036,6 +1037,9 @@ static void report(struct session *s)
 			"ringbuf_size), %llu named a stack that never arrived",
 			(unsigned long long)(st[CT_STAT_NOSTACK] + s->stacks.unmatched),
 			(unsigned long long)st[CT_STAT_NOSTACK], (unsigned long long)s->stacks.unmatched);
+	if (ct_names_dropped())
+		ct_warn("%llu kernel handles' names were not kept: their process had %d already (their launches are unnamed)",
+			(unsigned long long)ct_names_dropped(), CT_NAMES_PER_PROC);
 }
 
 /* On the closing line: runtimes whose calls were not traced, and why. */
@@ -1210,6 +1214,9 @@ static void gpu_report(struct session *s)
 			(unsigned long long)g->cupti_dropped);
 	if (g->malformed)
 		ct_warn("%llu GPU activity items were malformed and skipped", (unsigned long long)g->malformed);
+	if (g->names_dropped)
+		ct_warn("%llu GPU activity names were not kept: their process had %d already (their kernels are unnamed)",
+			(unsigned long long)g->names_dropped, CT_NAMES_PER_PROC);
 }
 
 static void teardown(struct session *s)
