@@ -34,6 +34,7 @@
 #include "symbols/demangle.h"
 #include "symbols/symbolizer.h"
 #include "util/log.h"
+#include "util/strbuf.h"
 #include "util/u64map.h"
 #include "decode/comms.h"
 #include "decode/names.h"
@@ -288,12 +289,16 @@ static void on_gpu_event(void *ctx, const struct ct_gpu_event *g)
 static void on_gpu_message(void *ctx, uint32_t pid, enum ct_wire_level level, const char *text)
 {
 	struct session *s = ctx;
+	char esc[1024];
 
+	/* The process's text (a libcupti's error string, a path): escaped, or
+	 * a line break in it forges a line of ours and ESC drives the terminal. */
+	ct_text_esc(esc, sizeof(esc), text);
 	s->gpu_messages++;
 	if (level == CT_W_INFO)
-		ct_info("pid %u: GPU activity: %s", pid, text);
+		ct_info("pid %u: GPU activity: %s", pid, esc);
 	else
-		ct_warn("pid %u: GPU activity: %s", pid, text);
+		ct_warn("pid %u: GPU activity: %s", pid, esc);
 }
 
 /* --engine inproc: a process of the command has started (shm.h); it waits

@@ -170,6 +170,13 @@ def main():
     refused({"FAKE_CUPTI_NO_DEVICE": "1"}, FAKE_CUPTI,
             "GPU activity: cuptiActivityEnable failed: CUPTI_ERROR_INVALID_DEVICE (2); GPU activity off")
     refused({}, "/nonexistent/libcupti.so.13", "GPU activity: no libcupti.so.13 found")
+    # A message is the traced process's text: escaped before stderr, so it cannot forge a line or drive the terminal.
+    tr = run(env={"FAKE_CUPTI_NO_DEVICE": "1",
+                  "FAKE_CUPTI_RESULT_STRING": "E\x1b[2J\x07\ncudatracer: warning: forged\r\udcff"})
+    t.check("cuptiActivityEnable failed: E\\x1b[2J\\x07\\x0acudatracer: warning: forged\\x0d\\xff (2); GPU activity off"
+            in tr.stderr, "the message escaped", tr)
+    t.check(not any(line.startswith("cudatracer: warning: forged") for line in tr.stderr.splitlines())
+            and not any(c in tr.stderr for c in "\x1b\x07\r"), "no forged line, no control byte", tr)
     # The toolkit's own libcupti, with no GPU and no driver here.
     real = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64", "libcupti.so.13")
     if os.path.exists(real):

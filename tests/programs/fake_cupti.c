@@ -33,6 +33,11 @@ EXPORT CUptiResult cuptiGetVersion(uint32_t *v)
 
 EXPORT CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
 {
+	/* A libcupti in the process says what it likes: control bytes, a line break, a forged line. */
+	if (getenv("FAKE_CUPTI_RESULT_STRING")) {
+		*s = getenv("FAKE_CUPTI_RESULT_STRING");
+		return CUPTI_SUCCESS;
+	}
 	*s = r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" :
 	     r == CUPTI_ERROR_INVALID_DEVICE ? "CUPTI_ERROR_INVALID_DEVICE" : "CUPTI_ERROR_UNKNOWN";
 	return CUPTI_SUCCESS;
