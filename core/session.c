@@ -31,8 +31,10 @@
 #include "decode/gpu.h"
 #include "capture/gpu.h"
 #include "capture/guard.h"
+#include "symbols/demangle.h"
 #include "symbols/symbolizer.h"
 #include "util/log.h"
+#include "util/strbuf.h"
 #include "util/u64map.h"
 #include "decode/comms.h"
 #include "decode/names.h"
@@ -338,12 +340,16 @@ static void on_gpu_event(void *ctx, const struct ct_gpu_event *g)
 static void on_gpu_message(void *ctx, uint32_t pid, enum ct_wire_level level, const char *text)
 {
 	struct session *s = ctx;
+	char esc[1024];
 
+	/* The process's text (a libcupti's error string, a path): escaped, or
+	 * a line break in it forges a line of ours and ESC drives the terminal. */
+	ct_text_esc(esc, sizeof(esc), text);
 	s->gpu_messages++;
 	if (level == CT_W_INFO)
-		ct_info("pid %u: GPU activity: %s", pid, text);
+		ct_info("pid %u: GPU activity: %s", pid, esc);
 	else
-		ct_warn("pid %u: GPU activity: %s", pid, text);
+		ct_warn("pid %u: GPU activity: %s", pid, esc);
 }
 
 /*
@@ -1137,6 +1143,9 @@ static void report(struct session *s)
 			"ringbuf_size), %llu named a stack that never arrived",
 			(unsigned long long)(st[CT_STAT_NOSTACK] + s->stacks.unmatched),
 			(unsigned long long)st[CT_STAT_NOSTACK], (unsigned long long)s->stacks.unmatched);
+	if (ct_names_dropped())
+		ct_warn("%llu kernel handles' names were not kept: their process had %d already (their launches are unnamed)",
+			(unsigned long long)ct_names_dropped(), CT_NAMES_PER_PROC);
 }
 
 /* On the closing line: runtimes whose calls were not traced, and why. */
@@ -1311,6 +1320,9 @@ static void gpu_report(struct session *s)
 			(unsigned long long)g->cupti_dropped);
 	if (g->malformed)
 		ct_warn("%llu GPU activity items were malformed and skipped", (unsigned long long)g->malformed);
+	if (g->names_dropped)
+		ct_warn("%llu GPU activity names were not kept: their process had %d already (their kernels are unnamed)",
+			(unsigned long long)g->names_dropped, CT_NAMES_PER_PROC);
 }
 
 static void teardown(struct session *s)

@@ -43,6 +43,7 @@ target_link_libraries(test_elf PRIVATE dl)
 add_dependencies(test_elf test_elf_fixture test_elf_fixture_stripped)
 
 ct_unit_test(test_names "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_names.c")
+ct_unit_test(test_demangle "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_demangle.c")
 
 # The plugin's table against the symbols libcuda exports.
 ct_unit_test(test_cuda_table "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cuda_table.c")
@@ -139,4 +140,4 @@ ct_integration_test(test_cuda_knames "${CMAKE_CURRENT_SOURCE_DIR}/integration/te
 ct_integration_test(test_cuda_nesting "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cuda_nesting.py"
 	LABELS cuda)
 # The symbolizer tests fork; a bug there must fail, not hang the suite.
-set_tests_properties(test_symbolizer test_elf test_names test_cuda_table PROPERTIES TIMEOUT 60)
+set_tests_properties(test_symbolizer test_elf test_names test_demangle test_cuda_table PROPERTIES TIMEOUT 60)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decode/gpu.h"
-#include "symbols/symbolizer.h"
+#include "symbols/demangle.h"
 #include "util/u64map.h"
 
 struct call_slot {
@@ -238,24 +238,25 @@ static void common(struct gpu_proc *p, struct ct_gpu_event *ev, enum ct_gpu_kind
 	ev->correlation = correlation;
 }
 
-static void put_name(struct gpu_proc *p, uint32_t id, const char *text, size_t max)
+static void put_name(struct ct_gpu_sink *s, struct gpu_proc *p, uint32_t id, const char *text, size_t max)
 {
-	size_t n = strnlen(text, max);
-	char *raw, *name;
+	char *old = ct_u64map_get(&p->names, id), *name;
 
-	if (!id || n == max) /* no NUL inside the item: malformed, dropped */
+	if (!id || strnlen(text, max) == max) /* no NUL inside the item: malformed, dropped */
 		return;
-	raw = strndup(text, n);
-	if (!raw)
+	/* An id named again takes its old place; a new one needs room. */
+	if (!old && p->names.n >= CT_NAMES_PER_PROC) {
+		s->stats.names_dropped++;
 		return;
-	name = ct_demangle(raw);
-	if (name)
-		free(raw);
-	else
-		name = raw;
-	free(ct_u64map_get(&p->names, id));
-	if (ct_u64map_put(&p->names, id, name))
+	}
+	name = ct_name_keep(text, max);
+	if (!name)
+		return;
+	if (ct_u64map_put(&p->names, id, name)) {
 		free(name);
+		return;
+	}
+	free(old);
 }
 
 static void put_call(struct gpu_proc *p, const struct ct_w_api *a)
@@ -307,7 +308,7 @@ static void item(struct ct_gpu_sink *s, struct gpu_proc *p, const struct ct_w_he
 		return;
 	}
 	case CT_W_NAME:
-		put_name(p, h->aux, (const char *)(h + 1), h->len - sizeof(*h));
+		put_name(s, p, h->aux, (const char *)(h + 1), h->len - sizeof(*h));
 		return;
 	case CT_W_API:
 		put_call(p, (const void *)h);

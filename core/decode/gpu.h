@@ -31,6 +31,7 @@ struct ct_gpu_stats {
 	uint64_t uncorrelated;  /* device records whose launching call never came */
 	uint64_t cupti_dropped; /* records CUPTI itself dropped (its buffers were full) */
 	uint64_t names_cut;
+	uint64_t names_dropped; /* names not kept: their process had CT_NAMES_PER_PROC (demangle.h) */
 	uint64_t malformed;     /* items that broke the wire format: skipped */
 	uint64_t processes;     /* processes that said hello */
 };

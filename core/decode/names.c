@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* Names by handle: per process, a malloc'd (demangled) name per handle. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "symbols/symbolizer.h"
+#include "symbols/demangle.h"
 #include "decode/decode.h"
 #include "decode/names.h"
 #include "util/pidmap.h"
 
 static struct ct_pidmap names;
+static uint64_t dropped; /* names not kept: their process had CT_NAMES_PER_PROC */
 
 /* A thread's last unnamed launch made inside another plugin's call, by tid:
  * bounded, a slot shared by two threads keeps the later one. */
@@ -26,15 +28,23 @@ int ct_names_put(uint32_t pid, uint64_t handle, const char *name)
 
 	if (!name || !*name)
 		return -EINVAL;
-	copy = ct_demangle(name);
-	if (!copy)
-		copy = strdup(name);
+	/* A handle named again takes its old place; a new one needs room. */
+	if (!ct_names_get(pid, handle) && ct_pidmap_count(&names, pid) >= CT_NAMES_PER_PROC) {
+		dropped++;
+		return -ENOSPC;
+	}
+	copy = ct_name_keep(name, SIZE_MAX);
 	if (!copy)
 		return -ENOMEM;
 	err = ct_pidmap_put(&names, pid, handle, copy);
 	if (err)
 		free(copy);
 	return err;
+}
+
+uint64_t ct_names_dropped(void)
+{
+	return dropped;
 }
 
 const char *ct_names_get(uint32_t pid, uint64_t handle)
@@ -74,4 +84,5 @@ void ct_names_reset(void)
 {
 	memset(orphans, 0, sizeof(orphans));
 	ct_pidmap_reset(&names);
+	dropped = 0;
 }

@@ -16,10 +16,16 @@
 
 /*
  * Remember `name` for (pid, handle), replacing an older name: handles are
- * reused after a module is unloaded. C++ names ("_Z...") are stored
- * demangled. Returns 0, -EINVAL for a NULL or empty name, or -ENOMEM.
+ * reused after a module is unloaded. The name is kept as ct_name_keep()
+ * makes it: demangled where it can be, at most CT_NAME_MAX bytes. A process
+ * keeps at most CT_NAMES_PER_PROC names; past them a new handle's name is
+ * dropped and counted. Returns 0, -EINVAL for a NULL or empty name,
+ * -ENOSPC when dropped, or -ENOMEM.
  */
 int ct_names_put(uint32_t pid, uint64_t handle, const char *name);
+
+/* Names dropped because their process had CT_NAMES_PER_PROC already. */
+uint64_t ct_names_dropped(void);
 
 /* The name put for (pid, handle), or NULL if none was seen. */
 const char *ct_names_get(uint32_t pid, uint64_t handle);

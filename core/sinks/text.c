@@ -134,6 +134,17 @@ static int text_event(void *ctx, const struct ct_event *ev)
 }
 
 /* GPU activity: the device's work, as a line of its own under the same columns. */
+/* A string the traced program chose, escaped (ct_w_text_str), to the sink's file. */
+static int text_put_esc(struct text_sink *s, const char *str)
+{
+	s->val.len = 0;
+	if (!ct_sb_room(&s->val, 4 * strlen(str) + 1))
+		return -ENOMEM;
+	ct_sb_text_str(&s->val, str);
+	fwrite(s->val.p, 1, s->val.len, s->c.out);
+	return 0;
+}
+
 static int text_gpu(void *ctx, const struct ct_gpu_event *g)
 {
 	struct text_sink *s = ctx;
@@ -152,16 +163,15 @@ static int text_gpu(void *ctx, const struct ct_gpu_event *g)
 	/* COMM, PID and TID say where it ran: on the GPU, in a stream. */
 	fprintf(s->c.out, "%-15s %-*s %*u %*s %-*s %*s  %-*s  [stream %u] %s", when, COMM_W, "[gpu]", PID_W,
 		g->pid, PID_W, "-", DEV_W, dev, DUR_W, dur, s->result_w, "-", g->stream, what);
-	if (g->kind == CT_GPU_KERNEL && g->name) {
-		s->val.len = 0;
-		if (!ct_sb_room(&s->val, 4 * strlen(g->name) + 1))
+	/* The kernel's name and its launch call's are the process's: escaped. */
+	if (g->kind == CT_GPU_KERNEL && g->name && text_put_esc(s, g->name))
+		return -ENOMEM;
+	if (g->has_launch) {
+		fputs(" [launched by ", s->c.out);
+		if (text_put_esc(s, g->launch_api ? g->launch_api : "?"))
 			return -ENOMEM;
-		ct_sb_text_str(&s->val, g->name);
-		fwrite(s->val.p, 1, s->val.len, s->c.out);
+		fprintf(s->c.out, " in pid %u tid %u]", g->pid, g->launch_tid);
 	}
-	if (g->has_launch)
-		fprintf(s->c.out, " [launched by %s in pid %u tid %u]", g->launch_api ? g->launch_api : "?",
-			g->pid, g->launch_tid);
 	fputc('\n', s->c.out);
 	return 0;
 }

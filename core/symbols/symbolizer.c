@@ -14,19 +14,17 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <cudatracer/event.h>
+#include "symbols/demangle.h"
 #include "symbols/elf.h"
 #include "symbols/symbolizer.h"
 #include "symbols/unwind.h"
 #include "util/log.h"
 #include "util/u64map.h"
 
-/* libstdc++'s demangler (C ABI; the GCC runtime library exception applies). */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
 struct sym_file {
 	uint64_t dev, ino;
 	struct ct_elf_funcs funcs;
-	char **demangled;      /* per function, made on first use; not_cxx: not a C++ name */
+	char **names;          /* per function, made on first use (ct_name_keep) */
 	struct sym_file *next;
 };
 
@@ -49,25 +47,9 @@ struct sym_proc {
 
 /* Answers cached as unknown; the map's values cannot be NULL. */
 static const char unknown_name[] = "";
-static char not_cxx[] = "";
 
 static struct ct_u64map procs;    /* pid -> struct sym_proc * */
 static struct sym_file *files;   /* every file read, parsed or not */
-
-char *ct_demangle(const char *name)
-{
-	int status = 0;
-	char *out;
-
-	if (!name || strncmp(name, "_Z", 2))
-		return NULL;
-	out = __cxa_demangle(name, NULL, NULL, &status);
-	if (status) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
 
 /* ---- files ---------------------------------------------------------- */
 
@@ -114,8 +96,8 @@ static int load_file(struct sym_file *f, const char *path, const char *root,
 		}
 	}
 	ct_elf_funcs_sort(&f->funcs);
-	f->demangled = calloc(f->funcs.n ? f->funcs.n : 1, sizeof(*f->demangled));
-	if (!f->demangled)
+	f->names = calloc(f->funcs.n ? f->funcs.n : 1, sizeof(*f->names));
+	if (!f->names)
 		err = -ENOMEM;
 cleanup:
 	ct_elf_close(e);
@@ -171,10 +153,9 @@ static struct sym_file *file_get(const struct sym_map *m, uint32_t pid)
 
 static void file_free(struct sym_file *f)
 {
-	for (size_t i = 0; f->demangled && i < f->funcs.n; i++)
-		if (f->demangled[i] != not_cxx)
-			free(f->demangled[i]);
-	free(f->demangled);
+	for (size_t i = 0; f->names && i < f->funcs.n; i++)
+		free(f->names[i]);
+	free(f->names);
 	ct_elf_funcs_free(&f->funcs);
 	free(f);
 }
@@ -188,12 +169,9 @@ static const char *file_lookup_at(struct sym_file *f, uint64_t file_off, uint64_
 		return NULL;
 	if (start)
 		*start = f->funcs.fns[i].off;
-	if (!f->demangled[i]) {
-		f->demangled[i] = ct_demangle(ct_elf_funcs_name(&f->funcs, i));
-		if (!f->demangled[i])
-			f->demangled[i] = not_cxx;
-	}
-	return f->demangled[i] != not_cxx ? f->demangled[i] : ct_elf_funcs_name(&f->funcs, i);
+	if (!f->names[i])
+		f->names[i] = ct_name_keep(ct_elf_funcs_name(&f->funcs, i), SIZE_MAX);
+	return f->names[i]; /* NULL, out of memory: unknown */
 }
 
 static const char *file_lookup(struct sym_file *f, uint64_t file_off)

@@ -78,11 +78,4 @@ void ct_sym_forget(uint32_t pid);
 /* Drop everything, files included (at exit). */
 void ct_sym_reset(void);
 
-/*
- * A C++ (Itanium ABI, "_Z...") name demangled into a malloc'd string, or
- * NULL when `name` is not a mangled name or cannot be demangled (for
- * instance because it was cut short).
- */
-char *ct_demangle(const char *name);
-
 #endif

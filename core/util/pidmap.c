@@ -41,6 +41,13 @@ int ct_pidmap_put(struct ct_pidmap *m, uint32_t pid, uint64_t key, void *val)
 	return 0;
 }
 
+size_t ct_pidmap_count(const struct ct_pidmap *m, uint32_t pid)
+{
+	const struct ct_u64map *p = ct_u64map_get(&m->procs, pid);
+
+	return p ? p->n : 0;
+}
+
 void ct_pidmap_forget(struct ct_pidmap *m, uint32_t pid)
 {
 	struct ct_u64map *p = ct_u64map_del(&m->procs, pid);

@@ -17,6 +17,8 @@ struct ct_pidmap {
 void *ct_pidmap_get(const struct ct_pidmap *m, uint32_t pid, uint64_t key);
 /* Insert or replace; the value replaced is freed. 0 or -ENOMEM (val not taken). */
 int ct_pidmap_put(struct ct_pidmap *m, uint32_t pid, uint64_t key, void *val);
+/* How many values process `pid` has. */
+size_t ct_pidmap_count(const struct ct_pidmap *m, uint32_t pid);
 /* Free a process's values. */
 void ct_pidmap_forget(struct ct_pidmap *m, uint32_t pid);
 /* Free everything. */

@@ -170,6 +170,21 @@ def main():
     refused({"FAKE_CUPTI_NO_DEVICE": "1"}, FAKE_CUPTI,
             "GPU activity: cuptiActivityEnable failed: CUPTI_ERROR_INVALID_DEVICE (2); GPU activity off")
     refused({}, "/nonexistent/libcupti.so.13", "GPU activity: no libcupti.so.13 found")
+    # A message is the traced process's text: escaped before stderr, so it cannot forge a line or drive the terminal.
+    tr = run(env={"FAKE_CUPTI_NO_DEVICE": "1",
+                  "FAKE_CUPTI_RESULT_STRING": "E\x1b[2J\x07\ncudatracer: warning: forged\r\udcff"})
+    t.check("cuptiActivityEnable failed: E\\x1b[2J\\x07\\x0acudatracer: warning: forged\\x0d\\xff (2); GPU activity off"
+            in tr.stderr, "the message escaped", tr)
+    t.check(not any(line.startswith("cudatracer: warning: forged") for line in tr.stderr.splitlines())
+            and not any(c in tr.stderr for c in "\x1b\x07\r"), "no forged line, no control byte", tr)
+    # The launch call's name is the process's too: the text sink escapes it as it does the kernel's.
+    tr = run(env={"FAKE_CUPTI_LAUNCH_NAME": "cudaLaunchKernel\x1b[2J\nforged line"})
+    out = said(tr)
+    with open(os.path.join(tr.files, "out.txt")) as f:
+        text = f.read()
+    t.check("[launched by cudaLaunchKernel\\x1b[2J\\x0aforged line in pid %d tid %d]\n" % (out["pid"], out["gpu"]["tid"])
+            in text and "\x1b" not in text and not any(l.startswith("forged line") for l in text.splitlines()),
+            "the launch call's name escaped:\n" + text, tr)
     # The toolkit's own libcupti, with no GPU and no driver here.
     real = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64", "libcupti.so.13")
     if os.path.exists(real):

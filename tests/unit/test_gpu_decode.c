@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "decode/gpu.h"
+#include "symbols/demangle.h"
+#include "exponential_name.h"
 
 #define WALL 1700000000000000000ll
 #define PID 4242
@@ -21,7 +23,7 @@
 /* What the sink got: events copied, strings too (they live as long as the process's state). */
 struct got {
 	struct ct_gpu_event ev[16];
-	char name[16][128], api[16][64];
+	char name[16][512], api[16][64];
 	int n;
 	char msg[256];
 	uint32_t msg_pid;
@@ -268,6 +270,54 @@ static void test_messages_and_drops(void **state)
 }
 
 /* Hostile batches: nothing read past an item or the batch, each break counted. */
+/* A kernel's name that demangles to megabytes comes out as it was sent (docs/reliability.md). */
+static void test_exponential_name_kept_mangled(void **state)
+{
+	struct ct_gpu_sink s = sink_new();
+	struct batch b = { .len = 0 };
+	char name[256];
+
+	exponential_name(name, sizeof(name), 17); /* 3.3 MB demangled */
+	put_hello(&b, CT_W_CLOCK_MONOTONIC, 0);
+	put_name(&b, 1, name);
+	put_kernel(&b, 7, 5000, 1);
+	ct_gpu_decode(&s, PID, 43, b.b, b.len);
+	ct_gpu_finish(&s);
+	assert_int_equal(got.n, 1);
+	assert_int_equal(strlen(got.name[0]), strlen(name));
+	assert_string_equal(got.name[0], name);
+}
+
+/* A process keeps CT_NAMES_PER_PROC names; a new id past them is dropped and counted, a known id renamed. */
+static void test_names_per_process_bounded(void **state)
+{
+	struct ct_gpu_sink s = sink_new();
+	static struct batch b;
+	char name[32];
+
+	put_hello(&b, CT_W_CLOCK_MONOTONIC, 0);
+	for (uint32_t id = 1; id <= CT_NAMES_PER_PROC + 1; id++) {
+		if (b.len > sizeof(b.b) - 64) {
+			ct_gpu_decode(&s, PID, 43, b.b, b.len);
+			b.len = 0;
+		}
+		snprintf(name, sizeof(name), "k%u", id);
+		put_name(&b, id, name);
+	}
+	put_name(&b, 1, "renamed");
+	put_kernel(&b, 7, 5000, 1);
+	put_kernel(&b, 8, 6000, CT_NAMES_PER_PROC);
+	put_kernel(&b, 9, 7000, CT_NAMES_PER_PROC + 1);
+	ct_gpu_decode(&s, PID, 43, b.b, b.len);
+	ct_gpu_finish(&s);
+	assert_int_equal(s.stats.names_dropped, 1);
+	assert_int_equal(got.n, 3);
+	assert_string_equal(got.name[0], "renamed");
+	snprintf(name, sizeof(name), "k%u", CT_NAMES_PER_PROC);
+	assert_string_equal(got.name[1], name);
+	assert_string_equal(got.name[2], "(null)");
+}
+
 static void test_malformed(void **state)
 {
 	struct ct_gpu_sink s = sink_new();
@@ -316,6 +366,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kernel_joined),
+		cmocka_unit_test(test_exponential_name_kept_mangled),
+		cmocka_unit_test(test_names_per_process_bounded),
 		cmocka_unit_test(test_record_before_its_call),
 		cmocka_unit_test(test_forget_flushes),
 		cmocka_unit_test(test_copy_and_set),

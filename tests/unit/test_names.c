@@ -6,8 +6,11 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 #include "decode/names.h"
+#include "symbols/demangle.h"
+#include "exponential_name.h"
 
 static int teardown(void **state)
 {
@@ -84,6 +87,32 @@ static void test_many_handles(void **state)
 	assert_null(ct_names_get(41, 0x7f0000000000ull));
 }
 
+/* A handle's name that demangles to 27 MB is kept as it came (docs/reliability.md). */
+static void test_exponential_name_kept_mangled(void **state)
+{
+	char name[512];
+
+	exponential_name(name, sizeof(name), 20);
+	assert_int_equal(ct_names_put(100, 0x1000, name), 0);
+	assert_int_equal(strlen(ct_names_get(100, 0x1000)), strlen(name));
+	assert_string_equal(ct_names_get(100, 0x1000), name);
+}
+
+/* A process keeps CT_NAMES_PER_PROC names: a new handle past them is dropped and counted. */
+static void test_names_per_process_bounded(void **state)
+{
+	for (uint64_t h = 0; h < CT_NAMES_PER_PROC; h++)
+		assert_int_equal(ct_names_put(100, 0x1000 + h, "k"), 0);
+	assert_int_equal(ct_names_put(100, 0x1000 + CT_NAMES_PER_PROC, "k"), -ENOSPC);
+	assert_null(ct_names_get(100, 0x1000 + CT_NAMES_PER_PROC));
+	assert_int_equal(ct_names_dropped(), 1);
+	assert_int_equal(ct_names_put(100, 0x1000, "renamed"), 0); /* a known handle: its place */
+	assert_string_equal(ct_names_get(100, 0x1000), "renamed");
+	assert_int_equal(ct_names_put(101, 0x1000, "other"), 0); /* another process: its own */
+	ct_names_forget(100);
+	assert_int_equal(ct_names_put(100, 0x1000 + CT_NAMES_PER_PROC, "k"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -94,6 +123,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_empty_names_are_refused, teardown),
 		cmocka_unit_test_teardown(test_forget_drops_one_process, teardown),
 		cmocka_unit_test_teardown(test_many_handles, teardown),
+		cmocka_unit_test_teardown(test_exponential_name_kept_mangled, teardown),
+		cmocka_unit_test_teardown(test_names_per_process_bounded, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -230,17 +230,6 @@ static void test_library_of_a_process_that_exited(void **state)
 	assert_string_equal(ct_sym_lookup((uint32_t)child, a), "ns::Klass::method(int, float)");
 }
 
-static void test_demangle(void **state)
-{
-	char *s = ct_demangle("_Z10vec_kernelPfPKfi");
-
-	assert_string_equal(s, "vec_kernel(float*, float const*, int)");
-	free(s);
-	assert_null(ct_demangle("main"));
-	assert_null(ct_demangle("_Z10vec_kernelPf_truncat")); /* not a valid name */
-	assert_null(ct_demangle(NULL));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,7 +242,6 @@ int main(void)
 		cmocka_unit_test_teardown(test_process_that_does_not_exist, teardown),
 		cmocka_unit_test_teardown(test_other_process_shares_the_file_cache, teardown),
 		cmocka_unit_test_teardown(test_library_of_a_process_that_exited, teardown),
-		cmocka_unit_test_teardown(test_demangle, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
