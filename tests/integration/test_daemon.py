@@ -114,7 +114,7 @@ def main():
         write_conf(os.path.join(tmp, "no", "such", "calls.jsonl"))
         d.send_signal(signal.SIGHUP)
         cttest.check(wait_for(lambda: said().count("reload refused") == 2), said())
-        cttest.check(re.search(r"%s:6: sink 'calls' \(jsonl\): cannot open .*no/such/calls.jsonl for writing: "
+        cttest.check(re.search(r"%s:5: sink 'calls' \(jsonl\): cannot open .*no/such/calls.jsonl for writing: "
                                r"No such file or directory" % re.escape(conf), said()), said())
         # A link planted at the new path, owned by another user, to a file that
         # is not there: the reload creates nothing through it (as root, a check
