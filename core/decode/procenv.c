@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "util/procfs.h"
 #include "decode/procenv.h"
+#include "util/strbuf.h"
 #include "util/u64map.h"
 
 /* Which variables fill which field, first set first: torchrun's, Slurm's, Open MPI's. */
@@ -54,6 +55,32 @@ static bool parse_nonneg(const char *s, size_t n, int32_t *out)
 	return true;
 }
 
+/*
+ * A job id is the traced process's to choose: it becomes a label value
+ * (Prometheus marks a whole target down for one series whose label is not
+ * UTF-8, OTLP refuses the batch) and a field of every sink. Kept as valid
+ * UTF-8 without controls; any other byte becomes '?'.
+ */
+static void job_id_copy(char *dst, const char *val, size_t vlen)
+{
+	const unsigned char *p = (const unsigned char *)val, *end = p + vlen;
+	size_t o = 0;
+
+	while (p < end) {
+		int k = ct_text_keep(p);
+
+		if (k == 0 || p + k > end) {
+			dst[o++] = '?';
+			p++;
+			continue;
+		}
+		memcpy(dst + o, p, (size_t)k);
+		o += (size_t)k;
+		p += k;
+	}
+	dst[o] = 0;
+}
+
 bool ct_procenv_parse(const char *env, size_t n, struct ct_proc_env *out)
 {
 	unsigned best[4] = { N_VARS, N_VARS, N_VARS, N_VARS }; /* the row that set each field */
@@ -75,8 +102,7 @@ bool ct_procenv_parse(const char *env, size_t n, struct ct_proc_env *out)
 			if (vars[i].field == F_JOB_ID) {
 				if (!vlen || vlen >= sizeof(out->job_id))
 					continue;
-				memcpy(out->job_id, val, vlen);
-				out->job_id[vlen] = 0;
+				job_id_copy(out->job_id, val, vlen);
 			} else {
 				num = vars[i].field == F_RANK ? &out->rank :
 				      vars[i].field == F_LOCAL_RANK ? &out->local_rank : &out->world_size;

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Who made the calls, as event keys and as the labels a real Prometheus
-server scrapes: a program run with RANK=3 WORLD_SIZE=8 SLURM_JOB_ID=42 in a
+server scrapes: a program run with RANK=3 WORLD_SIZE=8 SLURM_JOB_ID=42\xff
+(a job id that is not UTF-8: it is the process's to choose) in a
 kubepods-shaped cgroup v2 directory. Its events carry rank, world_size,
 job_id and host, and cgroup, container and pod; the calls counted by
 Prometheus carry rank, job (exported_job: Prometheus keeps `job` for its
-scrape job), host, cgroup, container and pod, and are all of its calls."""
+scrape job), host, cgroup, container and pod, and are all of its calls. The
+job id's byte that is not UTF-8 is '?' everywhere: before, the tracer sent
+it as it was, and the server refused the whole scrape (the node's target
+down)."""
 import re
 import socket
 
@@ -25,7 +29,7 @@ def main():
     tmp = mc.tmpdir()
     want = float(sum(mc.CUDART_CALLS.values()))
     t = mc.HeldTracer(tmp, "[sink.prom]\ntype = prometheus\nlisten = 127.0.0.1:0\nlabels = %s\n" % LABELS,
-                      wc.inside_line(cg.abs(path), [prog], env="RANK=3 WORLD_SIZE=8 SLURM_JOB_ID=42 "))
+                      wc.inside_line(cg.abs(path), [prog], env="RANK=3 WORLD_SIZE=8 SLURM_JOB_ID=\"$(printf '42\\377')\" "))
     prom = None
     try:
         line = t.read_err_until("(prometheus): serving at ")
@@ -33,7 +37,7 @@ def main():
         t.wait_stdout("cudart_calls: done")
         prom = mc.Prometheus(tmp, targets=["127.0.0.1:%d" % port])
         by = "rank, exported_job, host, cgroup, container, pod"
-        key = ("3", "42", socket.gethostname(), path, wc.CONTAINER, wc.POD)
+        key = ("3", "42?", socket.gethostname(), path, wc.CONTAINER, wc.POD)
         got = None
         for _ in range(120):
             rows = prom.query("sum by (%s) (cudatracer_calls_total)" % by)
@@ -50,7 +54,7 @@ def main():
     cttest.check(trace.rc == 0, "tracer exited %d" % trace.rc, trace)
     keys = {(e.get("rank"), e.get("world_size"), e.get("job_id"), e.get("host"), e.get("cgroup"),
              e.get("container"), e.get("pod")) for e in trace.events}
-    wanted = {(3, 8, "42", socket.gethostname(), path, wc.CONTAINER, wc.POD)}
+    wanted = {(3, 8, "42?", socket.gethostname(), path, wc.CONTAINER, wc.POD)}
     cttest.check(keys == wanted, "event keys %r\nwanted %r" % (keys, wanted), trace)
     cttest.check(len(trace.events) == want, "%d events" % len(trace.events), trace)
     print("ok: rank, job, host, cgroup, container and pod as event keys and Prometheus labels")

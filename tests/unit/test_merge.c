@@ -167,6 +167,11 @@ static void test_procenv(void **state)
 	assert_true(ct_procenv_parse("OMPI_COMM_WORLD_RANK=3", 22, &e));
 	assert_int_equal(e.rank, 3);
 	assert_int_equal(e.job_id[0], 0);
+	/* The job id is the process's to choose: not UTF-8, controls, a line
+	 * break, kept as '?' (a label value Prometheus and OTLP accept); valid
+	 * UTF-8 kept as it is. */
+	assert_true(ct_procenv_parse("SLURM_JOB_ID=j\xff\xfe" "1\n\x1b[2J\xc3\xa9", 24, &e));
+	assert_string_equal(e.job_id, "j??1??[2J\xc3\xa9");
 }
 
 int main(void)
