@@ -2,15 +2,20 @@
 /*
  * The outputs of `cudatracer merge`. Each is written to a temporary file in
  * the folder of its path and renamed over it once whole, so that a failed
- * merge leaves no file that looks complete.
+ * merge leaves no file that looks complete; a path that names something
+ * other than a regular file (/dev/null) is opened as the sinks open theirs,
+ * never renamed over (as root, `-o chrome:/dev/null` made /dev/null a file
+ * of root's, mode 0600, for every program on the machine).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "merge/merge.h"
 #include "sinks/sink.h"
+#include "sinks/sinkio.h"
 #include "util/log.h"
 
 typedef int (*write_fn)(const struct ct_merge *m, FILE *out);
@@ -18,6 +23,7 @@ typedef int (*write_fn)(const struct ct_merge *m, FILE *out);
 static int write_atomic(const struct ct_merge *m, const char *path, write_fn fn)
 {
 	FILE *f = NULL;
+	struct stat st;
 	size_t n;
 	char *tmp;
 	int fd, err;
@@ -25,6 +31,17 @@ static int write_atomic(const struct ct_merge *m, const char *path, write_fn fn)
 	if (!path || !*path || !strcmp(path, "-")) {
 		err = fn(m, stdout);
 		return err ? err : (fflush(stdout) ? -errno : 0);
+	}
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		err = ct_out_open("merge", path, &f); /* /dev/null passes; a FIFO or another device is refused */
+		if (err)
+			return err;
+		err = fn(m, f);
+		if ((fclose(f) || err) && !err)
+			err = -errno;
+		if (err)
+			ct_err("merge: writing %s failed: %s", path, strerror(-err));
+		return err;
 	}
 	n = strlen(path);
 	tmp = malloc(n + 16);

@@ -10,6 +10,7 @@ summary; merge without an output says what is missing."""
 import gzip
 import json
 import os
+import stat
 import subprocess
 import tempfile
 
@@ -140,6 +141,27 @@ def merge_without_output(tmp):
                  "merge without a trace: exited %d:\n%s" % (p.returncode, p.stderr))
 
 
+def merge_to_dev_null(tmp):
+    """merge writes through /dev/null, never renames a file over it (it made
+    /dev/null a regular file of root's, mode 0600)."""
+    t = os.path.join(tmp, "n.jsonl")
+    write_trace(t, [call(0)])
+    try:
+        for kind in ("chrome", "summary"):
+            p = tracer(["merge", t, "-o", kind + ":/dev/null"])
+            st = os.stat("/dev/null")
+            cttest.check(p.returncode == 0 and stat.S_ISCHR(st.st_mode),
+                         "merge -o %s:/dev/null: exited %d, /dev/null mode %o:\n%s"
+                         % (kind, p.returncode, st.st_mode, p.stderr))
+            cttest.check(not [f for f in os.listdir("/dev") if f.startswith("null.tmp.")],
+                         "merge left a temporary file in /dev")
+    finally:
+        if not stat.S_ISCHR(os.stat("/dev/null").st_mode):  # put the machine back
+            os.unlink("/dev/null")
+            os.mknod("/dev/null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+            os.chmod("/dev/null", 0o666)
+
+
 def long_lines(tmp):
     """Lines past the 4 MiB cap are skipped and counted; the calls around them are read."""
     big = '{"x":"' + "A" * (5 << 20) + '"}'
@@ -163,6 +185,7 @@ def main():
         cut_traces(tmp)
         failed_report(tmp)
         merge_without_output(tmp)
+        merge_to_dev_null(tmp)
         long_lines(tmp)
     finally:
         subprocess.run(["rm", "-rf", tmp])
