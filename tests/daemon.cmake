@@ -7,3 +7,5 @@ ct_integration_test(daemon "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon.
 ct_integration_test(soak "${CMAKE_CURRENT_SOURCE_DIR}/soak/test_soak.py" LABELS "root;soak" TIMEOUT 1200)
 # Not beside burst_processes: 1,600 processes in seconds move the soak's RSS and take its pids.
 set_tests_properties(soak PROPERTIES RESOURCE_LOCK machine_wide_burst)
+# Reloads that must not cost the trace (docs/reliability.md): a bad value refused at its line.
+ct_integration_test(daemon_reload_values "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_reload_values.py" LABELS root)

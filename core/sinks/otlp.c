@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include "sinks/endpoint.h"
 #include "sinks/metrics.h"
 #include "sinks/push.h"
 #include "sinks/sink.h"
@@ -52,7 +53,7 @@ struct otlp_ctx {
 
 static const struct ct_key otlp_keys[] = {
 	{ "endpoint", CT_KEY_STR, "http://127.0.0.1:4318", offsetof(struct otlp_ctx, endpoint),
-	  "The collector's OTLP/HTTP base URL; /v1/metrics and /v1/traces are added" },
+	  "The collector's OTLP/HTTP base URL; /v1/metrics and /v1/traces are added", NULL, ct_check_url },
 	{ "interval", CT_KEY_DUR, "15s", offsetof(struct otlp_ctx, interval_ns), "Export this often (and at the end)" },
 	{ "timeout", CT_KEY_DUR, "10s", offsetof(struct otlp_ctx, timeout_ns),
 	  "Give up on one request after this long; also how long the last export may take at the end" },

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <microhttpd.h>
+#include "sinks/endpoint.h"
 #include "sinks/metrics.h"
 #include "sinks/sink.h"
 #include "util/log.h"
@@ -38,7 +39,7 @@ struct prom_ctx {
 
 static const struct ct_key prom_keys[] = {
 	{ "listen", CT_KEY_STR, "127.0.0.1:9464", offsetof(struct prom_ctx, listen),
-	  "ADDR:PORT to serve on ([v6]:PORT for IPv6; port 0: any free one, said with -v)" },
+	  "ADDR:PORT to serve on ([v6]:PORT for IPv6; port 0: any free one, said with -v)", NULL, ct_check_listen },
 	{ "http_path", CT_KEY_STR, "/metrics", offsetof(struct prom_ctx, http_path),
 	  "The URL path of the metrics" },
 	CT_METRICS_KEYS(struct prom_ctx, ms.mc),
@@ -216,27 +217,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return ret;
 }
 
-/* "host:port", "[v6]:port" or ":port" (every address). */
-static int split_listen(const char *s, char *host, size_t hn, char *port, size_t pn)
-{
-	const char *colon = strrchr(s, ':');
-	size_t len;
-
-	if (!colon || !colon[1])
-		return -EINVAL;
-	len = colon - s;
-	if (len && s[0] == '[' && s[len - 1] == ']') {
-		s++;
-		len -= 2;
-	}
-	if (len >= hn || strlen(colon + 1) >= pn)
-		return -EINVAL;
-	memcpy(host, s, len);
-	host[len] = 0;
-	strcpy(port, colon + 1);
-	return 0;
-}
-
 static int open_listener(struct prom_ctx *p, char *why, size_t wn)
 {
 	struct addrinfo hints = { .ai_flags = AI_PASSIVE, .ai_socktype = SOCK_STREAM }, *ai = NULL;
@@ -245,7 +225,7 @@ static int open_listener(struct prom_ctx *p, char *why, size_t wn)
 	socklen_t sl = sizeof(sa);
 	int fd = -1, one = 1, err;
 
-	if (split_listen(p->listen, host, sizeof(host), port, sizeof(port))) {
+	if (ct_listen_split(p->listen, host, sizeof(host), port, sizeof(port))) {
 		snprintf(why, wn, "listen = %s is not ADDR:PORT", p->listen);
 		return -EINVAL;
 	}

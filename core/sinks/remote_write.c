@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <snappy-c.h>
+#include "sinks/endpoint.h"
 #include "sinks/metrics.h"
 #include "sinks/push.h"
 #include "sinks/sink.h"
@@ -31,7 +32,7 @@ struct rw_ctx {
 
 static const struct ct_key rw_keys[] = {
 	{ "url", CT_KEY_STR, NULL, offsetof(struct rw_ctx, url),
-	  "The remote-write endpoint, e.g. http://127.0.0.1:9090/api/v1/write (required)" },
+	  "The remote-write endpoint, e.g. http://127.0.0.1:9090/api/v1/write (required)", NULL, ct_check_url },
 	{ "interval", CT_KEY_DUR, "15s", offsetof(struct rw_ctx, interval_ns), "Push this often (and at the end)" },
 	{ "timeout", CT_KEY_DUR, "10s", offsetof(struct rw_ctx, timeout_ns),
 	  "Give up on one request after this long; also how long the last push may take at the end" },
