@@ -9,3 +9,5 @@ ct_integration_test(soak "${CMAKE_CURRENT_SOURCE_DIR}/soak/test_soak.py" LABELS 
 set_tests_properties(soak PROPERTIES RESOURCE_LOCK machine_wide_burst)
 # Reloads that must not cost the trace (docs/reliability.md): a bad value refused at its line.
 ct_integration_test(daemon_reload_values "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_reload_values.py" LABELS root)
+# A session after another continues what the one before wrote, never empties it.
+ct_integration_test(daemon_restart_append "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_restart_append.py" LABELS root)

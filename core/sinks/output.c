@@ -126,7 +126,7 @@ int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct
 			err = open_new_file(s, cmd, what);
 			o->named[i] = !err;
 		} else {
-			err = ct_out_open(what, c->path, &c->out);
+			err = ct_out_open_mode(what, c->path, c->out_mode, &c->out);
 		}
 		if (err)
 			return err;

@@ -175,6 +175,7 @@ static void text_destroy(void *ctx)
 
 const struct ct_sink_ops ct_sink_text = {
 	.type = "text",
+	.appendable = true,
 	.help = "One aligned line per call, under a header: time, command, pid, tid, duration in us, result, "
 		"API and decoded arguments",
 	.keys = text_keys,
