@@ -11,3 +11,5 @@ set_tests_properties(soak PROPERTIES RESOURCE_LOCK machine_wide_burst)
 ct_integration_test(daemon_reload_values "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_reload_values.py" LABELS root)
 # A session after another continues what the one before wrote, never empties it.
 ct_integration_test(daemon_restart_append "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_restart_append.py" LABELS root)
+# A SIGHUP every millisecond: reloads coalesced, BPF loads not failed by the pending signals.
+ct_integration_test(daemon_sighup_storm "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_sighup_storm.py" LABELS root)
