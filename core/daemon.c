@@ -8,8 +8,9 @@
  * running session stops as it would at SIGTERM (drained, every sink closed,
  * its files complete) and a session is built from the new config by the
  * same code that built the first: there is no second path through setup
- * to keep right. What a session holds (counters, the
- * HTTP listener, the probes) starts anew; a file an earlier session wrote is never emptied
+ * to keep right. What a session holds (counters, the probes) starts anew,
+ * but for a listening socket, which goes from the old session's sink to the
+ * new one's (listeners.h); a file an earlier session wrote is never emptied
  * (continue_files). Should the new session still fail to start, the one
  * before is started again.
  */
@@ -30,6 +31,7 @@
 #include "daemon.h"
 #include "plugin/loader.h"
 #include "session.h"
+#include "sinks/listeners.h"
 #include "sinks/sinkio.h"
 #include "util/log.h"
 
@@ -375,6 +377,7 @@ int ct_daemon_run(struct ct_config *conf, ct_daemon_load_fn load, void *ctx)
 	}
 	*run = *conf;
 	memset(conf, 0, sizeof(*conf));
+	ct_listeners_handover(true);
 	if (load(ctx, spare)) {
 		free(spare);
 		spare = NULL;
@@ -417,5 +420,6 @@ int ct_daemon_run(struct ct_config *conf, ct_daemon_load_fn load, void *ctx)
 	config_drop(d.next);
 	config_drop(d.next_spare);
 	written_free(&d.written);
+	ct_listeners_handover(false);
 	return ret;
 }

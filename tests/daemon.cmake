@@ -13,3 +13,5 @@ ct_integration_test(daemon_reload_values "${CMAKE_CURRENT_SOURCE_DIR}/integratio
 ct_integration_test(daemon_restart_append "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_restart_append.py" LABELS root)
 # A SIGHUP every millisecond: reloads coalesced, BPF loads not failed by the pending signals.
 ct_integration_test(daemon_sighup_storm "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_sighup_storm.py" LABELS root)
+# The metrics port kept across reloads: no one else can bind it in between.
+ct_integration_test(daemon_metrics_port "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_metrics_port.py" LABELS root)

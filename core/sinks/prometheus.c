@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "sinks/endpoint.h"
+#include "sinks/listeners.h"
 #include "sinks/metrics.h"
 #include "sinks/sink.h"
 #include "util/log.h"
@@ -217,36 +218,55 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return ret;
 }
 
-static int open_listener(struct prom_ctx *p, char *why, size_t wn)
+/* A socket bound to `listen` and listening: -errno, with why. */
+static int bind_listener(const char *listen_at, const char *host, const char *port, char *why, size_t wn)
 {
 	struct addrinfo hints = { .ai_flags = AI_PASSIVE, .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	int fd, one = 1, err = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
+
+	if (err) {
+		snprintf(why, wn, "cannot resolve %s: %s", listen_at, gai_strerror(err));
+		return -EINVAL;
+	}
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64)) {
+		err = errno ? -errno : -EIO;
+		snprintf(why, wn, "cannot listen on %s: %s", listen_at, strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		fd = err;
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
+/* The listening socket: the one a daemon's session before this one served
+ * the same address on (never let go between them), or a new one. */
+static int open_listener(struct prom_ctx *p, char *why, size_t wn)
+{
 	char host[256], port[32], shown[64];
 	struct sockaddr_storage sa;
 	socklen_t sl = sizeof(sa);
-	int fd = -1, one = 1, err;
+	int fd;
 
 	if (ct_listen_split(p->listen, host, sizeof(host), port, sizeof(port))) {
 		snprintf(why, wn, "listen = %s is not ADDR:PORT", p->listen);
 		return -EINVAL;
 	}
-	err = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
-	if (err) {
-		snprintf(why, wn, "cannot resolve %s: %s", p->listen, gai_strerror(err));
-		return -EINVAL;
-	}
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64) ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) ||
+	fd = ct_listeners_take(p->listen);
+	if (fd < 0)
+		fd = bind_listener(p->listen, host, port, why, wn);
+	if (fd < 0)
+		return fd;
+	if (getsockname(fd, (struct sockaddr *)&sa, &sl) ||
 	    getnameinfo((struct sockaddr *)&sa, sl, NULL, 0, shown, sizeof(shown), NI_NUMERICSERV)) {
-		err = -errno;
-		snprintf(why, wn, "cannot listen on %s: %s", p->listen, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		freeaddrinfo(ai);
-		return err ? err : -EIO;
+		int err = errno ? -errno : -EIO;
+
+		snprintf(why, wn, "cannot listen on %s: %s", p->listen, strerror(-err));
+		close(fd);
+		return err;
 	}
-	freeaddrinfo(ai);
 	snprintf(p->where, sizeof(p->where), "http://%s%s%s:%s%s", strchr(host, ':') ? "[" : "",
 		 host[0] ? host : "0.0.0.0", strchr(host, ':') ? "]" : "", shown, p->http_path);
 	return fd;
@@ -272,7 +292,9 @@ static int serve(struct prom_ctx *p)
 	/* The server's thread takes no signals: they are the reader's to handle. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	p->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL, on_request, p,
+	/* ITC: so that the socket can be taken back at the end (MHD_quiesce_daemon). */
+	p->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC, 0, NULL, NULL,
+				on_request, p,
 				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, 64u,
 				MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -281,7 +303,7 @@ static int serve(struct prom_ctx *p)
 		ct_err("sink '%s' (prometheus): the HTTP server did not start on %s", p->ms.c.name, p->listen);
 		return -EIO;
 	}
-	/* the daemon owns the socket now, and closes it when it stops */
+	/* MHD owns the socket now; prom_destroy takes it back */
 	if (p->said_busy)
 		ct_warn("sink '%s' (prometheus): serving at %s now", p->ms.c.name, p->where);
 	else
@@ -343,8 +365,15 @@ static void prom_destroy(void *ctx)
 {
 	struct prom_ctx *p = ctx;
 
-	if (p->d)
+	if (p->d) {
+		/* The socket, kept listening for a daemon's next session (listeners.h):
+		 * a scrape meanwhile waits in its queue, and no one else can bind the port. */
+		int fd = MHD_quiesce_daemon(p->d);
+
 		MHD_stop_daemon(p->d);
+		if (fd >= 0)
+			ct_listeners_keep(p->listen, fd);
+	}
 	p->d = NULL;
 	ct_mpub_free(&p->pub);
 	ct_metrics_free(&p->ms.m);
