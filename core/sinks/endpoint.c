@@ -73,8 +73,12 @@ int ct_check_url(const void *dst, char *why, size_t n)
 	char *scheme = NULL, *host = NULL;
 	int err = 0;
 
-	if (!s || !*s)
+	if (!s)
 		return 0;
+	if (strlen(s) > CT_URL_MAX) {
+		snprintf(why, n, "longer than %d bytes", CT_URL_MAX);
+		return -EINVAL;
+	}
 	u = curl_url();
 	if (!u)
 		return -ENOMEM;

@@ -15,8 +15,10 @@
 int ct_listen_split(const char *s, char *host, size_t hn, char *port, size_t pn);
 
 /* ct_key checks: a char * holding a listen address, an http(s) URL (NULL,
- * unset, passes: whether one is required is the sink's to say). */
+ * unset, passes: a key that must be set says so, ct_key.required). */
 int ct_check_listen(const void *dst, char *why, size_t n);
 int ct_check_url(const void *dst, char *why, size_t n);
+/* The longest URL a sink is given (room is left for a path after it). */
+#define CT_URL_MAX 1000
 
 #endif

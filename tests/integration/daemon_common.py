@@ -4,6 +4,7 @@ with a config file of the test's own, tracing only the loop program's calls
 (filter.comm) and holding no other process at exec (scan_execs = false), a
 notify socket to hear READY=1 from, its log, and the loop program's runs."""
 import atexit
+import json
 import os
 import re
 import shutil
@@ -44,9 +45,17 @@ def memsets(text, pid):
     return int(m.group(1)) if m else None
 
 
-def jsonl_memsets(path, pid):
-    """The file's cudaMemset calls of pid; every line must be one JSON object."""
-    return sum(1 for e in cttest.read_jsonl(path) if e.get("pid") == pid and e.get("api") == "cudaMemset")
+def jsonl_memsets(path, pid, live=True):
+    """The file's cudaMemset calls of pid. live: the daemon may be writing
+    it, a last line without its line break is not there yet; else (stopped)
+    every line must be one JSON object, the meta line first."""
+    if not live:
+        events = cttest.read_jsonl(path)
+    else:
+        with open(path) as f:
+            lines = f.read().split("\n")[:-1]
+        events = [json.loads(line) for line in lines if line]
+    return sum(1 for e in events if e.get("pid") == pid and e.get("api") == "cudaMemset")
 
 
 class Daemon:
@@ -123,7 +132,8 @@ class Daemon:
         """The loop program's n cudaMemset calls; its pid."""
         p = subprocess.Popen([self.loop, str(n)], stdout=subprocess.PIPE, text=True)
         out, _ = p.communicate(timeout=60)
-        cttest.check(p.returncode == 0 and "loop: %d calls" % n in out, "%s %d: %d %r" % (self.loop, n, p.returncode, out))
+        cttest.check(p.returncode == 0 and "loop: %d calls" % n in out,
+                     "%s %d: %d %r" % (self.loop, n, p.returncode, out))
         return p.pid
 
     def stop(self):
