@@ -8,10 +8,11 @@
  * running session stops as it would at SIGTERM (drained, every sink closed,
  * its files complete) and a session is built from the new config by the
  * same code that built the first: there is no second path through setup
- * to keep right. What a session holds (counters, the HTTP listener, the
- * probes) starts anew; a finished file that the new config would write
- * over is kept beside it. Should the new session still fail to start,
- * the one before is started again.
+ * to keep right. What a session holds (counters, the probes) starts anew,
+ * but for a listening socket, which goes from the old session's sink to the
+ * new one's (listeners.h); a file an earlier session wrote is never emptied
+ * (continue_files). Should the new session still fail to start, the one
+ * before is started again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,12 +24,15 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/random.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include "daemon.h"
 #include "plugin/loader.h"
 #include "session.h"
+#include "sinks/listeners.h"
+#include "sinks/sinkio.h"
 #include "util/log.h"
 
 void ct_notify(const char *state)
@@ -188,42 +192,110 @@ static int precheck(const struct ct_config *c)
 	return err;
 }
 
-/* A finished file that the next session would empty is kept as PATH.TIME. */
-static void keep_finished(const struct ct_config *old, const struct ct_config *next)
+/* The files the daemon's sessions have written, so far. */
+struct written {
+	char **path;
+	size_t n;
+};
+
+static bool was_written(const struct written *w, const char *path)
 {
-	char stamp[32], kept[PATH_MAX];
-	time_t now = time(NULL);
-	struct tm tm;
+	for (size_t i = 0; i < w->n; i++)
+		if (!strcmp(w->path[i], path))
+			return true;
+	return false;
+}
 
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	for (int i = 0; i < old->n_sinks; i++) {
-		const char *path = sink_path(&old->sinks[i]);
-		struct stat st;
-		bool reused = false;
+/* After a session that started: its files are the daemon's from now on
+ * (a file it wrote beside one of them is named by no config: not kept). */
+static int note_written(struct written *w, const struct ct_config *c)
+{
+	for (int i = 0; i < c->n_sinks; i++) {
+		const struct ct_sink_common *sc = c->sinks[i].ctx;
+		char **grown;
 
-		if (!path || served(&old->sinks[i]) || stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		if (!sc->path || served(&c->sinks[i]) || sc->out_mode == CT_OUT_NEW || was_written(w, sc->path))
 			continue;
-		for (int j = 0; j < next->n_sinks && !reused; j++)
-			reused = sink_path(&next->sinks[j]) && !strcmp(sink_path(&next->sinks[j]), path);
-		if (!reused)
-			continue;
-		for (int n = 1; n < 100; n++) {
-			if (n == 1)
-				snprintf(kept, sizeof(kept), "%s.%s", path, stamp);
-			else
-				snprintf(kept, sizeof(kept), "%s.%s-%d", path, stamp, n);
-			if (!renameat2(AT_FDCWD, path, AT_FDCWD, kept, RENAME_NOREPLACE)) {
-				ct_note("sink '%s': the finished %s is kept as %s", old->sinks[i].name, path, kept);
-				break;
-			}
-			if (errno != EEXIST) {
-				ct_warn("sink '%s': cannot keep %s as %s (%s): the new session writes over it",
-					old->sinks[i].name, path, kept, strerror(errno));
-				break;
-			}
-		}
+		grown = realloc(w->path, (w->n + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		w->path = grown;
+		w->path[w->n] = strdup(sc->path);
+		if (!w->path[w->n])
+			return -ENOMEM;
+		w->n++;
 	}
+	return 0;
+}
+
+static void written_free(struct written *w)
+{
+	while (w->n)
+		free(w->path[--w->n]);
+	free(w->path);
+}
+
+/*
+ * PATH's name with a random part before its extension (trace.json:
+ * trace.k3J9qa2b.json), in PATH's folder: a name no one can have made
+ * ready for us, created by the session only if it is new (O_EXCL).
+ */
+static char *beside(const char *path)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path, *dot = strrchr(base, '.');
+	size_t stem = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+	unsigned char rnd[8];
+	char *out = malloc(strlen(path) + sizeof(rnd) + 2), *w;
+
+	if (!out || getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+		free(out);
+		return NULL;
+	}
+	memcpy(out, path, stem);
+	w = out + stem;
+	*w++ = '.';
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		*w++ = set[rnd[i] % (sizeof(set) - 1)];
+	strcpy(w, path + stem);
+	return out;
+}
+
+/*
+ * A session after another never empties what one before it wrote: a file
+ * of a format that can be continued (jsonl, text) is appended to; another
+ * (a chrome trace ends in a bracket) is left finished, and this session
+ * writes a new file beside it, said in the log.
+ */
+static int continue_files(const struct written *w, struct ct_config *next)
+{
+	for (int i = 0; i < next->n_sinks; i++) {
+		struct ct_sink_conf *s = &next->sinks[i];
+		struct ct_sink_common *c = s->ctx;
+		struct stat st;
+		char *other;
+
+		if (!c->path || served(s) || !was_written(w, c->path) || stat(c->path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (s->ops->appendable) {
+			c->out_mode = CT_OUT_APPEND;
+			ct_info("sink '%s': %s is continued", s->name, c->path);
+			continue;
+		}
+		other = beside(c->path);
+		if (!other) {
+			int err = -errno;
+
+			ct_err("sink '%s': cannot name a file beside %s: %s", s->name, c->path, strerror(-err));
+			return err;
+		}
+		ct_note("sink '%s' (%s): the finished %s is kept; this session writes %s", s->name, s->ops->type,
+			c->path, other);
+		free(c->path);
+		c->path = other;
+		c->out_mode = CT_OUT_NEW;
+	}
+	return 0;
 }
 
 static void config_drop(struct ct_config *c)
@@ -238,6 +310,7 @@ struct daemon {
 	ct_daemon_load_fn load;
 	void *ctx;
 	struct ct_config *next, *next_spare; /* an accepted reload: to run, and a copy not run */
+	struct written written;
 };
 
 /* A config read again and checked, with a copy of it to fall back on (a
@@ -291,7 +364,7 @@ static int on_reload(void *ctx)
 
 int ct_daemon_run(struct ct_config *conf, ct_daemon_load_fn load, void *ctx)
 {
-	struct daemon d = { load, ctx, NULL, NULL };
+	struct daemon d = { load, ctx, NULL, NULL, { NULL, 0 } };
 	struct ct_config *run = malloc(sizeof(*run)), *spare = calloc(1, sizeof(*spare)), *back = NULL;
 	struct ct_session_daemon sd = { on_reload, &d, false, 0 };
 	const struct ct_target t = { 0 };
@@ -304,15 +377,23 @@ int ct_daemon_run(struct ct_config *conf, ct_daemon_load_fn load, void *ctx)
 	}
 	*run = *conf;
 	memset(conf, 0, sizeof(*conf));
+	ct_listeners_handover(true);
 	if (load(ctx, spare)) {
 		free(spare);
 		spare = NULL;
 	}
 	for (;;) {
 		sd.started = false;
+		if (continue_files(&d.written, run)) {
+			ret = 1;
+			break;
+		}
 		ret = ct_session_run(run, &t, &sd);
+		if (sd.started && note_written(&d.written, run)) {
+			ret = 1;
+			break;
+		}
 		if (ret == CT_SESSION_RELOAD) {
-			keep_finished(run, d.next);
 			config_drop(run);
 			config_drop(back);
 			back = spare; /* the running config's unrun copy: to go back to */
@@ -338,5 +419,7 @@ int ct_daemon_run(struct ct_config *conf, ct_daemon_load_fn load, void *ctx)
 	config_drop(back);
 	config_drop(d.next);
 	config_drop(d.next_spare);
+	written_free(&d.written);
+	ct_listeners_handover(false);
 	return ret;
 }

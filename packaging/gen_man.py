@@ -113,8 +113,10 @@ def page1(tracer, version, a):
             roff("Stop tracing: every record read, every output file closed complete, the report "
                  "printed."),
             ".TP", "\\fBSIGHUP\\fR",
-            roff("With --daemon: read the config again and start a new session with it; otherwise "
-                 "as SIGTERM."),
+            roff("With --daemon: read the config again and start a new session with it (a config "
+                 "with a bad value is refused, said with its file and line, and the running session "
+                 "goes on); the new session continues the files the one before wrote, never empties "
+                 "them. Otherwise as SIGTERM."),
             ".TP", "\\fBSIGUSR1\\fR, \\fBSIGUSR2\\fR",
             roff("Pause recording, and resume it. While paused, calls that begin are not recorded "
                  "(nor counted as lost); the probes stay, so a resume is immediate. "

@@ -7,3 +7,11 @@ ct_integration_test(daemon "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon.
 ct_integration_test(soak "${CMAKE_CURRENT_SOURCE_DIR}/soak/test_soak.py" LABELS "root;soak" TIMEOUT 1200)
 # Not beside burst_processes: 1,600 processes in seconds move the soak's RSS and take its pids.
 set_tests_properties(soak PROPERTIES RESOURCE_LOCK machine_wide_burst)
+# Reloads that must not cost the trace (docs/reliability.md): a bad value refused at its line.
+ct_integration_test(daemon_reload_values "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_reload_values.py" LABELS root)
+# A session after another continues what the one before wrote, never empties it.
+ct_integration_test(daemon_restart_append "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_restart_append.py" LABELS root)
+# A SIGHUP every millisecond: reloads coalesced, BPF loads not failed by the pending signals.
+ct_integration_test(daemon_sighup_storm "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_sighup_storm.py" LABELS root)
+# The metrics port kept across reloads: no one else can bind it in between.
+ct_integration_test(daemon_metrics_port "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_metrics_port.py" LABELS root)

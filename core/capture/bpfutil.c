@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Small libbpf helpers: constants of objects opened from memory, per-CPU counters. */
+/* Small libbpf helpers: constants of objects opened from memory, per-CPU
+ * counters, a load that signals do not interrupt. */
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include "capture/bpfutil.h"
@@ -67,4 +69,16 @@ int ct_bpf_percpu_sum(int fd, unsigned n, uint64_t *out)
 	}
 	free(vals);
 	return 0;
+}
+
+int ct_bpf_load_quiet(struct bpf_object_skeleton *skel)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = bpf_object__load_skeleton(skel);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
 }

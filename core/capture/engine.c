@@ -281,6 +281,10 @@ static struct capture_bpf *open_skeleton(const struct ct_engine *e)
 	return skel;
 }
 
+/* Loads a signal interrupted, loaded again (each is held back during the
+ * load itself: only a signal the mask cannot hold gets here). */
+#define CT_LOAD_RETRIES 5
+
 /* The kernel's attach type of uprobe session programs (its uapi, 6.10+); libbpf 1.4 has no name for it. */
 #define CT_TRACE_UPROBE_SESSION 57
 
@@ -380,7 +384,7 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	    (err = bpf_program__set_expected_attach_type(progs[set][kind][0],
 							 (enum bpf_attach_type)CT_TRACE_UPROBE_SESSION)))
 		return err;
-	err = capture_bpf__load(skel);
+	err = ct_bpf_load_quiet(skel->skeleton);
 	if (err)
 		return err;
 	if (o->filter_cgroup) {
@@ -430,10 +434,20 @@ int ct_engine_open(struct ct_engine *e, const struct ct_engine_plugin *pl, int n
 		hook_of = i;
 	}
 	/* auto: a kind the kernel refuses falls back to the next: uprobe_multi
-	 * needs 6.6 (a warning: attaching one link per symbol is slower). */
-	for (;;) {
+	 * needs 6.6 (a warning: attaching one link per symbol is slower). A
+	 * load a signal interrupted says nothing of the kernel: the same kind
+	 * is loaded again. */
+	for (int interrupted = 0;;) {
 		err = load(e, pl, n, o, kind);
-		if (!err || err == -E2BIG || o->mode != CT_ATTACH_AUTO || kind == CT_LINK_SINGLE)
+		if (ct_bpf_interrupted(err) && ++interrupted <= CT_LOAD_RETRIES) {
+			ct_info("loading the capture engine's %s programs was interrupted (%s): loading them again",
+				link_names[kind], strerror(-err));
+			capture_bpf__destroy(e->skel);
+			e->skel = NULL;
+			continue;
+		}
+		if (!err || err == -E2BIG || ct_bpf_interrupted(err) || o->mode != CT_ATTACH_AUTO ||
+		    kind == CT_LINK_SINGLE)
 			break;
 		capture_bpf__destroy(e->skel);
 		e->skel = NULL;

@@ -688,6 +688,13 @@ static int finish_sink(struct ct_sink_conf *s)
 			return err;
 		}
 	}
+	for (const struct ct_key *k = s->ops->keys; k && k->name; k++) {
+		if (k->required && !*(char **)((char *)s->ctx + k->off)) {
+			ct_err("%s: sink '%s' (%s) needs %s: %s", sink_where(s, -1, at, sizeof(at)), s->name, type,
+			       k->name, k->help);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -774,8 +781,10 @@ static void help_keys(FILE *out, const struct ct_key *keys, bool md, bool off)
 			snprintf(head + len, sizeof(head) - len, "): %s", k->help);
 		help_comment(out, "# ", head);
 		/* A key without a default is shown commented out: an empty value
-		 * is not the same as unset for every key. */
-		fprintf(out, "%s%s = %s\n", off || !k->def ? ";" : "", k->name, k->def ? k->def : "");
+		 * is not the same as unset for every key (a required one, with an
+		 * example: the example section, switched on, loads). */
+		fprintf(out, "%s%s = %s\n", off || !k->def ? ";" : "", k->name,
+			k->def ? k->def : k->example ? k->example : "");
 	}
 }
 

@@ -150,6 +150,14 @@ nomem:
 	return -ENOMEM;
 }
 
+int ct_check_positive(const void *dst, char *why, size_t why_len)
+{
+	if (*(const uint64_t *)dst)
+		return 0;
+	snprintf(why, why_len, "must be more than 0");
+	return -EINVAL;
+}
+
 int ct_key_set(const struct ct_key *k, void *base, const char *val, char *why, size_t why_len)
 {
 	static const char *const size_sfx[] = { "k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib", "b", NULL };

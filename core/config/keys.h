@@ -38,7 +38,15 @@ struct ct_key {
 	/* Checks a value once it is parsed (a range, a list's items); 0, or
 	 * -EINVAL with the reason written to why. May be NULL. */
 	int (*check)(const void *dst, char *why, size_t why_len);
+	/* A string without a default that must be given: a sink that has it
+	 * unset is refused where the config is read (with its section's line). */
+	bool required;
+	/* A required key's value in --config-help's example, commented out. */
+	const char *example;
 };
+
+/* A check: an integer, size or duration more than 0. */
+int ct_check_positive(const void *dst, char *why, size_t why_len);
 
 /* Parse `val` for key `k` into base+k->off. Returns 0, or -EINVAL or
  * -ERANGE with the reason written to why (the allowed words of a choice). */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "record.h"
 #include "sinks/sink.h"
+#include "sinks/sinkio.h"
 #include "sinks/stackfmt.h"
 #include "util/strbuf.h"
 
@@ -426,7 +427,12 @@ static int jsonl_open(void *ctx)
 		return -ENOMEM;
 	if (!ct_sb_room(&s->b, JSONL_FLUSH + 16 * 1024))
 		return -ENOMEM;
-	put_meta(s);
+	put_meta(s); /* the host, also for each line's fields */
+	/* A daemon's session continuing the file of the one before: its first
+	 * line is the meta line already (the same host, boot and tracer), and
+	 * a trace has one. */
+	if (ct_out_continued(s->c.out))
+		s->b.len = 0;
 	return 0;
 }
 
@@ -678,6 +684,7 @@ const struct ct_sink_ops ct_sink_jsonl = {
 	.type = "jsonl",
 	.where_help = "one JSON object per call, one per line",
 	.file_ext = "jsonl",
+	.appendable = true,
 	.help = "One JSON object per call, one per line (schema: docs/events.md)",
 	.keys = NULL,
 	.ctx_size = sizeof(struct jsonl_sink),

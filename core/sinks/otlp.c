@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include "sinks/endpoint.h"
 #include "sinks/metrics.h"
 #include "sinks/push.h"
 #include "sinks/sink.h"
@@ -52,10 +53,12 @@ struct otlp_ctx {
 
 static const struct ct_key otlp_keys[] = {
 	{ "endpoint", CT_KEY_STR, "http://127.0.0.1:4318", offsetof(struct otlp_ctx, endpoint),
-	  "The collector's OTLP/HTTP base URL; /v1/metrics and /v1/traces are added" },
-	{ "interval", CT_KEY_DUR, "15s", offsetof(struct otlp_ctx, interval_ns), "Export this often (and at the end)" },
+	  "The collector's OTLP/HTTP base URL; /v1/metrics and /v1/traces are added", NULL, ct_check_url },
+	{ "interval", CT_KEY_DUR, "15s", offsetof(struct otlp_ctx, interval_ns), "Export this often (and at the end)",
+	  NULL, ct_check_positive },
 	{ "timeout", CT_KEY_DUR, "10s", offsetof(struct otlp_ctx, timeout_ns),
-	  "Give up on one request after this long; also how long the last export may take at the end" },
+	  "Give up on one request after this long; also how long the last export may take at the end", NULL,
+	  ct_check_positive },
 	CT_METRICS_KEYS(struct otlp_ctx, ms.mc),
 	{ "spans", CT_KEY_BOOL, "false", offsetof(struct otlp_ctx, spans),
 	  "Also export a span for each call that failed (span_errors) or took span_slower_than or more" },
@@ -296,14 +299,7 @@ static int otlp_open(void *ctx)
 
 	while (n && o->endpoint[n - 1] == '/')
 		n--;
-	if (!n || n > sizeof(o->url[0]) - 16) {
-		ct_err("sink '%s' (otlp): endpoint is not set (e.g. endpoint = http://127.0.0.1:4318)", o->ms.c.name);
-		return -EINVAL;
-	}
-	if (!o->interval_ns || !o->timeout_ns) {
-		ct_err("sink '%s' (otlp): interval and timeout must be more than 0", o->ms.c.name);
-		return -EINVAL;
-	}
+	/* an http(s) URL of at most CT_URL_MAX bytes, interval and timeout more than 0: the config's checks */
 	snprintf(o->url[KIND_METRICS], sizeof(o->url[0]), "%.*s/v1/metrics", (int)n, o->endpoint);
 	snprintf(o->url[KIND_TRACES], sizeof(o->url[0]), "%.*s/v1/traces", (int)n, o->endpoint);
 	if (getrandom(&o->rng, sizeof(o->rng), 0) != sizeof(o->rng) || !o->rng)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "util/log.h"
+#include "sinks/listeners.h"
 #include "sinks/output.h"
 #include "sinks/sinkio.h"
 
@@ -126,7 +127,7 @@ int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct
 			err = open_new_file(s, cmd, what);
 			o->named[i] = !err;
 		} else {
-			err = ct_out_open(what, c->path, &c->out);
+			err = ct_out_open_mode(what, c->path, c->out_mode, &c->out);
 		}
 		if (err)
 			return err;
@@ -142,6 +143,9 @@ int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct
 		}
 		o->opened[i] = true;
 	}
+	/* Those a daemon's session before kept that no sink here took (another
+	 * address now): closed only once the new ones listen. */
+	ct_listeners_close_unclaimed();
 	return 0;
 }
 

@@ -17,6 +17,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <microhttpd.h>
+#include "sinks/endpoint.h"
+#include "sinks/listeners.h"
 #include "sinks/metrics.h"
 #include "sinks/sink.h"
 #include "util/log.h"
@@ -38,7 +40,7 @@ struct prom_ctx {
 
 static const struct ct_key prom_keys[] = {
 	{ "listen", CT_KEY_STR, "127.0.0.1:9464", offsetof(struct prom_ctx, listen),
-	  "ADDR:PORT to serve on ([v6]:PORT for IPv6; port 0: any free one; the address is said at the start)" },
+	  "ADDR:PORT to serve on ([v6]:PORT for IPv6; port 0: any free one; the address is said at the start)", NULL, ct_check_listen },
 	{ "http_path", CT_KEY_STR, "/metrics", offsetof(struct prom_ctx, http_path),
 	  "The URL path of the metrics" },
 	CT_METRICS_KEYS(struct prom_ctx, ms.mc),
@@ -216,57 +218,55 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return ret;
 }
 
-/* "host:port", "[v6]:port" or ":port" (every address). */
-static int split_listen(const char *s, char *host, size_t hn, char *port, size_t pn)
-{
-	const char *colon = strrchr(s, ':');
-	size_t len;
-
-	if (!colon || !colon[1])
-		return -EINVAL;
-	len = colon - s;
-	if (len && s[0] == '[' && s[len - 1] == ']') {
-		s++;
-		len -= 2;
-	}
-	if (len >= hn || strlen(colon + 1) >= pn)
-		return -EINVAL;
-	memcpy(host, s, len);
-	host[len] = 0;
-	strcpy(port, colon + 1);
-	return 0;
-}
-
-static int open_listener(struct prom_ctx *p, char *why, size_t wn)
+/* A socket bound to `listen` and listening: -errno, with why. */
+static int bind_listener(const char *listen_at, const char *host, const char *port, char *why, size_t wn)
 {
 	struct addrinfo hints = { .ai_flags = AI_PASSIVE, .ai_socktype = SOCK_STREAM }, *ai = NULL;
-	char host[256], port[32], shown[64];
-	struct sockaddr_storage sa;
-	socklen_t sl = sizeof(sa);
-	int fd = -1, one = 1, err;
+	int fd, one = 1, err = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
 
-	if (split_listen(p->listen, host, sizeof(host), port, sizeof(port))) {
-		snprintf(why, wn, "listen = %s is not ADDR:PORT", p->listen);
-		return -EINVAL;
-	}
-	err = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
 	if (err) {
-		snprintf(why, wn, "cannot resolve %s: %s", p->listen, gai_strerror(err));
+		snprintf(why, wn, "cannot resolve %s: %s", listen_at, gai_strerror(err));
 		return -EINVAL;
 	}
 	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64) ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) ||
-	    getnameinfo((struct sockaddr *)&sa, sl, NULL, 0, shown, sizeof(shown), NI_NUMERICSERV)) {
-		err = -errno;
-		snprintf(why, wn, "cannot listen on %s: %s", p->listen, strerror(errno));
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64)) {
+		err = errno ? -errno : -EIO;
+		snprintf(why, wn, "cannot listen on %s: %s", listen_at, strerror(-err));
 		if (fd >= 0)
 			close(fd);
-		freeaddrinfo(ai);
-		return err ? err : -EIO;
+		fd = err;
 	}
 	freeaddrinfo(ai);
+	return fd;
+}
+
+/* The listening socket: the one a daemon's session before this one served
+ * the same address on (never let go between them), or a new one. */
+static int open_listener(struct prom_ctx *p, char *why, size_t wn)
+{
+	char host[256], port[32], shown[64];
+	struct sockaddr_storage sa;
+	socklen_t sl = sizeof(sa);
+	int fd;
+
+	if (ct_listen_split(p->listen, host, sizeof(host), port, sizeof(port))) {
+		snprintf(why, wn, "listen = %s is not ADDR:PORT", p->listen);
+		return -EINVAL;
+	}
+	fd = ct_listeners_take(p->listen);
+	if (fd < 0)
+		fd = bind_listener(p->listen, host, port, why, wn);
+	if (fd < 0)
+		return fd;
+	if (getsockname(fd, (struct sockaddr *)&sa, &sl) ||
+	    getnameinfo((struct sockaddr *)&sa, sl, NULL, 0, shown, sizeof(shown), NI_NUMERICSERV)) {
+		int err = errno ? -errno : -EIO;
+
+		snprintf(why, wn, "cannot listen on %s: %s", p->listen, strerror(-err));
+		close(fd);
+		return err;
+	}
 	snprintf(p->where, sizeof(p->where), "http://%s%s%s:%s%s", strchr(host, ':') ? "[" : "",
 		 host[0] ? host : "0.0.0.0", strchr(host, ':') ? "]" : "", shown, p->http_path);
 	return fd;
@@ -292,7 +292,9 @@ static int serve(struct prom_ctx *p)
 	/* The server's thread takes no signals: they are the reader's to handle. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	p->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL, on_request, p,
+	/* ITC: so that the socket can be taken back at the end (MHD_quiesce_daemon). */
+	p->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC, 0, NULL, NULL,
+				on_request, p,
 				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, 64u,
 				MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -301,7 +303,7 @@ static int serve(struct prom_ctx *p)
 		ct_err("sink '%s' (prometheus): the HTTP server did not start on %s", p->ms.c.name, p->listen);
 		return -EIO;
 	}
-	/* the daemon owns the socket now, and closes it when it stops */
+	/* MHD owns the socket now; prom_destroy takes it back */
 	if (p->said_busy)
 		ct_warn("sink '%s' (prometheus): serving at %s now", p->ms.c.name, p->where);
 	else
@@ -363,8 +365,15 @@ static void prom_destroy(void *ctx)
 {
 	struct prom_ctx *p = ctx;
 
-	if (p->d)
+	if (p->d) {
+		/* The socket, kept listening for a daemon's next session (listeners.h):
+		 * a scrape meanwhile waits in its queue, and no one else can bind the port. */
+		int fd = MHD_quiesce_daemon(p->d);
+
 		MHD_stop_daemon(p->d);
+		if (fd >= 0)
+			ct_listeners_keep(p->listen, fd);
+	}
 	p->d = NULL;
 	ct_mpub_free(&p->pub);
 	ct_metrics_free(&p->ms.m);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <snappy-c.h>
+#include "sinks/endpoint.h"
 #include "sinks/metrics.h"
 #include "sinks/push.h"
 #include "sinks/sink.h"
@@ -31,10 +32,13 @@ struct rw_ctx {
 
 static const struct ct_key rw_keys[] = {
 	{ "url", CT_KEY_STR, NULL, offsetof(struct rw_ctx, url),
-	  "The remote-write endpoint, e.g. http://127.0.0.1:9090/api/v1/write (required)" },
-	{ "interval", CT_KEY_DUR, "15s", offsetof(struct rw_ctx, interval_ns), "Push this often (and at the end)" },
+	  "The remote-write endpoint, e.g. http://127.0.0.1:9090/api/v1/write (required)", NULL, ct_check_url, true,
+	  "http://127.0.0.1:9090/api/v1/write" },
+	{ "interval", CT_KEY_DUR, "15s", offsetof(struct rw_ctx, interval_ns), "Push this often (and at the end)",
+	  NULL, ct_check_positive },
 	{ "timeout", CT_KEY_DUR, "10s", offsetof(struct rw_ctx, timeout_ns),
-	  "Give up on one request after this long; also how long the last push may take at the end" },
+	  "Give up on one request after this long; also how long the last push may take at the end", NULL,
+	  ct_check_positive },
 	CT_METRICS_KEYS(struct rw_ctx, ms.mc),
 	{ 0 },
 };
@@ -184,15 +188,7 @@ static int rw_open(void *ctx)
 	struct rw_ctx *r = ctx;
 	int err;
 
-	if (!r->url || !*r->url) {
-		ct_err("sink '%s' (remote_write): url is not set (e.g. url = http://127.0.0.1:9090/api/v1/write)",
-		       r->ms.c.name);
-		return -EINVAL;
-	}
-	if (!r->interval_ns || !r->timeout_ns) {
-		ct_err("sink '%s' (remote_write): interval and timeout must be more than 0", r->ms.c.name);
-		return -EINVAL;
-	}
+	/* url set and an http(s) URL, interval and timeout more than 0: the config's checks */
 	err = ct_metric_sink_init(&r->ms);
 	if (err)
 		return err;

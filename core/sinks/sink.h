@@ -51,6 +51,9 @@ struct ct_sink_common {
 	char *path;     /* "-" or unset: stdout */
 	FILE *out;      /* opened by the core from path before open() */
 	const char *name; /* the section's NAME */
+	/* enum ct_out_mode (sinkio.h): emptied, unless a daemon's session before
+	 * this one wrote the file (continued, or a new one beside it). */
+	int out_mode;
 };
 
 struct ct_sink_ops {
@@ -62,6 +65,10 @@ struct ct_sink_ops {
 	/* -o TYPE:WHERE: the key WHERE sets (NULL: path, a file) and the word
 	 * --help gives it (NULL: FILE); where_help says what the sink makes of it. */
 	const char *where_key, *where_arg, *where_help;
+	/* A file of this format can be continued by another session (one record
+	 * a line, no closing bracket): a daemon's reload appends to it. Others
+	 * are finished, and the next session writes a new file beside them. */
+	bool appendable;
 	const struct ct_key *keys; /* type-specific keys, offsets into the context */
 	size_t ctx_size;           /* >= sizeof(struct ct_sink_common) */
 	int (*open)(void *ctx);    /* after the file is open; may be NULL */

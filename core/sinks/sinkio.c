@@ -156,7 +156,7 @@ out:
 
 /* One step of ct_out_open: path relative to the folder `at`. */
 static int open_at(const char *what, const char *shown, const struct out_user *u, int at, const char *path,
-		   int *links, bool excl, int *fdp)
+		   int *links, enum ct_out_mode mode, int *fdp)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
@@ -187,7 +187,7 @@ static int open_at(const char *what, const char *shown, const struct out_user *u
 				goto cant_open;
 			}
 			fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
-			if (fd < 0 && errno == EEXIST && excl) {
+			if (fd < 0 && errno == EEXIST && mode == CT_OUT_NEW) {
 				err = -EEXIST;
 				goto out;
 			}
@@ -200,7 +200,7 @@ static int open_at(const char *what, const char *shown, const struct out_user *u
 			created = true;
 			break;
 		}
-		if (excl) { /* a name in use, whatever it is: the caller picks another */
+		if (mode == CT_OUT_NEW) { /* a name in use, whatever it is: the caller picks another */
 			err = -EEXIST;
 			goto out;
 		}
@@ -227,7 +227,7 @@ static int open_at(const char *what, const char *shown, const struct out_user *u
 			target[n] = 0;
 			if (again.st_ino != st.st_ino || again.st_dev != st.st_dev)
 				continue;
-			err = open_at(what, shown, u, dfd, target, links, excl, fdp);
+			err = open_at(what, shown, u, dfd, target, links, mode, fdp);
 			goto out;
 		}
 		/* Before any open, which for a device may do something (a tape
@@ -276,13 +276,14 @@ static int open_at(const char *what, const char *shown, const struct out_user *u
 		err = -errno;
 		goto cant_open;
 	}
-	/* Emptied only now that it has passed. */
-	if (!created && ftruncate(fd, 0)) {
+	/* Emptied only now that it has passed; continued, every write goes
+	 * at its end whoever else writes to it. */
+	if (!created && mode == CT_OUT_EMPTY && ftruncate(fd, 0)) {
 		err = -errno;
 		goto cant_open;
 	}
 opened:
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+	if (fcntl(fd, F_SETFL, (fcntl(fd, F_GETFL) & ~O_NONBLOCK) | (mode == CT_OUT_APPEND ? O_APPEND : 0))) {
 		err = -errno;
 		goto cant_open;
 	}
@@ -300,16 +301,16 @@ out:
 	return err;
 }
 
-static int out_open(const char *what, const char *path, bool excl, FILE **out)
+static int out_open(const char *what, const char *path, enum ct_out_mode mode, FILE **out)
 {
 	struct out_user u;
 	int fd = -1, links = 0, err;
 
 	out_user(&u);
-	err = open_at(what, path, &u, AT_FDCWD, path, &links, excl, &fd);
+	err = open_at(what, path, &u, AT_FDCWD, path, &links, mode, &fd);
 	if (err)
 		return err;
-	*out = fdopen(fd, "w");
+	*out = fdopen(fd, mode == CT_OUT_APPEND ? "a" : "w");
 	if (!*out) {
 		err = -errno;
 		close(fd);
@@ -324,12 +325,17 @@ int ct_out_open(const char *what, const char *path, FILE **out)
 		*out = stdout;
 		return 0;
 	}
-	return out_open(what, path, false, out);
+	return out_open(what, path, CT_OUT_EMPTY, out);
+}
+
+int ct_out_open_mode(const char *what, const char *path, enum ct_out_mode mode, FILE **out)
+{
+	return mode == CT_OUT_EMPTY ? ct_out_open(what, path, out) : out_open(what, path, mode, out);
 }
 
 int ct_out_create(const char *what, const char *path, FILE **out)
 {
-	return out_open(what, path, true, out);
+	return out_open(what, path, CT_OUT_NEW, out);
 }
 
 char *ct_w_csv_field(char *w, const char *s)
@@ -387,6 +393,15 @@ bool ct_out_rewritable(FILE *out)
 		return false;
 	fl = fcntl(fd, F_GETFL);
 	return fl >= 0 && !(fl & O_APPEND);
+}
+
+bool ct_out_continued(FILE *out)
+{
+	struct stat st;
+	int fd = out ? fileno(out) : -1;
+	int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+
+	return fl >= 0 && (fl & O_APPEND) && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
 int ct_out_restart(FILE *out)

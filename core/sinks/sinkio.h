@@ -42,6 +42,11 @@ int ct_out_open(const char *what, const char *path, FILE **out);
 /* The same for a new file only: -EEXIST, unsaid, when the name is taken by
  * anything (a file, a link, a folder), so the caller can pick another. */
 int ct_out_create(const char *what, const char *path, FILE **out);
+/* How a sink's file is opened: emptied (ct_out_open), only if it is new
+ * (ct_out_create), or continued, keeping what it holds, every write going
+ * at its end (a daemon's session after another wrote the file). */
+enum ct_out_mode { CT_OUT_EMPTY, CT_OUT_NEW, CT_OUT_APPEND };
+int ct_out_open_mode(const char *what, const char *path, enum ct_out_mode mode, FILE **out);
 
 struct stat;
 /* /dev/null, /dev/zero or /dev/full: a write goes nowhere (or fails). */
@@ -51,6 +56,9 @@ bool ct_out_is_dev_null(const struct stat *st);
  * output, even redirected to a file) and not O_APPEND: one we may
  * truncate and rewrite. */
 bool ct_out_rewritable(FILE *out);
+/* True if `out` continues a file that holds what a session before wrote
+ * (ct_out_open_mode's CT_OUT_APPEND, and not empty). */
+bool ct_out_continued(FILE *out);
 /* Flush, truncate to empty and rewind, so the next write replaces the file. */
 int ct_out_restart(FILE *out);
 

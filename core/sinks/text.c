@@ -186,6 +186,7 @@ static void text_destroy(void *ctx)
 const struct ct_sink_ops ct_sink_text = {
 	.type = "text",
 	.where_help = "one aligned line per call (the default; - is stdout)",
+	.appendable = true,
 	.help = "One aligned line per call, under a header: time, command, pid, tid, duration in us, result, "
 		"API and decoded arguments",
 	.keys = text_keys,

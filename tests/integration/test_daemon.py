@@ -18,9 +18,9 @@ import socket
 import subprocess
 import tempfile
 import time
-import urllib.request
 
 import cttest
+from daemon_common import memsets, metrics, wait_for
 
 UNIT = os.path.join(cttest.BUILD, "packaging", "cudatracer.service")
 
@@ -30,32 +30,12 @@ def unit_field(name):
         return [line.split("=", 1)[1].strip() for line in f if line.startswith(name + "=")]
 
 
-def metrics(port):
-    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
-        return r.read().decode()
-
-
-def memsets(text, pid):
-    m = re.search(r'cudatracer_calls_total\{api="cudaMemset",[^}]*pid="%d"[^}]*\} (\d+)' % pid, text)
-    return int(m.group(1)) if m else None
-
-
 def run(loop, n):
     """The program's N calls; its pid."""
     p = subprocess.Popen([loop, str(n)], stdout=subprocess.PIPE, text=True)
     out, _ = p.communicate(timeout=60)
     cttest.check(p.returncode == 0 and "loop: %d calls" % n in out, "%s %d: %d %r" % (loop, n, p.returncode, out))
     return p
-
-
-def wait_for(fn, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.2)
-    return fn()
 
 
 def main():
