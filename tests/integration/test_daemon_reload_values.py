@@ -32,7 +32,7 @@ def main():
              "bad value 'ftp://127.0.0.1:4318' for sink.push.endpoint: not an http:// or https:// URL"),
             (conf(d, extra="\n[sink.push]\ntype = otlp\ninterval = 0s\n"), 11,
              "bad value '0s' for sink.push.interval: must be more than 0"),
-            (conf(d, extra="\n[sink.rw]\ntype = remote_write\n"), 10,
+            (conf(d, extra="\n[sink.rw]\ntype = remote_write\n"), 9,
              "sink 'rw' (remote_write) needs url: The remote-write endpoint")):
         d.write(text)
         d.reload("reload refused")
