@@ -7,3 +7,6 @@ ct_integration_test(daemon "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon.
 ct_integration_test(soak "${CMAKE_CURRENT_SOURCE_DIR}/soak/test_soak.py" LABELS "root;soak" TIMEOUT 1200)
 # Not beside burst_processes: 1,600 processes in seconds move the soak's RSS and take its pids.
 set_tests_properties(soak PROPERTIES RESOURCE_LOCK machine_wide_burst)
+# Thousands of short processes beside a daemon's summary, memory and html sinks.
+ct_integration_test(daemon_ended "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_ended.py" LABELS root)
+set_tests_properties(daemon_ended PROPERTIES RESOURCE_LOCK machine_wide_burst)

@@ -206,3 +206,56 @@ int ct_gpustats_devices(const struct ct_gpustats *s, uint32_t pid, struct ct_dev
 {
 	return pick(&s->devices, pid, false, by_device, (void ***)out, n);
 }
+
+/* The keys of `m` whose value, or a value in its chain, is `pid`'s: collected
+ * first, as a delete may move the entries an iteration has yet to see. */
+static uint64_t *keys_of(const struct ct_u64map *m, uint32_t pid, bool chains, size_t *n)
+{
+	uint64_t *v = malloc((m->n + 1) * sizeof(*v)), key;
+	void *val;
+
+	*n = 0;
+	for (size_t i = 0; v && ct_u64map_next(m, &i, &key, &val);)
+		for (void *x = val; x; x = chains ? ((struct ct_kernel_stat *)x)->next : NULL)
+			if (*(uint32_t *)x == pid) {
+				v[(*n)++] = key;
+				break;
+			}
+	return v;
+}
+
+/* Out of memory the process's rows stay: bounded by keep_exited no longer, never wrong. */
+void ct_gpustats_drop_pid(struct ct_gpustats *s, uint32_t pid)
+{
+	struct ct_u64map *flat[] = { &s->copies, &s->devices };
+	uint64_t *keys;
+	size_t n;
+
+	if ((keys = keys_of(&s->kernels, pid, true, &n))) {
+		for (size_t i = 0; i < n; i++) {
+			struct ct_kernel_stat *head = ct_u64map_get(&s->kernels, keys[i]), **pp = &head, *k;
+
+			while ((k = *pp)) {
+				if (k->pid != pid) {
+					pp = &k->next;
+					continue;
+				}
+				*pp = k->next;
+				free(k->name);
+				free(k);
+			}
+			/* out and in again: the map is no fuller than it was, so it does not grow */
+			ct_u64map_del(&s->kernels, keys[i]);
+			if (head)
+				ct_u64map_put(&s->kernels, keys[i], head);
+		}
+		free(keys);
+	}
+	for (size_t m = 0; m < 2; m++) {
+		if (!(keys = keys_of(flat[m], pid, false, &n)))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			free(ct_u64map_del(flat[m], keys[i]));
+		free(keys);
+	}
+}

@@ -46,6 +46,8 @@ int ct_gpustats_gpu(struct ct_gpustats *s, const struct ct_gpu_event *g);
 /* An API call, for its device's row. */
 int ct_gpustats_call(struct ct_gpustats *s, const struct ct_event *ev);
 void ct_gpustats_free(struct ct_gpustats *s);
+/* Forget a process (one that ended, past the sink's keep_exited). */
+void ct_gpustats_drop_pid(struct ct_gpustats *s, uint32_t pid);
 
 /* A process's rows, the caller frees the array: kernels by total device
  * time, copies by bytes, devices by number (unknown last). */

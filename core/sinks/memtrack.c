@@ -255,14 +255,23 @@ static void space_free(struct ct_mem_space *sp)
 	free(sp);
 }
 
-void ct_memtrack_drop_pid(struct ct_memtrack *t, uint32_t pid)
+void ct_memtrack_drop_pid_but(struct ct_memtrack *t, uint32_t pid,
+			      bool (*keep)(void *arg, const struct ct_mem_space *sp), void *arg)
 {
 	for (unsigned pn = 0; pn < t->n_plugins; pn++) {
-		struct ct_mem_space *sp = ct_u64map_del(&t->spaces, (uint64_t)pid << 16 | pn);
+		uint64_t key = (uint64_t)pid << 16 | pn;
+		struct ct_mem_space *sp = ct_u64map_get(&t->spaces, key);
 
-		if (sp)
+		if (sp && (!keep || !keep(arg, sp))) {
+			ct_u64map_del(&t->spaces, key);
 			space_free(sp);
+		}
 	}
+}
+
+void ct_memtrack_drop_pid(struct ct_memtrack *t, uint32_t pid)
+{
+	ct_memtrack_drop_pid_but(t, pid, NULL, NULL);
 }
 
 void ct_memtrack_free(struct ct_memtrack *t)

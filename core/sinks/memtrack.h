@@ -9,6 +9,7 @@
 #ifndef CT_MEMTRACK_H
 #define CT_MEMTRACK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <cudatracer/event.h>
 #include "sinks/stackfmt.h"
@@ -78,6 +79,9 @@ struct ct_mem_site {
 int ct_memtrack_live_sites(const struct ct_mem_space *sp, struct ct_mem_site **out, size_t *n);
 /* Forget a process (after it was reported at its exit). */
 void ct_memtrack_drop_pid(struct ct_memtrack *t, uint32_t pid);
+/* The same, but for the spaces that `keep` says are still pointed to. */
+void ct_memtrack_drop_pid_but(struct ct_memtrack *t, uint32_t pid,
+			      bool (*keep)(void *arg, const struct ct_mem_space *sp), void *arg);
 void ct_memtrack_free(struct ct_memtrack *t);
 
 #endif
