@@ -39,6 +39,7 @@ struct ct_gpustats {
 	struct ct_u64map kernels;  /* hash of (pid, name) -> ct_kernel_stat chain */
 	struct ct_u64map copies;   /* (pid, kind) -> ct_copy_stat */
 	struct ct_u64map devices;  /* (pid, device) -> ct_device_stat */
+	struct ct_u64map procs;    /* pid -> its rows of each of the three (gpustats.c) */
 	uint64_t gpu_events;
 };
 

@@ -273,7 +273,7 @@ static int memory_event(void *ctx, const struct ct_event *ev)
 static void memory_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
 {
 	struct memory_ctx *s = ctx;
-	struct ct_mem_space **v;
+	struct ct_mem_space *v[64];
 	size_t n;
 	bool any = false;
 
@@ -284,18 +284,14 @@ static void memory_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
 			ct_memtrack_drop_pid(&s->mem, drop);
 		return;
 	}
-	if (ct_memtrack_spaces(&s->mem, &v, &n))
-		return;
+	n = ct_memtrack_pid_spaces(&s->mem, pid, v);
 	for (size_t i = 0; i < n; i++) {
-		if (v[i]->pid != pid)
-			continue;
 		if (!s->header)
 			fputs("cudatracer memory report\n", s->c.out);
 		s->header = true;
 		text_space(s, v[i]);
 		any = true;
 	}
-	free(v);
 	if (any) {
 		fprintf(s->c.out, "  (pid %u exited)\n", pid);
 		ct_memtrack_drop_pid(&s->mem, pid);

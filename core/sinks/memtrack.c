@@ -220,6 +220,18 @@ int ct_memtrack_spaces(const struct ct_memtrack *t, struct ct_mem_space ***out, 
 	return 0;
 }
 
+size_t ct_memtrack_pid_spaces(const struct ct_memtrack *t, uint32_t pid, struct ct_mem_space *out[64])
+{
+	size_t k = 0;
+
+	/* looked up by key, one a runtime: never a walk of every process's */
+	for (unsigned pn = 0; pn < t->n_plugins; pn++)
+		if ((out[k] = ct_u64map_get(&t->spaces, (uint64_t)pid << 16 | pn)))
+			k++;
+	qsort(out, k, sizeof(*out), cmp_space);
+	return k;
+}
+
 static int cmp_alloc(const void *x, const void *y)
 {
 	const struct ct_alloc *a = *(struct ct_alloc *const *)x;
