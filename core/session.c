@@ -827,6 +827,34 @@ static int spawn_held(struct session *s)
 	return 0;
 }
 
+/*
+ * The guard killed (kill -9 of ct-guard, an OOM kill) while the tracer goes
+ * on: a task held at the tracer's own later SIGKILL would stay stopped. A
+ * new guard takes its place, reading the same ring; the loop looks at least
+ * every 100 ms. If none can be started, holding goes on unguarded, said.
+ */
+static void guard_check(struct session *s)
+{
+	pid_t old = s->guard.pid;
+	int err;
+
+	if (old <= 0 || waitpid(old, NULL, WNOHANG) != old)
+		return;
+	ct_guard_stop(&s->guard);
+	err = ct_guard_start(&s->guard, ct_watcher_events_fd(&s->watcher));
+	if (!err)
+		err = ct_watcher_set_guard(&s->watcher, s->guard.pid);
+	if (!err) {
+		ct_warn("the guard process (pid %d) has died: a new one (pid %d) continues the tasks held "
+			"for probing if cudatracer is killed", (int)old, (int)s->guard.pid);
+		return;
+	}
+	ct_warn("the guard process (pid %d) has died and no new one could be started (%s): if cudatracer is "
+		"killed, a process it stopped may stay stopped", (int)old, strerror(-err));
+	ct_guard_stop(&s->guard);
+	s->guard.pid = 0;
+}
+
 static void reap_child(struct session *s)
 {
 	int status;
@@ -1589,6 +1617,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 			break;
 		}
 		reap_child(s);
+		guard_check(s);
 		if (s->child_done || s->target_gone)
 			break;
 		pause_apply(s);

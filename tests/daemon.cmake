@@ -15,3 +15,6 @@ ct_integration_test(daemon_restart_append "${CMAKE_CURRENT_SOURCE_DIR}/integrati
 ct_integration_test(daemon_sighup_storm "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_sighup_storm.py" LABELS root)
 # The metrics port kept across reloads: no one else can bind it in between.
 ct_integration_test(daemon_metrics_port "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_metrics_port.py" LABELS root)
+# Thousands of short processes beside a daemon's summary, memory and html sinks.
+ct_integration_test(daemon_ended "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_ended.py" LABELS root)
+set_tests_properties(daemon_ended PROPERTIES RESOURCE_LOCK machine_wide_burst)

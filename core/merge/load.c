@@ -119,12 +119,14 @@ static int grow(void **v, size_t n, size_t size)
 /* The process of (trace, pid); a new one from this line if first seen. */
 static int proc_of(struct ct_merge *m, int trace, const struct line *l)
 {
+	uint64_t key = (uint64_t)trace << 32 | l->pid;
+	uintptr_t known = (uintptr_t)ct_u64map_get(&m->proc_idx, key);
 	struct ct_mproc *p;
 
-	for (size_t i = m->n_procs; i-- > 0;)
-		if (m->procs[i].trace == trace && m->procs[i].pid == l->pid)
-			return (int)i;
-	if (grow((void **)&m->procs, m->n_procs, sizeof(*m->procs)))
+	if (known)
+		return (int)(known - 1);
+	if (grow((void **)&m->procs, m->n_procs, sizeof(*m->procs)) ||
+	    ct_u64map_put(&m->proc_idx, key, (void *)(uintptr_t)(m->n_procs + 1)))
 		return -ENOMEM;
 	p = &m->procs[m->n_procs];
 	*p = (struct ct_mproc){ .trace = trace, .pid = l->pid, .rank = l->rank,
@@ -202,40 +204,57 @@ static int load_one(struct ct_merge *m, int ti)
 	return err;
 }
 
-/* One job, each rank once, each process once. */
+/* A process's identity across inputs: its pid, rank, host and boot. */
+static uint64_t proc_key(const struct ct_mproc *p, const struct ct_mtrace *t)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ p->pid ^ (uint64_t)(uint32_t)p->rank << 32;
+
+	for (const char *c = t->host; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+	for (const char *c = t->boot_id; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+	return h;
+}
+
+/* One job, each rank once, each process once: each process looked up among
+ * those before it by rank and by identity, never compared with every one. */
 static int check_procs(const struct ct_merge *m)
 {
 	const struct ct_mproc *job = NULL;
+	struct ct_u64map ranks = { 0 }, ids = { 0 };
+	int err = 0;
 
-	for (size_t i = 0; i < m->n_procs; i++) {
-		const struct ct_mproc *p = &m->procs[i];
+	for (size_t i = 0; i < m->n_procs && !err; i++) {
+		const struct ct_mproc *p = &m->procs[i], *q;
 		const struct ct_mtrace *tp = &m->traces[p->trace];
+		uint64_t id = proc_key(p, tp);
 
 		if (p->job_id[0] && job && strcmp(job->job_id, p->job_id)) {
 			ct_err("merge: the inputs are from different jobs: job %s (%s) and job %s (%s)",
 			       job->job_id, m->traces[job->trace].path, p->job_id, tp->path);
-			return -EINVAL;
+			err = -EINVAL;
+			break;
 		}
 		if (p->job_id[0] && !job)
 			job = p;
-		for (size_t k = 0; k < i; k++) {
-			const struct ct_mproc *q = &m->procs[k];
-			const struct ct_mtrace *tq = &m->traces[q->trace];
-
-			if (p->rank >= 0 && p->rank == q->rank) {
-				ct_err("merge: rank %d is in two inputs: pid %u in %s and pid %u in %s",
-				       p->rank, q->pid, tq->path, p->pid, tp->path);
-				return -EINVAL;
-			}
-			if (p->pid == q->pid && p->trace != q->trace && !strcmp(tp->host, tq->host) &&
-			    !strcmp(tp->boot_id, tq->boot_id) && p->rank == q->rank) {
-				ct_err("merge: process %u of host %s is in two inputs: %s and %s",
-				       p->pid, tp->host, tq->path, tp->path);
-				return -EINVAL;
-			}
+		if (p->rank >= 0 && (q = ct_u64map_get(&ranks, (uint32_t)p->rank))) {
+			ct_err("merge: rank %d is in two inputs: pid %u in %s and pid %u in %s",
+			       p->rank, q->pid, m->traces[q->trace].path, p->pid, tp->path);
+			err = -EINVAL;
+		} else if ((q = ct_u64map_get(&ids, id)) && p->pid == q->pid && p->trace != q->trace &&
+			   p->rank == q->rank && !strcmp(tp->host, m->traces[q->trace].host) &&
+			   !strcmp(tp->boot_id, m->traces[q->trace].boot_id)) {
+			ct_err("merge: process %u of host %s is in two inputs: %s and %s",
+			       p->pid, tp->host, m->traces[q->trace].path, tp->path);
+			err = -EINVAL;
+		} else if ((p->rank >= 0 && ct_u64map_put(&ranks, (uint32_t)p->rank, (void *)p)) ||
+			   (!q && ct_u64map_put(&ids, id, (void *)p))) {
+			err = -ENOMEM;
 		}
 	}
-	return 0;
+	ct_u64map_free(&ranks);
+	ct_u64map_free(&ids);
+	return err;
 }
 
 int ct_merge_load(struct ct_merge *m, char *const *paths, size_t n)
@@ -266,6 +285,7 @@ void ct_merge_free(struct ct_merge *m)
 		free(m->traces[i].path);
 	free(m->traces);
 	free(m->procs);
+	ct_u64map_free(&m->proc_idx);
 	free(m->domains);
 	memset(m, 0, sizeof(*m));
 }

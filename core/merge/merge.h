@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "util/u64map.h"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -57,6 +58,7 @@ struct ct_merge {
 	size_t n_traces;
 	struct ct_mproc *procs;
 	size_t n_procs;
+	struct ct_u64map proc_idx; /* trace << 32 | pid -> index in procs + 1 */
 	struct ct_mevent *events;
 	size_t n_events;
 	struct ct_mdomain *domains;

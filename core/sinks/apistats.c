@@ -226,30 +226,165 @@ int ct_apistats_set(struct ct_apistats *s, const struct ct_totals *t)
 	return 0;
 }
 
+static void api_free(struct ct_api_stat *a)
+{
+	for (size_t k = 0; k < a->n_kinds; k++)
+		free(a->kinds[k].name);
+	free(a->kinds);
+	for (size_t k = 0; k < a->n_errs; k++) {
+		free(a->errs[k].name);
+		ct_sites_free(&a->errs[k].sites);
+	}
+	free(a->errs);
+	free(a->plugin);
+	free(a->api);
+	free(a);
+}
+
+static void proc_free(struct ct_proc_stat *p)
+{
+	struct ct_api_stat *a;
+
+	for (size_t j = 0; ct_u64map_next(&p->apis, &j, NULL, (void **)&a);)
+		api_free(a);
+	ct_u64map_free(&p->apis);
+	free(p);
+}
+
 void ct_apistats_free(struct ct_apistats *s)
 {
 	struct ct_proc_stat *p;
-	struct ct_api_stat *a;
 
-	for (size_t i = 0; ct_u64map_next(&s->procs, &i, NULL, (void **)&p);) {
-		for (size_t j = 0; ct_u64map_next(&p->apis, &j, NULL, (void **)&a);) {
-			for (size_t k = 0; k < a->n_kinds; k++)
-				free(a->kinds[k].name);
-			free(a->kinds);
-			for (size_t k = 0; k < a->n_errs; k++) {
-				free(a->errs[k].name);
-				ct_sites_free(&a->errs[k].sites);
-			}
-			free(a->errs);
-			free(a->plugin);
-			free(a->api);
-			free(a);
-		}
-		ct_u64map_free(&p->apis);
-		free(p);
-	}
+	for (size_t i = 0; ct_u64map_next(&s->procs, &i, NULL, (void **)&p);)
+		proc_free(p);
 	ct_u64map_free(&s->procs);
+	if (s->ended)
+		proc_free(s->ended);
 	memset(s, 0, sizeof(*s));
+}
+
+/* Room for every kind and error of `from` that `to` lacks, so that adding cannot fail part-way. */
+static int api_reserve(struct ct_api_stat *to, const struct ct_api_stat *from)
+{
+	struct ct_kind_stat *k = realloc(to->kinds, (to->n_kinds + from->n_kinds + 1) * sizeof(*k));
+	struct ct_err_stat *e;
+
+	if (!k)
+		return -ENOMEM;
+	to->kinds = k;
+	e = realloc(to->errs, (to->n_errs + from->n_errs + 1) * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	to->errs = e;
+	return 0;
+}
+
+/* The entry named `name` in an array of `size`-byte structs that begin with
+ * their name (kinds, errors), added zeroed if not there, after api_reserve();
+ * NULL when the name cannot be copied. */
+static void *named(void *v, size_t *n, size_t size, const char *name)
+{
+	char *e = v;
+
+	for (size_t i = 0; i < *n; i++, e += size)
+		if (!strcmp(*(char **)e, name))
+			return e;
+	memset(e, 0, size);
+	if (!(*(char **)e = strdup(name)))
+		return NULL;
+	(*n)++;
+	return e;
+}
+
+/* `from`'s figures added to `to` (the same API), after api_reserve(). Out of
+ * memory, a kind or error is left out of the split; its calls stay in the API's. */
+static void api_add(struct ct_api_stat *to, const struct ct_api_stat *from)
+{
+	to->calls += from->calls;
+	to->errors += from->errors;
+	to->timed += from->timed;
+	to->total_ns += from->total_ns;
+	to->nested += from->nested;
+	to->outer_ns += from->outer_ns;
+	to->bytes += from->bytes;
+	for (size_t i = 0; i < from->n_kinds; i++) {
+		struct ct_kind_stat *k = named(to->kinds, &to->n_kinds, sizeof(*k), from->kinds[i].name);
+
+		if (k) {
+			k->calls += from->kinds[i].calls;
+			k->bytes += from->kinds[i].bytes;
+		}
+	}
+	for (size_t i = 0; i < from->n_errs; i++) {
+		struct ct_err_stat *e = named(to->errs, &to->n_errs, sizeof(*e), from->errs[i].name);
+
+		if (e) {
+			e->calls += from->errs[i].calls;
+			e->stacked += from->errs[i].stacked;
+			e->unlisted += from->errs[i].stacked; /* its sites go with the process */
+		}
+	}
+	if (from->hist.count) {
+		if (!to->hist.count || from->hist.min < to->hist.min)
+			to->hist.min = from->hist.min;
+		if (from->hist.max > to->hist.max)
+			to->hist.max = from->hist.max;
+		to->hist.count += from->hist.count;
+		to->hist.sum += from->hist.sum;
+		for (unsigned b = 0; b < CT_HIST_BUCKETS; b++)
+			to->hist.b[b] += from->hist.b[b];
+	}
+}
+
+int ct_apistats_fold(struct ct_apistats *s, uint32_t pid)
+{
+	struct ct_proc_stat *p = ct_u64map_get(&s->procs, pid), *e = s->ended;
+	struct ct_api_stat *a, *to;
+	uint64_t key;
+	int err = 0;
+
+	if (!p)
+		return 0;
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		snprintf(e->comm, sizeof(e->comm), "(ended)");
+		e->first_ns = p->first_ns;
+		s->ended = e;
+	}
+	/* an API the ended row lacks takes the process's own, moved */
+	for (size_t i = 0; ct_u64map_next(&p->apis, &i, &key, (void **)&a) && !err;)
+		if (!ct_u64map_get(&e->apis, key))
+			err = ct_u64map_put(&e->apis, key, a);
+	for (size_t i = 0; ct_u64map_next(&p->apis, &i, &key, (void **)&a) && !err;)
+		if ((to = ct_u64map_get(&e->apis, key)) != a)
+			err = api_reserve(to, a);
+	if (err) { /* undo the moves: the process stays whole */
+		for (size_t i = 0; ct_u64map_next(&p->apis, &i, &key, (void **)&a);)
+			if (ct_u64map_get(&e->apis, key) == a)
+				ct_u64map_del(&e->apis, key);
+		return err;
+	}
+	for (size_t i = 0; ct_u64map_next(&p->apis, &i, &key, (void **)&a);) {
+		to = ct_u64map_get(&e->apis, key);
+		if (to != a) {
+			api_add(to, a);
+			api_free(a);
+		}
+	}
+	e->calls += p->calls;
+	e->errors += p->errors;
+	e->total_ns += p->total_ns;
+	if (p->first_ns < e->first_ns)
+		e->first_ns = p->first_ns;
+	if (p->last_ns > e->last_ns)
+		e->last_ns = p->last_ns;
+	ct_u64map_free(&p->apis);
+	ct_u64map_del(&s->procs, pid);
+	free(p);
+	s->n_ended++;
+	return 0;
 }
 
 static int cmp_proc(const void *x, const void *y)

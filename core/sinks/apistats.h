@@ -66,6 +66,10 @@ struct ct_proc_stat {
 
 struct ct_apistats {
 	struct ct_u64map procs;     /* pid -> ct_proc_stat */
+	/* Processes folded together at their end (ct_apistats_fold): pid 0,
+	 * calls its number of processes; NULL until the first. */
+	struct ct_proc_stat *ended;
+	uint64_t n_ended;
 	const struct ct_plugin *plugins[64];
 	unsigned n_plugins;
 	uint64_t calls, total_ns;
@@ -77,6 +81,10 @@ struct ct_totals;
  * start, in place of the ones before. */
 int ct_apistats_set(struct ct_apistats *s, const struct ct_totals *t);
 void ct_apistats_free(struct ct_apistats *s);
+/* A process that has ended joins `ended`: its figures are added to those of
+ * the same API there and its own are freed. The sites of its errors are
+ * not kept (counted as at other sites). 0, or -ENOMEM with nothing changed. */
+int ct_apistats_fold(struct ct_apistats *s, uint32_t pid);
 
 /* Processes by pid; the caller frees the array (not its members). */
 int ct_apistats_procs(const struct ct_apistats *s, struct ct_proc_stat ***out, size_t *n);

@@ -161,3 +161,13 @@ void ct_collstats_free(struct ct_collstats *s)
 	}
 	ct_u64map_free(&s->procs);
 }
+
+void ct_collstats_drop_pid(struct ct_collstats *s, uint32_t pid)
+{
+	struct ct_coll_proc *p = ct_u64map_del(&s->procs, pid);
+
+	if (p) {
+		free(p->v);
+		free(p);
+	}
+}

@@ -72,5 +72,7 @@ double ct_coll_busbw(const struct ct_coll_stat *c);
  * kernel ran for a call of known size. */
 double ct_coll_gpu_busbw(const struct ct_coll_stat *c);
 void ct_collstats_free(struct ct_collstats *s);
+/* Forget a process (one that ended, past the sink's keep_exited). */
+void ct_collstats_drop_pid(struct ct_collstats *s, uint32_t pid);
 
 #endif

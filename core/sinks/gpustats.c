@@ -12,6 +12,46 @@ static uint64_t hash_str(uint64_t h, const char *s)
 	return h;
 }
 
+/* A process's rows, so that its tables are read and dropped without a walk
+ * of every process's (a report of 40,000 processes). */
+enum { ROW_KERNEL, ROW_COPY, ROW_DEVICE, ROW_KINDS };
+
+struct gpu_proc {
+	void **v[ROW_KINDS];
+	size_t n[ROW_KINDS], cap[ROW_KINDS];
+};
+
+static int row_note(struct ct_gpustats *s, uint32_t pid, int kind, void *row)
+{
+	struct gpu_proc *p = ct_u64map_get(&s->procs, pid);
+
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p || ct_u64map_put(&s->procs, pid, p)) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
+	if (p->n[kind] == p->cap[kind]) {
+		size_t cap = p->cap[kind] ? 2 * p->cap[kind] : 4;
+		void **v = realloc(p->v[kind], cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->v[kind] = v;
+		p->cap[kind] = cap;
+	}
+	p->v[kind][p->n[kind]++] = row;
+	return 0;
+}
+
+static void gpu_proc_free(struct gpu_proc *p)
+{
+	for (int i = 0; i < ROW_KINDS; i++)
+		free(p->v[i]);
+	free(p);
+}
+
 static uint64_t pid_key(uint32_t pid, uint64_t v)
 {
 	return ((uint64_t)pid << 32 | (v & 0xffffffffu)) * 0x9e3779b97f4a7c15ull ^ (v >> 32);
@@ -33,6 +73,10 @@ static struct ct_device_stat *device_get(struct ct_gpustats *s, uint32_t pid, in
 		free(d);
 		return NULL;
 	}
+	if (row_note(s, pid, ROW_DEVICE, d)) {
+		free(ct_u64map_del(&s->devices, key));
+		return NULL;
+	}
 	return d;
 }
 
@@ -51,8 +95,16 @@ static struct ct_kernel_stat *kernel_get(struct ct_gpustats *s, uint32_t pid, co
 	}
 	k->pid = pid;
 	ct_hist_init(&k->hist);
+	if (row_note(s, pid, ROW_KERNEL, k)) {
+		free(k->name);
+		free(k);
+		return NULL;
+	}
 	k->next = head;
 	if (ct_u64map_put(&s->kernels, key, k)) {
+		struct gpu_proc *p = ct_u64map_get(&s->procs, pid);
+
+		p->n[ROW_KERNEL]--; /* noted just now: the last */
 		free(k->name);
 		free(k);
 		return NULL;
@@ -74,6 +126,10 @@ static struct ct_copy_stat *copy_get(struct ct_gpustats *s, uint32_t pid, const 
 	c->kind = kind;
 	if (ct_u64map_put(&s->copies, key, c)) {
 		free(c);
+		return NULL;
+	}
+	if (row_note(s, pid, ROW_COPY, c)) {
+		free(ct_u64map_del(&s->copies, key));
 		return NULL;
 	}
 	return c;
@@ -136,9 +192,12 @@ void ct_gpustats_free(struct ct_gpustats *s)
 		free(v);
 	for (size_t i = 0; ct_u64map_next(&s->devices, &i, NULL, &v);)
 		free(v);
+	for (size_t i = 0; ct_u64map_next(&s->procs, &i, NULL, &v);)
+		gpu_proc_free(v);
 	ct_u64map_free(&s->kernels);
 	ct_u64map_free(&s->copies);
 	ct_u64map_free(&s->devices);
+	ct_u64map_free(&s->procs);
 }
 
 static int by_kernel_time(const void *a, const void *b)
@@ -168,24 +227,18 @@ static int by_device(const void *a, const void *b)
 	return dx < dy ? -1 : dx > dy;
 }
 
-/* Each value of `m`, or of the chains in it, that belongs to `pid` (every
- * value's first field is its pid), sorted. */
-static int pick(const struct ct_u64map *m, uint32_t pid, bool chains, int (*cmp)(const void *, const void *),
+/* The process's rows of one kind, sorted. */
+static int pick(const struct ct_gpustats *s, uint32_t pid, int kind, int (*cmp)(const void *, const void *),
 		void ***out, size_t *n)
 {
-	size_t k = 0, total = 0;
-	void **v, *val;
+	const struct gpu_proc *p = ct_u64map_get(&s->procs, pid);
+	size_t k = p ? p->n[kind] : 0;
+	void **v = malloc((k + 1) * sizeof(*v));
 
-	for (size_t i = 0; ct_u64map_next(m, &i, NULL, &val);)
-		for (struct ct_kernel_stat *ks = val; ks; ks = chains ? ks->next : NULL)
-			total++;
-	v = malloc((total + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; ct_u64map_next(m, &i, NULL, &val);)
-		for (void *x = val; x; x = chains ? ((struct ct_kernel_stat *)x)->next : NULL)
-			if (*(uint32_t *)x == pid)
-				v[k++] = x;
+	if (k)
+		memcpy(v, p->v[kind], k * sizeof(*v));
 	qsort(v, k, sizeof(*v), cmp);
 	*out = v;
 	*n = k;
@@ -194,15 +247,48 @@ static int pick(const struct ct_u64map *m, uint32_t pid, bool chains, int (*cmp)
 
 int ct_gpustats_kernels(const struct ct_gpustats *s, uint32_t pid, struct ct_kernel_stat ***out, size_t *n)
 {
-	return pick(&s->kernels, pid, true, by_kernel_time, (void ***)out, n);
+	return pick(s, pid, ROW_KERNEL, by_kernel_time, (void ***)out, n);
 }
 
 int ct_gpustats_copies(const struct ct_gpustats *s, uint32_t pid, struct ct_copy_stat ***out, size_t *n)
 {
-	return pick(&s->copies, pid, false, by_copy_bytes, (void ***)out, n);
+	return pick(s, pid, ROW_COPY, by_copy_bytes, (void ***)out, n);
 }
 
 int ct_gpustats_devices(const struct ct_gpustats *s, uint32_t pid, struct ct_device_stat ***out, size_t *n)
 {
-	return pick(&s->devices, pid, false, by_device, (void ***)out, n);
+	return pick(s, pid, ROW_DEVICE, by_device, (void ***)out, n);
+}
+
+void ct_gpustats_drop_pid(struct ct_gpustats *s, uint32_t pid)
+{
+	struct gpu_proc *p = ct_u64map_del(&s->procs, pid);
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n[ROW_KERNEL]; i++) {
+		struct ct_kernel_stat *k = p->v[ROW_KERNEL][i];
+		uint64_t key = hash_str(0xcbf29ce484222325ull ^ pid, k->name);
+		struct ct_kernel_stat *head = ct_u64map_del(&s->kernels, key), **pp = &head;
+
+		while (*pp != k)
+			pp = &(*pp)->next;
+		*pp = k->next;
+		/* out and in again: the map is no fuller than it was, so it does not grow */
+		if (head)
+			ct_u64map_put(&s->kernels, key, head);
+		free(k->name);
+		free(k);
+	}
+	for (size_t i = 0; i < p->n[ROW_COPY]; i++) {
+		struct ct_copy_stat *c = p->v[ROW_COPY][i];
+
+		free(ct_u64map_del(&s->copies, pid_key(pid, (uintptr_t)c->kind)));
+	}
+	for (size_t i = 0; i < p->n[ROW_DEVICE]; i++) {
+		struct ct_device_stat *d = p->v[ROW_DEVICE][i];
+
+		free(ct_u64map_del(&s->devices, (uint64_t)pid << 32 | (uint32_t)(d->device + 1)));
+	}
+	gpu_proc_free(p);
 }

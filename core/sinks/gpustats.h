@@ -39,6 +39,7 @@ struct ct_gpustats {
 	struct ct_u64map kernels;  /* hash of (pid, name) -> ct_kernel_stat chain */
 	struct ct_u64map copies;   /* (pid, kind) -> ct_copy_stat */
 	struct ct_u64map devices;  /* (pid, device) -> ct_device_stat */
+	struct ct_u64map procs;    /* pid -> its rows of each of the three (gpustats.c) */
 	uint64_t gpu_events;
 };
 
@@ -46,6 +47,8 @@ int ct_gpustats_gpu(struct ct_gpustats *s, const struct ct_gpu_event *g);
 /* An API call, for its device's row. */
 int ct_gpustats_call(struct ct_gpustats *s, const struct ct_event *ev);
 void ct_gpustats_free(struct ct_gpustats *s);
+/* Forget a process (one that ended, past the sink's keep_exited). */
+void ct_gpustats_drop_pid(struct ct_gpustats *s, uint32_t pid);
 
 /* A process's rows, the caller frees the array: kernels by total device
  * time, copies by bytes, devices by number (unknown last). */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sinks/apistats.h"
+#include "sinks/exited.h"
 #include "sinks/kernstats.h"
 #include "sinks/gpustats.h"
 #include "sinks/memtrack.h"
@@ -82,6 +83,8 @@ struct html_ctx {
 	struct ct_u64map series_idx; /* space pointer -> series */
 	uint64_t t0, t1;             /* CLOCK_MONOTONIC span of the calls seen */
 	bool any;
+	uint64_t keep_exited;
+	struct ct_exited exited;
 };
 
 static const struct ct_key html_keys[] = {
@@ -91,6 +94,7 @@ static const struct ct_key html_keys[] = {
 	  "Calls drawn in the timeline, the first ones (the tables count all; the chrome sink has every call)" },
 	{ "max_points", CT_KEY_U64, "10000", offsetof(struct html_ctx, max_points),
 	  "Points kept per memory series before thinning" },
+	CT_KEEP_EXITED_KEY(struct html_ctx, keep_exited),
 	{ 0 },
 };
 
@@ -465,19 +469,26 @@ static int page_apis(struct html_ctx *s, FILE *o)
 	if (err)
 		return err;
 	fputs("<h2>Calls by API</h2>\n", o);
-	if (!n)
+	if (!n && !s->stats.ended)
 		fputs("<p>No calls were traced.</p>\n", o);
-	for (size_t i = 0; i < n && !err; i++) {
-		const struct ct_proc_stat *p = procs[i];
+	/* the ended processes folded together last */
+	for (size_t i = 0; i < n + !!s->stats.ended && !err; i++) {
+		const struct ct_proc_stat *p = i < n ? procs[i] : s->stats.ended;
 		struct ct_api_stat **v;
 		size_t m;
 
 		err = ct_apistats_sorted(p, &v, &m);
 		if (err)
 			break;
-		fprintf(o, "<h3>pid %u (", p->pid);
-		ct_html_str(o, p->comm);
-		fprintf(o, "): %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64 " ns in traced calls</h3>\n",
+		if (p == s->stats.ended) {
+			fprintf(o, "<h3 id=\"ended\">%" PRIu64 " ended processes, folded together past keep_exited = %"
+				PRIu64 " (their kernels and memory are not kept)", s->stats.n_ended, s->keep_exited);
+		} else {
+			fprintf(o, "<h3>pid %u (", p->pid);
+			ct_html_str(o, p->comm);
+			fputc(')', o);
+		}
+		fprintf(o, ": %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64 " ns in traced calls</h3>\n",
 			p->calls, p->errors, p->total_ns);
 		fprintf(o, "<table class=\"apis\" data-pid=\"%u\"><tr><th>API</th><th>Runtime</th>"
 			"<th>Time(%%)</th><th>Total(ns)</th><th>Calls</th><th>Errors</th><th>Avg(ns)</th>"
@@ -837,7 +848,7 @@ static int html_close(void *ctx, const struct ct_run_stats *st)
 	fprintf(o, "</title>\n<style>%s</style></head><body>\n<h1>", style);
 	ct_html_str(o, s->title);
 	fprintf(o, "</h1>\n<p id=\"totals\">%" PRIu64 " calls from %zu processes, %zu threads, over "
-		"%.3f ms", s->stats.calls, s->stats.procs.n, s->n_threads,
+		"%.3f ms", s->stats.calls, s->stats.procs.n + (size_t)s->stats.n_ended, s->n_threads,
 		s->any ? (double)(s->t1 - s->t0) / 1e6 : 0.0);
 	if (st)
 		fprintf(o, "; records lost: <span id=\"lost\">%" PRIu64 "</span>", st->lost);
@@ -855,6 +866,24 @@ static int html_close(void *ctx, const struct ct_run_stats *st)
 	return err;
 }
 
+/* A space whose device memory is drawn: the plot points to it. */
+static bool space_drawn(void *arg, const struct ct_mem_space *sp)
+{
+	return ct_u64map_get(&((struct html_ctx *)arg)->series_idx, (uintptr_t)sp) != NULL;
+}
+
+/* Past keep_exited, the oldest ended process's calls join the ended row;
+ * its memory goes unless the plot draws it. */
+static void html_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
+{
+	struct html_ctx *s = ctx;
+	uint32_t fold = ct_exited_note(&s->exited, pid, s->keep_exited);
+
+	(void)ts_ns;
+	if (fold && !ct_exited_fold(&s->stats, &s->kern, &s->gpu, fold))
+		ct_memtrack_drop_pid_but(&s->mem, fold, space_drawn, s);
+}
+
 static void html_destroy(void *ctx)
 {
 	struct html_ctx *s = ctx;
@@ -863,6 +892,7 @@ static void html_destroy(void *ctx)
 	ct_kernstats_free(&s->kern);
 	ct_gpustats_free(&s->gpu);
 	ct_memtrack_free(&s->mem);
+	ct_exited_free(&s->exited);
 	free(s->calls);
 	for (size_t i = 0; i < s->n_threads; i++)
 		free(s->threads[i]);
@@ -891,4 +921,5 @@ const struct ct_sink_ops ct_sink_html = {
 	.close = html_close,
 	.destroy = html_destroy,
 	.gpu = html_gpu,
+	.proc_exit = html_proc_exit,
 };

@@ -162,24 +162,37 @@ int ct_kernstats_sorted(const struct ct_kernstats *k, uint32_t pid, struct ct_ke
 	return 0;
 }
 
+static void kern_proc_free(struct ct_kern_proc *p)
+{
+	struct ct_kern_stat *s;
+
+	for (size_t j = 0; ct_u64map_next(&p->by_key, &j, NULL, (void **)&s);) {
+		ct_u64map_free(&s->grids);
+		ct_u64map_free(&s->blocks);
+		free(s->name);
+		free(s->plugin);
+		free(s);
+	}
+	ct_u64map_free(&p->by_key);
+	free(p);
+}
+
 void ct_kernstats_free(struct ct_kernstats *k)
 {
 	struct ct_kern_proc *p;
-	struct ct_kern_stat *s;
 
-	for (size_t i = 0; ct_u64map_next(&k->procs, &i, NULL, (void **)&p);) {
-		for (size_t j = 0; ct_u64map_next(&p->by_key, &j, NULL, (void **)&s);) {
-			ct_u64map_free(&s->grids);
-			ct_u64map_free(&s->blocks);
-			free(s->name);
-			free(s->plugin);
-			free(s);
-		}
-		ct_u64map_free(&p->by_key);
-		free(p);
-	}
+	for (size_t i = 0; ct_u64map_next(&k->procs, &i, NULL, (void **)&p);)
+		kern_proc_free(p);
 	ct_u64map_free(&k->procs);
 	memset(k, 0, sizeof(*k));
+}
+
+void ct_kernstats_drop_pid(struct ct_kernstats *k, uint32_t pid)
+{
+	struct ct_kern_proc *p = ct_u64map_del(&k->procs, pid);
+
+	if (p)
+		kern_proc_free(p);
 }
 
 void ct_kern_shape_text(char *buf, size_t n, const struct ct_kern_shape *s)

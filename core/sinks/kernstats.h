@@ -38,6 +38,8 @@ int ct_kernstats_add(struct ct_kernstats *k, const struct ct_event *ev);
  * frees the array (not its members). */
 int ct_kernstats_sorted(const struct ct_kernstats *k, uint32_t pid, struct ct_kern_stat ***out, size_t *n);
 void ct_kernstats_free(struct ct_kernstats *k);
+/* Forget a process (one that ended, past the sink's keep_exited). */
+void ct_kernstats_drop_pid(struct ct_kernstats *k, uint32_t pid);
 
 static inline uint64_t ct_kern_avg(const struct ct_kern_stat *s)
 {

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include "sinks/exited.h"
 #include "sinks/memtrack.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
@@ -26,6 +27,8 @@ struct memory_ctx {
 	bool any;          /* json: a process was written */
 	bool header;       /* text: the report's title was written */
 	struct ct_memtrack mem;
+	uint64_t keep_exited;
+	struct ct_exited exited; /* json: the ended processes still in the document */
 };
 
 static const struct ct_key memory_keys[] = {
@@ -33,6 +36,9 @@ static const struct ct_key memory_keys[] = {
 	  "Text report or json", format_words },
 	{ "max_list", CT_KEY_U64, "100", offsetof(struct memory_ctx, max_list),
 	  "In the text report, allocations and unknown frees listed per process (all are counted)" },
+	{ "keep_exited", CT_KEY_U64, "1000", offsetof(struct memory_ctx, keep_exited),
+	  "json: processes that have ended kept for the document; past it the oldest are dropped "
+	  "and counted (a daemon sees thousands); 0: keep all. Text names each at its exit" },
 	{ 0 },
 };
 
@@ -234,6 +240,9 @@ static int memory_report(struct memory_ctx *s, const struct ct_run_stats *st)
 		for (size_t i = 0; i < n && !err; i++)
 			err = json_space(s, v[i]);
 		fputs("]", s->c.out);
+		if (s->exited.folded)
+			fprintf(s->c.out, ",\"ended_dropped\":%" PRIu64 ",\"keep_exited\":%" PRIu64,
+				s->exited.folded, s->keep_exited);
 		if (st)
 			fprintf(s->c.out, ",\"lost\":%" PRIu64, st->lost);
 		fputs("}\n", s->c.out);
@@ -264,22 +273,25 @@ static int memory_event(void *ctx, const struct ct_event *ev)
 static void memory_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
 {
 	struct memory_ctx *s = ctx;
-	struct ct_mem_space **v;
+	struct ct_mem_space *v[64];
 	size_t n;
 	bool any = false;
 
-	if (s->format == MEMORY_JSON || ct_memtrack_spaces(&s->mem, &v, &n))
+	if (s->format == MEMORY_JSON) {
+		uint32_t drop = ct_exited_note(&s->exited, pid, s->keep_exited);
+
+		if (drop)
+			ct_memtrack_drop_pid(&s->mem, drop);
 		return;
+	}
+	n = ct_memtrack_pid_spaces(&s->mem, pid, v);
 	for (size_t i = 0; i < n; i++) {
-		if (v[i]->pid != pid)
-			continue;
 		if (!s->header)
 			fputs("cudatracer memory report\n", s->c.out);
 		s->header = true;
 		text_space(s, v[i]);
 		any = true;
 	}
-	free(v);
 	if (any) {
 		fprintf(s->c.out, "  (pid %u exited)\n", pid);
 		ct_memtrack_drop_pid(&s->mem, pid);
@@ -301,6 +313,7 @@ static void memory_destroy(void *ctx)
 	struct memory_ctx *s = ctx;
 
 	ct_memtrack_free(&s->mem);
+	ct_exited_free(&s->exited);
 }
 
 const struct ct_sink_ops ct_sink_memory = {

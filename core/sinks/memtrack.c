@@ -220,6 +220,18 @@ int ct_memtrack_spaces(const struct ct_memtrack *t, struct ct_mem_space ***out, 
 	return 0;
 }
 
+size_t ct_memtrack_pid_spaces(const struct ct_memtrack *t, uint32_t pid, struct ct_mem_space *out[64])
+{
+	size_t k = 0;
+
+	/* looked up by key, one a runtime: never a walk of every process's */
+	for (unsigned pn = 0; pn < t->n_plugins; pn++)
+		if ((out[k] = ct_u64map_get(&t->spaces, (uint64_t)pid << 16 | pn)))
+			k++;
+	qsort(out, k, sizeof(*out), cmp_space);
+	return k;
+}
+
 static int cmp_alloc(const void *x, const void *y)
 {
 	const struct ct_alloc *a = *(struct ct_alloc *const *)x;
@@ -255,14 +267,23 @@ static void space_free(struct ct_mem_space *sp)
 	free(sp);
 }
 
-void ct_memtrack_drop_pid(struct ct_memtrack *t, uint32_t pid)
+void ct_memtrack_drop_pid_but(struct ct_memtrack *t, uint32_t pid,
+			      bool (*keep)(void *arg, const struct ct_mem_space *sp), void *arg)
 {
 	for (unsigned pn = 0; pn < t->n_plugins; pn++) {
-		struct ct_mem_space *sp = ct_u64map_del(&t->spaces, (uint64_t)pid << 16 | pn);
+		uint64_t key = (uint64_t)pid << 16 | pn;
+		struct ct_mem_space *sp = ct_u64map_get(&t->spaces, key);
 
-		if (sp)
+		if (sp && (!keep || !keep(arg, sp))) {
+			ct_u64map_del(&t->spaces, key);
 			space_free(sp);
+		}
 	}
+}
+
+void ct_memtrack_drop_pid(struct ct_memtrack *t, uint32_t pid)
+{
+	ct_memtrack_drop_pid_but(t, pid, NULL, NULL);
 }
 
 void ct_memtrack_free(struct ct_memtrack *t)

@@ -9,6 +9,7 @@
 #ifndef CT_MEMTRACK_H
 #define CT_MEMTRACK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <cudatracer/event.h>
 #include "sinks/stackfmt.h"
@@ -66,6 +67,8 @@ struct ct_mem_change {
 int ct_memtrack_event(struct ct_memtrack *t, const struct ct_event *ev, struct ct_mem_change *ch);
 /* Spaces ordered by pid then runtime; the caller frees the array. */
 int ct_memtrack_spaces(const struct ct_memtrack *t, struct ct_mem_space ***out, size_t *n);
+/* One process's spaces, by runtime (as above), into `out`; their number. */
+size_t ct_memtrack_pid_spaces(const struct ct_memtrack *t, uint32_t pid, struct ct_mem_space *out[64]);
 /* A space's live allocations, oldest first; the caller frees the array. */
 int ct_memtrack_live(const struct ct_mem_space *sp, struct ct_alloc ***out, size_t *n);
 /* A space's live allocations of one site, added up. */
@@ -78,6 +81,9 @@ struct ct_mem_site {
 int ct_memtrack_live_sites(const struct ct_mem_space *sp, struct ct_mem_site **out, size_t *n);
 /* Forget a process (after it was reported at its exit). */
 void ct_memtrack_drop_pid(struct ct_memtrack *t, uint32_t pid);
+/* The same, but for the spaces that `keep` says are still pointed to. */
+void ct_memtrack_drop_pid_but(struct ct_memtrack *t, uint32_t pid,
+			      bool (*keep)(void *arg, const struct ct_mem_space *sp), void *arg);
 void ct_memtrack_free(struct ct_memtrack *t);
 
 #endif

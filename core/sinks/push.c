@@ -20,6 +20,28 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * One deadline for every push sink's stop: the first stop sets it, the
+ * others keep it, and every request from then on is cut to it. A request
+ * already under way ends within its own timeout of its start. So the sinks'
+ * stops, one after another, take one timeout in all, not two each (the
+ * deadline, then a request begun just before it). Reset when the last of
+ * them has stopped (a daemon's reload starts new ones).
+ */
+static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t stop_by_ns; /* 0: no stop under way */
+static unsigned n_live;
+
+static uint64_t stop_by(void)
+{
+	uint64_t v;
+
+	pthread_mutex_lock(&stop_lock);
+	v = stop_by_ns;
+	pthread_mutex_unlock(&stop_lock);
+	return v;
+}
+
 /* The start of an answer's body, for the message that says why it failed. */
 struct reply {
 	char text[160];
@@ -45,9 +67,14 @@ static enum outcome post(struct ct_push *p, CURL *c, const struct ct_push_item *
 {
 	struct ct_sb body = { 0 };
 	struct reply r = { 0 };
+	uint64_t now = mono_ns(), by = stop_by(), ms = p->timeout_ns / 1000000;
 	long code = 0;
 	CURLcode cc;
 
+	if (by && by > now && (by - now) / 1000000 < ms)
+		ms = (by - now) / 1000000;
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(ms ? ms : 1));
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(ms ? ms : 1));
 	if (!p->encode(p->ud, it, &body)) {
 		ct_sb_free(&body);
 		snprintf(why, wn, "out of memory encoding a batch");
@@ -112,8 +139,13 @@ static void send_item(struct ct_push *p, CURL *c, struct ct_push_item *it)
 	char why[256];
 
 	for (;;) {
+		uint64_t by = stop_by();
 		enum outcome o;
 
+		if (by && mono_ns() >= by) { /* the stop's deadline: no time left to try */
+			lose(p, it);
+			return;
+		}
 		pthread_mutex_unlock(&p->lock);
 		o = post(p, c, it, why, sizeof(why));
 		pthread_mutex_lock(&p->lock);
@@ -168,9 +200,7 @@ static void *sender(void *arg)
 	CURL *c = curl_easy_init();
 
 	if (c) {
-		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(p->timeout_ns / 1000000));
-		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->timeout_ns / 1000000));
+		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L); /* timeouts: each post's own */
 		curl_easy_setopt(c, CURLOPT_USERAGENT, "cudatracer/" CT_VERSION);
 	}
 	pthread_mutex_lock(&p->lock);
@@ -225,6 +255,11 @@ int ct_push_start(struct ct_push *p)
 	err = -pthread_create(&p->th, NULL, sender, p);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	p->started = !err;
+	if (p->started) {
+		pthread_mutex_lock(&stop_lock);
+		n_live++;
+		pthread_mutex_unlock(&stop_lock);
+	}
 	return err;
 }
 
@@ -286,12 +321,25 @@ int ct_push_stop(struct ct_push *p, uint64_t flush_ns)
 		return 0;
 	p->done = true;
 	if (p->started) {
+		uint64_t now = mono_ns(), by = now;
+
+		if (flush_ns) { /* 0: none of its own (the destroy after a failed open) */
+			pthread_mutex_lock(&stop_lock);
+			if (!stop_by_ns)
+				stop_by_ns = now + flush_ns;
+			by = stop_by_ns;
+			pthread_mutex_unlock(&stop_lock);
+		}
 		pthread_mutex_lock(&p->lock);
 		p->stop = true;
-		p->deadline_ns = mono_ns() + flush_ns;
+		p->deadline_ns = by;
 		pthread_cond_signal(&p->cv);
 		pthread_mutex_unlock(&p->lock);
 		pthread_join(p->th, NULL);
+		pthread_mutex_lock(&stop_lock);
+		if (!--n_live)
+			stop_by_ns = 0;
+		pthread_mutex_unlock(&stop_lock);
 		pthread_mutex_destroy(&p->lock);
 		pthread_cond_destroy(&p->cv);
 		p->started = false;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "sinks/apistats.h"
 #include "sinks/collstats.h"
+#include "sinks/exited.h"
 #include "sinks/kernstats.h"
 #include "sinks/gpustats.h"
 #include "sinks/sink.h"
@@ -40,6 +41,8 @@ struct summary_ctx {
 	struct ct_kernstats kern;
 	uint64_t kernel_width;
 	struct ct_gpustats gpu;
+	uint64_t keep_exited;
+	struct ct_exited exited;
 };
 
 static const struct ct_key summary_keys[] = {
@@ -49,6 +52,7 @@ static const struct ct_key summary_keys[] = {
 	  "Also write the summary this often (e.g. 10s); 0: only at exit" },
 	{ "kernel_width", CT_KEY_U64, "60", offsetof(struct summary_ctx, kernel_width),
 	  "Kernel names in the table cut to this many bytes, whole in a footnote; 0: never cut" },
+	CT_KEEP_EXITED_KEY(struct summary_ctx, keep_exited),
 	{ 0 },
 };
 
@@ -115,7 +119,7 @@ static int print_table_err_sites(FILE *out, struct ct_api_stat *const *v, size_t
 	return 0;
 }
 
-static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
+static int print_table_proc(const struct summary_ctx *s, FILE *out, const struct ct_proc_stat *p)
 {
 	static const char *const head[] = { "Time(%)", "Total(ns)", "Calls", "Errors", "Nested",
 				      "Avg(ns)", "Min(ns)", "Max(ns)", "P50(ns)", "P99(ns)",
@@ -131,8 +135,15 @@ static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 	err = ct_apistats_sorted(p, &v, &n);
 	if (err)
 		return err;
-	fprintf(out, "pid %u (%s): %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64
-		" ns in traced calls\n\n", p->pid, ct_text_comm(comm, p->comm), p->calls, p->errors, p->total_ns);
+	if (p == s->st.ended)
+		fprintf(out, "%" PRIu64 " ended processes, folded together past keep_exited = %" PRIu64
+			" (their kernels, collectives and GPU rows are not kept): %" PRIu64 " calls, %" PRIu64
+			" errors, %" PRIu64 " ns in traced calls\n\n", s->st.n_ended, s->keep_exited, p->calls,
+			p->errors, p->total_ns);
+	else
+		fprintf(out, "pid %u (%s): %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64
+			" ns in traced calls\n\n", p->pid, ct_text_comm(comm, p->comm), p->calls, p->errors,
+			p->total_ns);
 	err = ct_table_row(&t, head);
 	if (!err)
 		err = ct_table_row(&k, khead);
@@ -600,8 +611,14 @@ static int print_json_proc(const struct summary_ctx *s, FILE *out, const struct 
 
 	if (err)
 		return err;
-	fprintf(out, "{\"pid\":%u,\"comm\":", p->pid);
-	ct_json_str(out, p->comm);
+	fputc('{', out);
+	if (p == s->st.ended) {
+		json_u64(out, "processes", s->st.n_ended, false);
+		json_u64(out, "keep_exited", s->keep_exited, true);
+	} else {
+		fprintf(out, "\"pid\":%u,\"comm\":", p->pid);
+		ct_json_str(out, p->comm);
+	}
 	json_u64(out, "calls", p->calls, true);
 	json_u64(out, "errors", p->errors, true);
 	json_u64(out, "total_ns", p->total_ns, true);
@@ -655,7 +672,7 @@ static int print_json_proc(const struct summary_ctx *s, FILE *out, const struct 
 	return err;
 }
 
-static int print_csv_proc(FILE *out, const struct ct_proc_stat *p)
+static int print_csv_proc(const struct summary_ctx *s, FILE *out, const struct ct_proc_stat *p)
 {
 	struct ct_api_stat **v;
 	size_t n;
@@ -666,7 +683,10 @@ static int print_csv_proc(FILE *out, const struct ct_proc_stat *p)
 	for (size_t i = 0; i < n; i++) {
 		const struct ct_api_stat *a = v[i];
 
-		fprintf(out, "%u,", p->pid);
+		if (p == s->st.ended) /* no pid: the ended processes folded together */
+			fputc(',', out);
+		else
+			fprintf(out, "%u,", p->pid);
 		ct_csv_field(out, p->comm);
 		fputc(',', out);
 		ct_csv_field(out, a->plugin);
@@ -720,11 +740,11 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 	switch (s->fmt) {
 	case FMT_TABLE:
 		fputs(final ? "cudatracer summary\n" : "cudatracer summary (so far)\n", out);
-		if (!n)
+		if (!n && !s->st.ended)
 			fputs("\nno calls traced\n", out);
 		for (size_t i = 0; i < n && !err; i++) {
 			fputc('\n', out);
-			err = print_table_proc(out, procs[i]);
+			err = print_table_proc(s, out, procs[i]);
 			if (!err)
 				err = print_table_kernels(s, out, procs[i]->pid);
 			if (!err)
@@ -732,6 +752,10 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 						       s->coll.gpu);
 			if (!err)
 				err = print_table_gpu(out, &s->gpu, procs[i]->pid);
+		}
+		if (s->st.ended && !err) {
+			fputc('\n', out);
+			err = print_table_proc(s, out, s->st.ended);
 		}
 		if (rs && rs->lost)
 			fprintf(out, "\nwarning: %" PRIu64 " records lost: the figures above undercount\n",
@@ -749,13 +773,20 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 				fputc(',', out);
 			err = print_json_proc(s, out, procs[i]);
 		}
-		fputs("]}\n", out);
+		fputc(']', out);
+		if (s->st.ended && !err) {
+			fputs(",\"ended\":", out);
+			err = print_json_proc(s, out, s->st.ended);
+		}
+		fputs("}\n", out);
 		break;
 	case FMT_CSV:
 		fputs("pid,comm,plugin,api,calls,errors,total_ns,time_pct,avg_ns,min_ns,max_ns,"
 		      "p50_ns,p99_ns,bytes,bytes_by_kind,nested\r\n", out);
 		for (size_t i = 0; i < n && !err; i++)
-			err = print_csv_proc(out, procs[i]);
+			err = print_csv_proc(s, out, procs[i]);
+		if (s->st.ended && !err)
+			err = print_csv_proc(s, out, s->st.ended);
 		break;
 	}
 	free(procs);
@@ -817,6 +848,17 @@ static int summary_tick(void *ctx, uint64_t now_ns)
 	return summary_write(s, NULL, false);
 }
 
+/* Past keep_exited, the oldest ended process's figures join the ended row. */
+static void summary_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
+{
+	struct summary_ctx *s = ctx;
+	uint32_t fold = ct_exited_note(&s->exited, pid, s->keep_exited);
+
+	(void)ts_ns;
+	if (fold && !ct_exited_fold(&s->st, &s->kern, &s->gpu, fold))
+		ct_collstats_drop_pid(&s->coll, fold);
+}
+
 static int summary_close(void *ctx, const struct ct_run_stats *rs)
 {
 	return summary_write(ctx, rs, true);
@@ -830,6 +872,7 @@ static void summary_destroy(void *ctx)
 	ct_collstats_free(&s->coll);
 	ct_kernstats_free(&s->kern);
 	ct_gpustats_free(&s->gpu);
+	ct_exited_free(&s->exited);
 }
 
 const struct ct_sink_ops ct_sink_summary = {
@@ -845,4 +888,5 @@ const struct ct_sink_ops ct_sink_summary = {
 	.destroy = summary_destroy,
 	.totals = summary_totals,
 	.gpu = summary_gpu,
+	.proc_exit = summary_proc_exit,
 };

@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import cttest as t
 
@@ -99,9 +100,9 @@ def test_nothing_left():
     t.check(pinned() == before_pins, "objects pinned in /sys/fs/bpf: %s" % (pinned() - before_pins))
 
 
-def test_stopped_task_continued():
-    # The stand-in runtime, dlopen'ed only after "go": the watcher stops the
-    # task at that open and waits for the tracer, which we freeze then kill.
+def traced_target():
+    """fault_dlclose with the stand-in runtime, dlopen'ed only after "go",
+    and a tracer following it: (target, tracer)."""
     lib = os.path.join(t.PROGRAMS, "fault", "lib", "libcudart.so.98")
     target = subprocess.Popen([os.path.join(t.PROGRAMS, "fault_dlclose"), lib, "wait"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -109,6 +110,13 @@ def test_stopped_task_continued():
     tp = subprocess.Popen([t.TRACER, "-v", "--plugin", "cudart", "-p", str(target.pid), "-o", "jsonl:/dev/null"],
                           stderr=subprocess.PIPE, text=True)
     t.wait_tracing(tp)
+    return target, tp
+
+
+def hold_and_kill(target, tp, what):
+    """The tracer frozen, the target told to go: the watcher stops it at
+    that open and waits for the tracer, which is then killed. The target must
+    be continued and finish its work."""
     os.kill(tp.pid, signal.SIGSTOP)
     target.stdin.write("go\n")
     target.stdin.flush()
@@ -126,7 +134,7 @@ def test_stopped_task_continued():
     except subprocess.TimeoutExpired:
         st = state(target.pid)
         os.kill(target.pid, signal.SIGKILL)
-        raise AssertionError("the task stayed stopped (state %s) after the tracer was killed" % st)
+        raise AssertionError("the task stayed stopped (state %s) after %s" % (st, what))
     t.check(rc == 0 and target.stdout.read().split("\n")[:2] == ["unloaded 1", "unloaded 2"],
             "the continued task did not finish its work (rc %d)" % rc)
     for _ in range(50):
@@ -134,6 +142,33 @@ def test_stopped_task_continued():
             break
         time.sleep(0.1)
     t.check(gone(guard[0]), "the guard process did not exit")
+
+
+def test_stopped_task_continued():
+    target, tp = traced_target()
+    hold_and_kill(target, tp, "the tracer was killed")
+
+
+def test_guard_killed():
+    """The guard killed while the tracer runs: the tracer starts a new one
+    and says so, and a task held when the tracer is killed next is continued
+    (before: the tracer went on without a guard, and the task stayed stopped)."""
+    target, tp = traced_target()
+    guard = guards(tp.pid)
+    t.check(len(guard) == 1, "no guard process: %s" % guard)
+    lines = []
+    threading.Thread(target=lambda: lines.extend(tp.stderr), daemon=True).start()
+    os.kill(guard[0], signal.SIGKILL)
+    for _ in range(100):
+        said = "".join(lines)
+        if "has died" in said:
+            break
+        time.sleep(0.1)
+    new = [g for g in guards(tp.pid) if g != guard[0] and not gone(g)]
+    t.check(len(new) == 1 and "the guard process (pid %d) has died: a new one (pid %d) continues the tasks "
+            "held for probing if cudatracer is killed" % (guard[0], new[0]) in said,
+            "no new guard after the first was killed (%s): %s" % (new, said))
+    hold_and_kill(target, tp, "the guard and then the tracer were killed")
 
 
 def test_start_again():
@@ -151,6 +186,7 @@ def main():
         t.skip("fault_dlclose was not built")
     test_nothing_left()
     test_stopped_task_continued()
+    test_guard_killed()
     test_start_again()
     print("ok")
 

@@ -371,6 +371,56 @@ static void test_error_sites_bounded(void **state)
 		free((char *)f[i].function);
 }
 
+static const char want_ended[] =
+	"cudatracer summary\n"
+	"\n"
+	"pid 300 (app): 1 calls, 0 errors, 700 ns in traced calls\n"
+	"\n"
+	"Time(%)  Total(ns)  Calls  Errors  Nested  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
+	"  100.0        700      1       0       -      700      700      700      700      700    256  fake     xMemset\n"
+	"\n"
+	"Bytes by copy kind:\n"
+	"Runtime  API      Kind  Calls  Bytes\n"
+	"fake     xMemset  -         1    256\n"
+	"\n"
+	"2 ended processes, folded together past keep_exited = 1 (their kernels, collectives and GPU rows are not kept): 5 calls, 1 errors, 15000 ns in traced calls\n"
+	"\n"
+	"Time(%)  Total(ns)  Calls  Errors  Nested  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
+	"   60.0       9000      3       1       -     3000     1000     5000     3007     5000   4196  fake     xMalloc\n"
+	"   40.0       6000      2       0       -     3000     2000     4000     2000     4000   5120  fake     xMemcpy\n"
+	"\n"
+	"Bytes by copy kind:\n"
+	"Runtime  API      Kind           Calls  Bytes\n"
+	"fake     xMemcpy  xHostToDevice      1   4096\n"
+	"fake     xMemcpy  xDeviceToHost      1   1024\n";
+
+/* keep_exited = 1: of three processes that end, the first two are folded
+ * into the ended row, their calls added by API (bytes by kind, errors and
+ * percentiles too); the last is kept apart. */
+static void test_ended_folded(void **state)
+{
+	struct ct_event ev[] = {
+		fx_event(FX_MALLOC, 100, 100, 1000, 5000, 0, U(0x1000), U(4096)),
+		fx_event(FX_MALLOC, 100, 100, 10000, 3000, 2, U(0), U(1) << 40),
+		fx_event(FX_MEMCPY, 100, 100, 20000, 2000, 0, U(0x1000), U(0x9000), U(4096), U(1)),
+		fx_event(FX_MALLOC, 200, 200, 30000, 1000, 0, U(0x2000), U(100)),
+		fx_event(FX_MEMCPY, 200, 200, 40000, 4000, 0, U(0x9000), U(0x1000), U(1024), U(2)),
+		fx_event(FX_MEMSET, 300, 300, 50000, 700, 0, U(0x2000), U(0), U(256)),
+	};
+	struct fx_sink s;
+	char *out;
+
+	(void)state;
+	fx_sink_open(&s, "summary", "keep_exited", "1", NULL);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		fx_sink_event(&s, &ev[i]);
+	for (uint32_t pid = 100; pid <= 300; pid += 100)
+		s.ops->proc_exit(s.ctx, pid, 0);
+	out = fx_sink_close(&s, NULL);
+	assert_text_equal(out, want_ended);
+	free(out);
+}
+
 static void test_empty(void **state)
 {
 	struct fx_sink s;
@@ -394,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_error_sites),
 		cmocka_unit_test(test_error_sites_json),
 		cmocka_unit_test(test_error_sites_bounded),
+		cmocka_unit_test(test_ended_folded),
 		cmocka_unit_test(test_empty),
 	};
 

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+/* The ended processes a sink keeps apart: see exited.h. */
+#include <stdlib.h>
+#include "sinks/apistats.h"
+#include "sinks/exited.h"
+#include "sinks/gpustats.h"
+#include "sinks/kernstats.h"
+
+uint32_t ct_exited_note(struct ct_exited *e, uint32_t pid, uint64_t keep)
+{
+	uint32_t oldest = 0;
+
+	if (!keep)
+		return 0;
+	if (e->n >= keep) { /* the oldest leaves to make room */
+		oldest = e->pids[e->head];
+		e->head = (e->head + 1) % e->cap;
+		e->n--;
+		e->folded++;
+	}
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? 2 * e->cap : 64;
+		uint32_t *v = malloc(cap * sizeof(*v));
+
+		if (!v) { /* not kept apart: folded now, after the one that left */
+			e->folded++;
+			return oldest ? oldest : pid;
+		}
+		/* unrolled so that the oldest is at 0 again */
+		for (size_t i = 0; i < e->n; i++)
+			v[i] = e->pids[(e->head + i) % e->cap];
+		free(e->pids);
+		e->pids = v;
+		e->head = 0;
+		e->cap = cap;
+	}
+	e->pids[(e->head + e->n++) % e->cap] = pid;
+	return oldest;
+}
+
+void ct_exited_free(struct ct_exited *e)
+{
+	free(e->pids);
+	*e = (struct ct_exited){ 0 };
+}
+
+int ct_exited_fold(struct ct_apistats *st, struct ct_kernstats *kern, struct ct_gpustats *gpu, uint32_t pid)
+{
+	int err = ct_apistats_fold(st, pid);
+
+	if (err)
+		return err;
+	ct_kernstats_drop_pid(kern, pid);
+	ct_gpustats_drop_pid(gpu, pid);
+	return 0;
+}
