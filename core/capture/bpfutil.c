@@ -71,14 +71,27 @@ int ct_bpf_percpu_sum(int fd, unsigned n, uint64_t *out)
 	return 0;
 }
 
-int ct_bpf_load_quiet(struct bpf_object_skeleton *skel)
+/* One load with every signal blocked; and again while it was interrupted. */
+static int load_quiet(struct bpf_object_skeleton *skel, struct bpf_object *obj)
 {
 	sigset_t all, old;
-	int err;
+	int err, tries = 0;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = bpf_object__load_skeleton(skel);
+	do
+		err = skel ? bpf_object__load_skeleton(skel) : bpf_object__load(obj);
+	while (ct_bpf_interrupted(err) && ++tries < 5 && !skel);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err;
+}
+
+int ct_bpf_load_quiet(struct bpf_object_skeleton *skel)
+{
+	return load_quiet(skel, NULL);
+}
+
+int ct_bpf_object_load_quiet(struct bpf_object *obj)
+{
+	return load_quiet(NULL, obj);
 }

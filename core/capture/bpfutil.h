@@ -24,6 +24,10 @@ int ct_bpf_set_const(struct bpf_object *obj, const char *name, const void *val, 
  * -EINTR was interrupted, not refused: ct_bpf_interrupted() tells so.
  */
 int ct_bpf_load_quiet(struct bpf_object_skeleton *skel);
+/* The same for an object that is not a skeleton's (the watcher's), loaded
+ * again up to 5 times while it was interrupted (a skeleton's caller does
+ * that: its maps must be made anew). */
+int ct_bpf_object_load_quiet(struct bpf_object *obj);
 static inline bool ct_bpf_interrupted(int err)
 {
 	return err == -EAGAIN || err == -EINTR;

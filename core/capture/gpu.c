@@ -84,7 +84,7 @@ int ct_gpu_source_open(struct ct_gpu_source *g, int ring_fd, int pids_fd, bool f
 	g->skel->rodata->ct_filter_pids = filter_pids;
 	if ((err = bpf_map__reuse_fd(g->skel->maps.events, ring_fd)) ||
 	    (pids_fd >= 0 && (err = bpf_map__reuse_fd(g->skel->maps.pids, pids_fd))) ||
-	    (err = gpu_bpf__load(g->skel))) {
+	    (err = ct_bpf_load_quiet(g->skel->skeleton))) {
 		ct_err("loading the GPU activity probe failed: %s (run with -v to see the verifier's log)",
 		       strerror(-err));
 		return err;

@@ -131,7 +131,7 @@ int ct_watcher_open(struct ct_watcher *w, const char *const *patterns, int n,
 	for (size_t i = 0; i < N(all_syscalls); i++)
 		bpf_program__set_autoload(bpf_object__find_program_by_name(w->obj, all_syscalls[i]),
 					  !w->per_syscall);
-	err = bpf_object__load(w->obj);
+	err = ct_bpf_object_load_quiet(w->obj); /* a daemon's SIGHUPs pending would fail it */
 	if (err) {
 		ct_err("loading the watcher BPF programs failed: %s%s", strerror(-err),
 		       err == -EPERM ? " (needs root, or CAP_BPF and CAP_PERFMON)" : " (run with -v to see the verifier's log)");
