@@ -60,9 +60,9 @@ def field(deb, name):
 
 
 def contents(deb):
-    """The files of a package (not its folders)."""
-    return {re.sub(r"^\./", "/", l.split()[-1]) for l in sh(["dpkg-deb", "-c", deb]).splitlines()
-            if not l.startswith("d")}
+    """The files and links of a package (not its folders)."""
+    return {re.sub(r"^\./", "/", re.sub(r" -> .*$", "", l).split()[-1])
+            for l in sh(["dpkg-deb", "-c", deb]).splitlines() if not l.startswith("d")}
 
 
 run_deb, dev_deb = found["cudatracer"], found["cudatracer-dev"]
@@ -70,7 +70,8 @@ for deb in (run_deb, dev_deb):
     cttest.check(field(deb, "Version") == version, "%s is version %s, the changelog's %s" % (deb, field(deb, "Version"), version))
 files = contents(run_deb)
 at = lambda rel: os.path.join(prefix, rel)  # noqa: E731
-want = [at(layout[k]) for k in ("binary", "plugin", "man1", "man5", "completion", "copyright", "changelog")]
+want = [at(layout[k]) for k in ("binary", "plugin", "man1", "man5", "completion", "copyright", "changelog",
+                                "inject", "inproc", "inproc_cudart")]
 want += [at(os.path.join(os.path.dirname(layout["plugin"]), "libct-%s.so" % p)) for p in ("cuda", "hip", "opencl", "nccl")]
 want.append(system)
 want.append(at("lib/systemd/system/cudatracer.service"))  # the daemon's unit (docs/daemon.md)
@@ -166,6 +167,11 @@ apt-get install -y -q --no-install-recommends %(target)s ./%(run)s ./%(dev)s > o
 dpkg-query -W -f '${Package} ${Status} ${Version}\n' cudatracer cudatracer-dev > out/status
 dpkg-query -W -f '${Conffiles}\n' cudatracer > out/conffiles
 cudatracer --list-plugins > out/list.txt
+# The libraries put into a command, from the package's libdir.
+rc=0; cudatracer -v --engine inproc -o jsonl:/dev/null -- /bin/true > out/inproc.out 2>&1 || rc=$?
+echo $rc > out/inproc.rc
+rc=0; cudatracer -v --plugin cudart --gpu-activity -o jsonl:/dev/null -- /bin/true > out/inject.out 2>&1 || rc=$?
+echo $rc > out/inject.rc
 rc=0; cudatracer --plugin cudart -o jsonl:/pkg/out/trace.jsonl -- /pkg/%(sample)s > out/trace.out 2>&1 || rc=$?
 echo $rc > out/trace.rc
 apt-get remove -y -q cudatracer-dev cudatracer > out/remove.log 2>&1
@@ -208,6 +214,10 @@ for name in ("cudart", "cuda", "hip", "opencl", "nccl"):
     cttest.check(re.search(r"^%s .* %s/libct-%s\.so$" % (name, re.escape(plugdir), name), out_file("list.txt"), re.M),
                  "the installed binary does not find %s in %s:\n%s" % (name, plugdir, out_file("list.txt")))
 cttest.check(out_file("list.txt").count("libct-cudart.so") == 1, "cudart listed twice:\n" + out_file("list.txt"))
+for what, key in (("inproc", "inproc"), ("inject", "inject")):
+    cttest.check(out_file(what + ".rc").strip() == "0" and at(layout[key]) in out_file(what + ".out"),
+                 "the installed tracer with %s: exit %s, no %s named:\n%s" % (
+                     what, out_file(what + ".rc").strip(), at(layout[key]), out_file(what + ".out")[-3000:]))
 events = cttest.read_jsonl(os.path.join(out, "trace.jsonl"))
 pkgtest.check_sample(events, "the installed tracer, in the root")
 got = [(e["api"], e["result_name"]) for e in events]
