@@ -69,7 +69,17 @@ run_deb, dev_deb = found["cudatracer"], found["cudatracer-dev"]
 for deb in (run_deb, dev_deb):
     cttest.check(field(deb, "Version") == version, "%s is version %s, the changelog's %s" % (deb, field(deb, "Version"), version))
 files = contents(run_deb)
+dev_files = contents(dev_deb)
 at = lambda rel: os.path.join(prefix, rel)  # noqa: E731
+# Every file an install puts in place is in one of the packages (debhelper's
+# dh_missing): a new library, or an install rule with no COMPONENT, cannot be
+# left out silently.
+stage = os.path.join(tmp, "stage")
+sh(["cmake", "--install", cttest.BUILD], env=dict(os.environ, DESTDIR=stage))
+staged = {os.path.join("/", os.path.relpath(os.path.join(d, f), stage))
+          for d, _, names in os.walk(stage) for f in names}
+missing = staged - files - dev_files
+cttest.check(not missing, "installed by cmake --install but in neither package:\n%s" % "\n".join(sorted(missing)))
 want = [at(layout[k]) for k in ("binary", "plugin", "man1", "man5", "completion", "copyright", "changelog",
                                 "inject", "inproc", "inproc_cudart")]
 want += [at(os.path.join(os.path.dirname(layout["plugin"]), "libct-%s.so" % p)) for p in ("cuda", "hip", "opencl", "nccl")]
@@ -77,7 +87,6 @@ want.append(system)
 want.append(at("lib/systemd/system/cudatracer.service"))  # the daemon's unit (docs/daemon.md)
 for path in want:
     cttest.check(path in files, "cudatracer's package has no %s:\n%s" % (path, "\n".join(sorted(files))))
-dev_files = contents(dev_deb)
 for path in (at(layout["header"]), at("include/cudatracer/hook.bpf.h"), at(layout["pc"]), at(layout["gen_enum"]),
              at("share/doc/cudatracer-dev/copyright")):
     cttest.check(path in dev_files, "cudatracer-dev's package has no %s" % path)
