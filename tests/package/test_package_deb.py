@@ -28,7 +28,7 @@ import pkgtest
 cttest.need_root()
 if os.environ.get("CT_SANITIZE", "").upper() in ("1", "ON", "TRUE", "YES"):
     cttest.skip("a sanitizer build: its binary needs the sanitizer runtimes, which no package depends on")
-for tool in ("cpack", "dpkg-deb", "dpkg-shlibdeps", "debootstrap", "unshare", "chroot", "readelf"):
+for tool in ("cpack", "dpkg-deb", "dpkg-shlibdeps", "debootstrap", "unshare", "chroot", "readelf", "lintian"):
     if not shutil.which(tool):
         cttest.skip("%s is not installed (scripts/install-deps.sh installs it)" % tool)
 sample = cttest.program("sample_static")
@@ -113,6 +113,12 @@ for elf in elfs:
             subprocess.run(["dpkg", "-S", path.replace("/lib/", "/usr/lib/", 1)], capture_output=True, text=True).stdout
         pkgs = {o.split(":")[0] for o in owners.split(": ")[0].split(", ")} if owners else set()
         cttest.check(pkgs & depends, "%s needs %s (%s), but Depends is %s" % (os.path.basename(elf), lib, pkgs, sorted(depends)))
+# lintian: no error or warning but the overrides the packages ship, each
+# with its reason (packaging/debian/*.lintian-overrides).
+p = subprocess.run(["lintian", "--fail-on", "error,warning", "--tag-display-limit", "0", run_deb, dev_deb],
+                   capture_output=True, text=True, timeout=600)
+tags = [l for l in p.stdout.splitlines() if re.match(r"^[EW]: ", l)]
+cttest.check(p.returncode == 0 and not tags, "lintian: exit %d\n%s%s" % (p.returncode, p.stdout[-4000:], p.stderr[-2000:]))
 built = time.monotonic()
 
 
