@@ -100,6 +100,20 @@ with gzip.open(unpacked + at(layout["changelog"]), "rt") as f:
 with open(unpacked + at(layout["copyright"])) as f:
     cttest.check("MIT License" in f.read(), "the packaged copyright is not the MIT LICENSE")
 
+# The unit never restarts forever: the shipped config has no sink, and the
+# status a daemon exits with for that is one the unit does not restart on.
+with open(unpacked + at("lib/systemd/system/cudatracer.service")) as f:
+    unit = dict(re.findall(r"^(\w+)=(.*)$", f.read(), re.M))
+daemon = subprocess.run([cttest.TRACER, "--daemon", "-c", unpacked + system], capture_output=True, text=True, timeout=60)
+cttest.check(unit.get("Restart") == "on-failure" and daemon.returncode != 0 and
+             str(daemon.returncode) in unit.get("RestartPreventExitStatus", "").split(),
+             "the shipped config's daemon exits %d (%s), the unit restarts on-failure but for RestartPreventExitStatus=%s" % (
+                 daemon.returncode, daemon.stderr.strip(), unit.get("RestartPreventExitStatus")))
+control = sh(["dpkg-deb", "-I", run_deb])
+for script in ("postinst", "prerm", "postrm"):
+    cttest.check(re.search(r"^\s+\d+ bytes,\s+\d+ lines\s+\*\s+%s\s" % script, control, re.M),
+                 "cudatracer has no %s (systemd is not told of the unit):\n%s" % (script, control))
+
 # Depends names the package that ships each library the ELF files need.
 depends = {d.split()[0] for d in field(run_deb, "Depends").split(", ")}
 ldcache = dict(re.findall(r"^\s+(\S+) \(libc6,x86-64\) => (\S+)$", sh(["ldconfig", "-p"]), re.M))
@@ -178,7 +192,14 @@ cd /pkg
 export DEBIAN_FRONTEND=noninteractive
 # Lists a day old may name packages the mirror no longer has.
 [ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440)" ] || apt-get update -q
+# systemd as the maintainer scripts see it (/run/systemd/system), played by
+# a systemctl that logs what it is asked.
+mkdir -p /run/systemd/system
+printf '#!/bin/sh\necho "$*" >> /pkg/out/systemctl.log\n' > /usr/bin/systemctl
+chmod 755 /usr/bin/systemctl
 apt-get install -y -q --no-install-recommends %(target)s ./%(run)s ./%(dev)s > out/apt.log 2>&1
+ls /etc/systemd/system/*.wants/ > out/wants 2>&1 || true
+cp out/systemctl.log out/systemctl.install
 dpkg-query -W -f '${Package} ${Status} ${Version}\n' cudatracer cudatracer-dev > out/status
 dpkg-query -W -f '${Conffiles}\n' cudatracer > out/conffiles
 cudatracer --list-plugins > out/list.txt
@@ -190,6 +211,7 @@ echo $rc > out/inject.rc
 rc=0; cudatracer --plugin cudart -o jsonl:/pkg/out/trace.jsonl -- /pkg/%(sample)s > out/trace.out 2>&1 || rc=$?
 echo $rc > out/trace.rc
 apt-get remove -y -q cudatracer-dev cudatracer > out/remove.log 2>&1
+cp out/systemctl.log out/systemctl.remove
 dpkg-query -W -f '${Status}\n' cudatracer > out/removed
 test -f %(system)s && echo kept > out/conf_after_remove
 apt-get purge -y -q cudatracer > out/purge.log 2>&1
@@ -233,6 +255,15 @@ for what, key in (("inproc", "inproc"), ("inject", "inject")):
     cttest.check(out_file(what + ".rc").strip() == "0" and at(layout[key]) in out_file(what + ".out"),
                  "the installed tracer with %s: exit %s, no %s named:\n%s" % (
                      what, out_file(what + ".rc").strip(), at(layout[key]), out_file(what + ".out")[-3000:]))
+# Installed: systemd knows the unit, nothing enabled or started it; removed:
+# the unit was stopped before its binary went, then systemd forgot it.
+cttest.check(out_file("systemctl.install").split("\n")[-2:] == ["--system daemon-reload", ""] and
+             not re.search(r"\b(start|enable|restart)\b", out_file("systemctl.install")) and
+             "cudatracer" not in out_file("wants"),
+             "install: systemctl was asked %r; enabled: %r" % (out_file("systemctl.install"), out_file("wants")))
+removed = out_file("systemctl.remove")[len(out_file("systemctl.install")):]
+cttest.check(re.search(r"^stop cudatracer\.service\n(.*\n)*.*daemon-reload$", removed, re.M),
+             "remove: systemctl was asked %r" % removed)
 events = cttest.read_jsonl(os.path.join(out, "trace.jsonl"))
 pkgtest.check_sample(events, "the installed tracer, in the root")
 got = [(e["api"], e["result_name"]) for e in events]
