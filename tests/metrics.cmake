@@ -9,3 +9,5 @@ set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
 foreach(t prometheus remote_write otlp bad_input)
 	ct_integration_test(metrics_${t} "${I}/test_metrics_${t}.py" LABELS root)
 endforeach()
+# The network sinks' libraries are opened only for such a sink (sinks/netlibs.c).
+ct_integration_test(sink_libs "${I}/test_sink_libs.py" LABELS root)

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <microhttpd.h>
 #include "sinks/metrics.h"
+#include "sinks/netlibs.h"
 #include "sinks/sink.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -203,16 +203,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		ct_msnap_put(s);
 		__atomic_add_fetch(&p->scrapes, 1, __ATOMIC_RELAXED);
 	}
-	r = MHD_create_response_from_buffer(b.len, b.p ? b.p : (char *)"", b.p ? MHD_RESPMEM_MUST_FREE
+	r = ct_mhd.create_response_from_buffer(b.len, b.p ? b.p : (char *)"", b.p ? MHD_RESPMEM_MUST_FREE
 										 : MHD_RESPMEM_PERSISTENT);
 	if (!r) {
 		ct_sb_free(&b);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	ct_mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 				status == MHD_HTTP_OK ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain");
-	ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
+	ret = ct_mhd.queue_response(conn, status, r);
+	ct_mhd.destroy_response(r);
 	return ret;
 }
 
@@ -292,7 +292,7 @@ static int serve(struct prom_ctx *p)
 	/* The server's thread takes no signals: they are the reader's to handle. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	p->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL, on_request, p,
+	p->d = ct_mhd.start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL, on_request, p,
 				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, 64u,
 				MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -320,6 +320,9 @@ static int prom_open(void *ctx)
 	struct prom_ctx *p = ctx;
 	int err;
 
+	err = ct_netlib_mhd(p->ms.c.name, "prometheus");
+	if (err)
+		return err;
 	ct_mpub_init(&p->pub);
 	err = ct_metric_sink_init(&p->ms);
 	if (err)
@@ -364,7 +367,7 @@ static void prom_destroy(void *ctx)
 	struct prom_ctx *p = ctx;
 
 	if (p->d)
-		MHD_stop_daemon(p->d);
+		ct_mhd.stop_daemon(p->d);
 	p->d = NULL;
 	ct_mpub_free(&p->pub);
 	ct_metrics_free(&p->ms.m);
