@@ -3,7 +3,8 @@
 # Installs what cudatracer needs to build and test on Debian 12 (bookworm), as root.
 # libbpf 1.4 and bpftool come from bookworm-backports: bookworm's own libbpf 1.1
 # lacks uprobe_multi. man-db and groff-base render the generated man pages;
-# debootstrap makes the Debian root the package test installs the .deb in.
+# debootstrap makes the Debian root the package test installs the .deb in;
+# lintian checks the .debs (test_package_lint).
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -29,7 +30,7 @@ apt-get install -y -q --no-install-recommends \
 	libelf-dev libdw-dev zlib1g-dev libinih-dev libcmocka-dev libiberty-dev \
 	libamdhip64-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd \
 	python3 chromium \
-	man-db groff-base debootstrap \
+	man-db groff-base debootstrap lintian \
 	libmicrohttpd-dev libcurl4-openssl-dev libsnappy-dev prometheus
 apt-get install -y -q --no-install-recommends -t bookworm-backports \
 	libbpf-dev libbpf1 bpftool

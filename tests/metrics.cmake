@@ -11,3 +11,5 @@ foreach(t prometheus remote_write otlp bad_input push_stop)
 endforeach()
 # -o TYPE:WHERE: a metric sink's address or URL, never a file of that name.
 ct_integration_test(cli_sink_where "${I}/test_cli_sink_where.py" LABELS root)
+# The network sinks' libraries are opened only for such a sink (sinks/netlibs.c).
+ct_integration_test(sink_libs "${I}/test_sink_libs.py" LABELS root)

@@ -18,6 +18,7 @@
 #include "util/log.h"
 #include "gpu.skel.h"
 #include "capture/gpu.h"
+#include "capture/ownlib.h"
 
 #define INJECT_NAME "libcudatracer-inject.so"
 
@@ -43,8 +44,7 @@ static int trust_library(const char *path)
 
 int ct_gpu_find_library(struct ct_gpu_source *g, const char *conf_path)
 {
-	char exe[PATH_MAX], dirs[3][PATH_MAX];
-	ssize_t n;
+	char where[3 * PATH_MAX + 16];
 
 	if (conf_path && *conf_path) {
 		if (access(conf_path, R_OK)) {
@@ -54,22 +54,10 @@ int ct_gpu_find_library(struct ct_gpu_source *g, const char *conf_path)
 		snprintf(g->path, sizeof(g->path), "%s", conf_path);
 		return trust_library(g->path);
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = 0;
-	if (strrchr(exe, '/'))
-		*strrchr(exe, '/') = 0;
-	snprintf(dirs[0], sizeof(dirs[0]), "%.*s", PATH_MAX - 64, exe);
-	snprintf(dirs[1], sizeof(dirs[1]), "%.*s/../lib/cudatracer", PATH_MAX - 64, exe);
-	snprintf(dirs[2], sizeof(dirs[2]), "%s", CT_INJECT_DIR);
-	for (int i = 0; i < 3; i++) {
-		char path[PATH_MAX + 64];
-
-		snprintf(path, sizeof(path), "%.*s/" INJECT_NAME, PATH_MAX - 64, dirs[i]);
-		if (!access(path, R_OK) && realpath(path, g->path))
-			return trust_library(g->path);
-	}
-	ct_err("--gpu-activity: no " INJECT_NAME " in %s, %s or %s (set tracer.inject_library)", dirs[0],
-	       dirs[1], dirs[2]);
+	if (!ct_ownlib_find(INJECT_NAME, g->path))
+		return trust_library(g->path);
+	ct_ownlib_where(where, sizeof(where));
+	ct_err("--gpu-activity: no " INJECT_NAME " in %s (set tracer.inject_library)", where);
 	return -ENOENT;
 }
 

@@ -22,8 +22,8 @@ struct ct_gpu_source {
 };
 
 /*
- * Find libcudatracer-inject.so: `conf_path` if set, else beside the binary
- * (the build tree), in ../lib/cudatracer, in the install folder. 0 or -ENOENT
+ * Find libcudatracer-inject.so: `conf_path` if set, else where the tracer's
+ * own libraries are (capture/ownlib.h). 0 or -ENOENT
  * (said, with where it looked).
  */
 int ct_gpu_find_library(struct ct_gpu_source *g, const char *conf_path);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * --engine inproc: what the tracer puts into the command (see inproc.h).
- * The libraries are found beside the binary, in ../lib/cudatracer or the
- * install folder, as the injection library is, and trusted the same way:
+ * The libraries are found where the tracer's own libraries are (ownlib.h),
+ * as the injection library is, and trusted the same way:
  * they run inside the command, as it runs.
  */
 #include <errno.h>
@@ -15,42 +15,30 @@
 #include "util/log.h"
 #include "capture/target.h"
 #include "capture/inproc.h"
+#include "capture/ownlib.h"
 #include "decode/decode.h"
 #include "util/procfs.h"
 
-/* The library `name` in the first folder that has it, trusted; into out. */
+/* The library `name` where the tracer's own libraries are, trusted; into out. */
 static int find_lib(const char *name, char *out)
 {
-	char exe[PATH_MAX], dirs[3][PATH_MAX], why[PATH_MAX + 128];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	int fd;
+	char why[PATH_MAX + 128];
+	int fd, err = ct_ownlib_find(name, out);
 
-	exe[n > 0 ? n : 0] = 0;
-	if (strrchr(exe, '/'))
-		*strrchr(exe, '/') = 0;
-	snprintf(dirs[0], sizeof(dirs[0]), "%.*s", PATH_MAX - 64, exe);
-	snprintf(dirs[1], sizeof(dirs[1]), "%.*s/../lib/cudatracer", PATH_MAX - 64, exe);
-	snprintf(dirs[2], sizeof(dirs[2]), "%s", CT_INJECT_DIR);
-	for (int i = 0; i < 3; i++) {
-		char path[PATH_MAX + 128];
-
-		snprintf(path, sizeof(path), "%.*s/%.100s", PATH_MAX - 1, dirs[i], name);
-		if (access(path, R_OK) || !realpath(path, out))
-			continue;
-		fd = ct_trusted_open(out, ct_trust_privileged(), why, sizeof(why));
-		if (fd < 0) {
-			ct_err("--engine inproc: refusing %s: %s", out, fd == -EPERM || fd == -EINVAL ? why : strerror(-fd));
-			return fd;
-		}
-		close(fd);
-		return 0;
+	if (err)
+		return err;
+	fd = ct_trusted_open(out, ct_trust_privileged(), why, sizeof(why));
+	if (fd < 0) {
+		ct_err("--engine inproc: refusing %s: %s", out, fd == -EPERM || fd == -EINVAL ? why : strerror(-fd));
+		return fd;
 	}
-	return -ENOENT;
+	close(fd);
+	return 0;
 }
 
 int ct_inproc_preload(const struct ct_engine_plugin *pl, int n, char *out, size_t len)
 {
-	char path[PATH_MAX], name[128];
+	char path[PATH_MAX], name[128], where[3 * PATH_MAX + 16];
 	size_t used = 0;
 	int err;
 
@@ -60,10 +48,10 @@ int ct_inproc_preload(const struct ct_engine_plugin *pl, int n, char *out, size_
 		else
 			snprintf(name, sizeof(name), "libcudatracer-inproc-%s.so", pl[i].p->name);
 		err = find_lib(name, path);
-		if (err == -ENOENT && i < 0)
-			ct_err("--engine inproc: no %s beside the binary, in ../lib/cudatracer or in %s", name,
-			       CT_INJECT_DIR);
-		else if (err == -ENOENT)
+		if (err == -ENOENT && i < 0) {
+			ct_ownlib_where(where, sizeof(where));
+			ct_err("--engine inproc: no %s in %s", name, where);
+		} else if (err == -ENOENT)
 			ct_err("--engine inproc: plugin %s has no stub library %s: the in-process engine interposes "
 			       "the in-tree plugins' APIs (its stubs are generated from their tables at build time); "
 			       "trace it with --engine ebpf", pl[i].p->name, name);
@@ -73,6 +61,8 @@ int ct_inproc_preload(const struct ct_engine_plugin *pl, int n, char *out, size_
 			return -ENAMETOOLONG;
 		used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ":" : "", path);
 	}
+	/* Which copy goes into the command: an installed tree's, the build tree's. */
+	ct_info("--engine inproc: preloading %s", out);
 	return 0;
 }
 

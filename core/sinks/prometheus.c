@@ -16,10 +16,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <microhttpd.h>
 #include "sinks/endpoint.h"
 #include "sinks/listeners.h"
 #include "sinks/metrics.h"
+#include "sinks/netlibs.h"
 #include "sinks/sink.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -205,16 +205,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		ct_msnap_put(s);
 		__atomic_add_fetch(&p->scrapes, 1, __ATOMIC_RELAXED);
 	}
-	r = MHD_create_response_from_buffer(b.len, b.p ? b.p : (char *)"", b.p ? MHD_RESPMEM_MUST_FREE
+	r = ct_mhd.create_response_from_buffer(b.len, b.p ? b.p : (char *)"", b.p ? MHD_RESPMEM_MUST_FREE
 										 : MHD_RESPMEM_PERSISTENT);
 	if (!r) {
 		ct_sb_free(&b);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	ct_mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 				status == MHD_HTTP_OK ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain");
-	ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
+	ret = ct_mhd.queue_response(conn, status, r);
+	ct_mhd.destroy_response(r);
 	return ret;
 }
 
@@ -293,7 +293,7 @@ static int serve(struct prom_ctx *p)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	/* ITC: so that the socket can be taken back at the end (MHD_quiesce_daemon). */
-	p->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC, 0, NULL, NULL,
+	p->d = ct_mhd.start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC, 0, NULL, NULL,
 				on_request, p,
 				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, 64u,
 				MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
@@ -322,6 +322,9 @@ static int prom_open(void *ctx)
 	struct prom_ctx *p = ctx;
 	int err;
 
+	err = ct_netlib_mhd(p->ms.c.name, "prometheus");
+	if (err)
+		return err;
 	ct_mpub_init(&p->pub);
 	err = ct_metric_sink_init(&p->ms);
 	if (err)
@@ -368,9 +371,9 @@ static void prom_destroy(void *ctx)
 	if (p->d) {
 		/* The socket, kept listening for a daemon's next session (listeners.h):
 		 * a scrape meanwhile waits in its queue, and no one else can bind the port. */
-		int fd = MHD_quiesce_daemon(p->d);
+		int fd = ct_mhd.quiesce_daemon(p->d);
 
-		MHD_stop_daemon(p->d);
+		ct_mhd.stop_daemon(p->d);
 		if (fd >= 0)
 			ct_listeners_keep(p->listen, fd);
 	}

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <curl/curl.h>
+#include "sinks/netlibs.h"
 #include "sinks/push.h"
 #include "util/log.h"
 
@@ -73,26 +73,26 @@ static enum outcome post(struct ct_push *p, CURL *c, const struct ct_push_item *
 
 	if (by && by > now && (by - now) / 1000000 < ms)
 		ms = (by - now) / 1000000;
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(ms ? ms : 1));
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(ms ? ms : 1));
+	ct_curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(ms ? ms : 1));
+	ct_curl.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(ms ? ms : 1));
 	if (!p->encode(p->ud, it, &body)) {
 		ct_sb_free(&body);
 		snprintf(why, wn, "out of memory encoding a batch");
 		return REJECTED;
 	}
-	curl_easy_setopt(c, CURLOPT_URL, p->urls[it->kind]);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, p->hdrs);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.p ? body.p : "");
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body.len);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
-	cc = curl_easy_perform(c);
+	ct_curl.easy_setopt(c, CURLOPT_URL, p->urls[it->kind]);
+	ct_curl.easy_setopt(c, CURLOPT_HTTPHEADER, p->hdrs);
+	ct_curl.easy_setopt(c, CURLOPT_POSTFIELDS, body.p ? body.p : "");
+	ct_curl.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body.len);
+	ct_curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	ct_curl.easy_setopt(c, CURLOPT_WRITEDATA, &r);
+	cc = ct_curl.easy_perform(c);
 	ct_sb_free(&body);
 	if (cc != CURLE_OK) {
-		snprintf(why, wn, "%s", curl_easy_strerror(cc));
+		snprintf(why, wn, "%s", ct_curl.easy_strerror(cc));
 		return RETRY;
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	ct_curl.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	if (code >= 200 && code < 300)
 		return SENT;
 	snprintf(why, wn, "HTTP %ld%s%s", code, r.n ? ": " : "", r.text);
@@ -197,11 +197,11 @@ static void send_item(struct ct_push *p, CURL *c, struct ct_push_item *it)
 static void *sender(void *arg)
 {
 	struct ct_push *p = arg;
-	CURL *c = curl_easy_init();
+	CURL *c = ct_curl.easy_init();
 
 	if (c) {
-		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L); /* timeouts: each post's own */
-		curl_easy_setopt(c, CURLOPT_USERAGENT, "cudatracer/" CT_VERSION);
+		ct_curl.easy_setopt(c, CURLOPT_NOSIGNAL, 1L); /* timeouts: each post's own */
+		ct_curl.easy_setopt(c, CURLOPT_USERAGENT, "cudatracer/" CT_VERSION);
 	}
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
@@ -228,7 +228,7 @@ static void *sender(void *arg)
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (c)
-		curl_easy_cleanup(c);
+		ct_curl.easy_cleanup(c);
 	return NULL;
 }
 
@@ -237,11 +237,14 @@ int ct_push_start(struct ct_push *p)
 	sigset_t all, old;
 	int err;
 
+	err = ct_netlib_curl(p->sink, p->type);
+	if (err)
+		return err;
 	/* once, from the reader, before any sender runs: it is not thread-safe */
-	if (curl_global_init(CURL_GLOBAL_DEFAULT))
+	if (ct_curl.global_init(CURL_GLOBAL_DEFAULT))
 		return -EIO;
 	for (int i = 0; p->headers && p->headers[i]; i++) {
-		struct curl_slist *h = curl_slist_append(p->hdrs, p->headers[i]);
+		struct curl_slist *h = ct_curl.slist_append(p->hdrs, p->headers[i]);
 
 		if (!h)
 			return -ENOMEM;
@@ -355,8 +358,10 @@ int ct_push_stop(struct ct_push *p, uint64_t flush_ns)
 	if (!lost && p->failures)
 		ct_info("sink '%s' (%s): %llu pushes failed and were retried; the last values went through",
 			p->sink, p->type, (unsigned long long)p->failures);
-	curl_slist_free_all(p->hdrs);
-	p->hdrs = NULL;
-	curl_global_cleanup();
+	if (ct_curl.global_cleanup) { /* NULL where libcurl could not be opened */
+		ct_curl.slist_free_all(p->hdrs);
+		p->hdrs = NULL;
+		ct_curl.global_cleanup();
+	}
 	return lost ? -EIO : 0;
 }

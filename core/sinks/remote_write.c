@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <snappy-c.h>
 #include "sinks/endpoint.h"
 #include "sinks/metrics.h"
+#include "sinks/netlibs.h"
 #include "sinks/push.h"
 #include "sinks/sink.h"
 #include "util/log.h"
@@ -129,9 +129,9 @@ static bool rw_encode(void *ud, const struct ct_push_item *it, struct ct_sb *bod
 	(void)ud;
 	write_request(&w, it->obj);
 	ok = !w.oom;
-	n = snappy_max_compressed_length(w.b.len);
+	n = ct_snappy.max_compressed_length(w.b.len);
 	ok = ok && ct_sb_room(body, n);
-	ok = ok && snappy_compress(w.b.p ? w.b.p : "", w.b.len, body->p, &n) == SNAPPY_OK;
+	ok = ok && ct_snappy.compress(w.b.p ? w.b.p : "", w.b.len, body->p, &n) == SNAPPY_OK;
 	if (ok)
 		body->len = n;
 	ct_pb_free(&w);
@@ -189,6 +189,9 @@ static int rw_open(void *ctx)
 	int err;
 
 	/* url set and an http(s) URL, interval and timeout more than 0: the config's checks */
+	err = ct_netlib_snappy(r->ms.c.name, "remote_write");
+	if (err)
+		return err;
 	err = ct_metric_sink_init(&r->ms);
 	if (err)
 		return err;

@@ -23,6 +23,10 @@ def install_layout():
     return prefix, {
         "binary": "bin/cudatracer",
         "plugin": libdir + "/cudatracer/plugins/libct-cudart.so",
+        # What --gpu-activity and --engine inproc put into the command.
+        "inject": libdir + "/cudatracer/libcudatracer-inject.so",
+        "inproc": libdir + "/cudatracer/libcudatracer-inproc.so",
+        "inproc_cudart": libdir + "/cudatracer/libcudatracer-inproc-cudart.so",
         "man1": "share/man/man1/cudatracer.1.gz",
         "man5": "share/man/man5/cudatracer.ini.5.gz",
         "completion": "share/bash-completion/completions/cudatracer",

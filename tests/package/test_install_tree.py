@@ -3,7 +3,9 @@
 
 Installed with --prefix into a temporary folder, and then moved elsewhere:
 the tree's own binary finds the tree's plugins (through the libdir it was
-built with, lib/x86_64-linux-gnu on Debian) and traces the sample; its
+built with, lib/x86_64-linux-gnu on Debian) and traces the sample, and
+--engine inproc and --gpu-activity find the libraries they put into the
+command in that libdir too; its
 cudatracer.pc, found by PKG_CONFIG_PATH alone, points into the tree; the
 system config lands in PREFIX/etc, never in the host's /etc. With DESTDIR
 (a package build), the config goes where the binary reads it, under DESTDIR.
@@ -57,6 +59,19 @@ trace = cttest.run(["--plugin", "cudart"], command=[sample])
 pkgtest.check_sample(trace.events, "the moved tree's tracer", trace)
 got = [(e["api"], e["result_name"]) for e in trace.events]
 cttest.check(got == want, "the moved tree's trace differs from the build tree's:\n got  %s\n want %s" % (got, want), trace)
+
+# --engine inproc and --gpu-activity take the libraries they put into the
+# command from the moved tree's libdir, where it installed them.
+libdir = os.path.dirname(os.path.join(moved, layout["inject"]))
+loop = cttest.program("cudart_loop_shared")
+trace = cttest.run(["--no-config", "-v", "--engine", "inproc"], command=[loop, "3"])
+cttest.check(trace.rc == 0 and len(trace.calls("cudaMemset")) == 3,
+             "the moved tree's --engine inproc: exit %d, %d cudaMemset" % (trace.rc, len(trace.calls("cudaMemset"))), trace)
+cttest.check(os.path.join(libdir, "libcudatracer-inproc.so") in trace.stderr,
+             "the moved tree's --engine inproc does not preload %s/libcudatracer-inproc.so" % libdir, trace)
+trace = cttest.run(["--no-config", "-v", "--plugin", "cudart", "--gpu-activity"], command=["/bin/true"])
+cttest.check(trace.rc == 0 and os.path.join(libdir, "libcudatracer-inject.so") in trace.stderr,
+             "the moved tree's --gpu-activity does not inject %s/libcudatracer-inject.so" % libdir, trace)
 
 # Its cudatracer.pc, by PKG_CONFIG_PATH alone.
 env = dict(os.environ, PKG_CONFIG_PATH=os.path.dirname(os.path.join(moved, layout["pc"])), PKG_CONFIG_LIBDIR="")

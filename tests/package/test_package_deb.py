@@ -28,7 +28,7 @@ import pkgtest
 cttest.need_root()
 if os.environ.get("CT_SANITIZE", "").upper() in ("1", "ON", "TRUE", "YES"):
     cttest.skip("a sanitizer build: its binary needs the sanitizer runtimes, which no package depends on")
-for tool in ("cpack", "dpkg-deb", "dpkg-shlibdeps", "debootstrap", "unshare", "chroot", "readelf"):
+for tool in ("cpack", "dpkg-deb", "dpkg-shlibdeps", "debootstrap", "unshare", "chroot", "readelf", "lintian"):
     if not shutil.which(tool):
         cttest.skip("%s is not installed (scripts/install-deps.sh installs it)" % tool)
 sample = cttest.program("sample_static")
@@ -60,23 +60,33 @@ def field(deb, name):
 
 
 def contents(deb):
-    """The files of a package (not its folders)."""
-    return {re.sub(r"^\./", "/", l.split()[-1]) for l in sh(["dpkg-deb", "-c", deb]).splitlines()
-            if not l.startswith("d")}
+    """The files and links of a package (not its folders)."""
+    return {re.sub(r"^\./", "/", re.sub(r" -> .*$", "", l).split()[-1])
+            for l in sh(["dpkg-deb", "-c", deb]).splitlines() if not l.startswith("d")}
 
 
 run_deb, dev_deb = found["cudatracer"], found["cudatracer-dev"]
 for deb in (run_deb, dev_deb):
     cttest.check(field(deb, "Version") == version, "%s is version %s, the changelog's %s" % (deb, field(deb, "Version"), version))
 files = contents(run_deb)
+dev_files = contents(dev_deb)
 at = lambda rel: os.path.join(prefix, rel)  # noqa: E731
-want = [at(layout[k]) for k in ("binary", "plugin", "man1", "man5", "completion", "copyright", "changelog")]
+# Every file an install puts in place is in one of the packages (debhelper's
+# dh_missing): a new library, or an install rule with no COMPONENT, cannot be
+# left out silently.
+stage = os.path.join(tmp, "stage")
+sh(["cmake", "--install", cttest.BUILD], env=dict(os.environ, DESTDIR=stage))
+staged = {os.path.join("/", os.path.relpath(os.path.join(d, f), stage))
+          for d, _, names in os.walk(stage) for f in names}
+missing = staged - files - dev_files
+cttest.check(not missing, "installed by cmake --install but in neither package:\n%s" % "\n".join(sorted(missing)))
+want = [at(layout[k]) for k in ("binary", "plugin", "man1", "man5", "completion", "copyright", "changelog",
+                                "inject", "inproc", "inproc_cudart")]
 want += [at(os.path.join(os.path.dirname(layout["plugin"]), "libct-%s.so" % p)) for p in ("cuda", "hip", "opencl", "nccl")]
 want.append(system)
 want.append(at("lib/systemd/system/cudatracer.service"))  # the daemon's unit (docs/daemon.md)
 for path in want:
     cttest.check(path in files, "cudatracer's package has no %s:\n%s" % (path, "\n".join(sorted(files))))
-dev_files = contents(dev_deb)
 for path in (at(layout["header"]), at("include/cudatracer/hook.bpf.h"), at(layout["pc"]), at(layout["gen_enum"]),
              at("share/doc/cudatracer-dev/copyright")):
     cttest.check(path in dev_files, "cudatracer-dev's package has no %s" % path)
@@ -89,6 +99,20 @@ with gzip.open(unpacked + at(layout["changelog"]), "rt") as f:
     cttest.check(f.read() == changelog, "the packaged changelog is not packaging/debian/changelog")
 with open(unpacked + at(layout["copyright"])) as f:
     cttest.check("MIT License" in f.read(), "the packaged copyright is not the MIT LICENSE")
+
+# The unit never restarts forever: the shipped config has no sink, and the
+# status a daemon exits with for that is one the unit does not restart on.
+with open(unpacked + at("lib/systemd/system/cudatracer.service")) as f:
+    unit = dict(re.findall(r"^(\w+)=(.*)$", f.read(), re.M))
+daemon = subprocess.run([cttest.TRACER, "--daemon", "-c", unpacked + system], capture_output=True, text=True, timeout=60)
+cttest.check(unit.get("Restart") == "on-failure" and daemon.returncode != 0 and
+             str(daemon.returncode) in unit.get("RestartPreventExitStatus", "").split(),
+             "the shipped config's daemon exits %d (%s), the unit restarts on-failure but for RestartPreventExitStatus=%s" % (
+                 daemon.returncode, daemon.stderr.strip(), unit.get("RestartPreventExitStatus")))
+control = sh(["dpkg-deb", "-I", run_deb])
+for script in ("postinst", "prerm", "postrm"):
+    cttest.check(re.search(r"^\s+\d+ bytes,\s+\d+ lines\s+\*\s+%s\s" % script, control, re.M),
+                 "cudatracer has no %s (systemd is not told of the unit):\n%s" % (script, control))
 
 # Depends names the package that ships each library the ELF files need.
 depends = {d.split()[0] for d in field(run_deb, "Depends").split(", ")}
@@ -103,6 +127,12 @@ for elf in elfs:
             subprocess.run(["dpkg", "-S", path.replace("/lib/", "/usr/lib/", 1)], capture_output=True, text=True).stdout
         pkgs = {o.split(":")[0] for o in owners.split(": ")[0].split(", ")} if owners else set()
         cttest.check(pkgs & depends, "%s needs %s (%s), but Depends is %s" % (os.path.basename(elf), lib, pkgs, sorted(depends)))
+# lintian: no error or warning but the overrides the packages ship, each
+# with its reason (packaging/debian/*.lintian-overrides).
+p = subprocess.run(["lintian", "--fail-on", "error,warning", "--tag-display-limit", "0", run_deb, dev_deb],
+                   capture_output=True, text=True, timeout=600)
+tags = [l for l in p.stdout.splitlines() if re.match(r"^[EW]: ", l)]
+cttest.check(p.returncode == 0 and not tags, "lintian: exit %d\n%s%s" % (p.returncode, p.stdout[-4000:], p.stderr[-2000:]))
 built = time.monotonic()
 
 
@@ -162,13 +192,26 @@ cd /pkg
 export DEBIAN_FRONTEND=noninteractive
 # Lists a day old may name packages the mirror no longer has.
 [ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440)" ] || apt-get update -q
+# systemd as the maintainer scripts see it (/run/systemd/system), played by
+# a systemctl that logs what it is asked.
+mkdir -p /run/systemd/system
+printf '#!/bin/sh\necho "$*" >> /pkg/out/systemctl.log\n' > /usr/bin/systemctl
+chmod 755 /usr/bin/systemctl
 apt-get install -y -q --no-install-recommends %(target)s ./%(run)s ./%(dev)s > out/apt.log 2>&1
+ls /etc/systemd/system/*.wants/ > out/wants 2>&1 || true
+cp out/systemctl.log out/systemctl.install
 dpkg-query -W -f '${Package} ${Status} ${Version}\n' cudatracer cudatracer-dev > out/status
 dpkg-query -W -f '${Conffiles}\n' cudatracer > out/conffiles
 cudatracer --list-plugins > out/list.txt
+# The libraries put into a command, from the package's libdir.
+rc=0; cudatracer -v --engine inproc -o jsonl:/dev/null -- /bin/true > out/inproc.out 2>&1 || rc=$?
+echo $rc > out/inproc.rc
+rc=0; cudatracer -v --plugin cudart --gpu-activity -o jsonl:/dev/null -- /bin/true > out/inject.out 2>&1 || rc=$?
+echo $rc > out/inject.rc
 rc=0; cudatracer --plugin cudart -o jsonl:/pkg/out/trace.jsonl -- /pkg/%(sample)s > out/trace.out 2>&1 || rc=$?
 echo $rc > out/trace.rc
 apt-get remove -y -q cudatracer-dev cudatracer > out/remove.log 2>&1
+cp out/systemctl.log out/systemctl.remove
 dpkg-query -W -f '${Status}\n' cudatracer > out/removed
 test -f %(system)s && echo kept > out/conf_after_remove
 apt-get purge -y -q cudatracer > out/purge.log 2>&1
@@ -208,6 +251,19 @@ for name in ("cudart", "cuda", "hip", "opencl", "nccl"):
     cttest.check(re.search(r"^%s .* %s/libct-%s\.so$" % (name, re.escape(plugdir), name), out_file("list.txt"), re.M),
                  "the installed binary does not find %s in %s:\n%s" % (name, plugdir, out_file("list.txt")))
 cttest.check(out_file("list.txt").count("libct-cudart.so") == 1, "cudart listed twice:\n" + out_file("list.txt"))
+for what, key in (("inproc", "inproc"), ("inject", "inject")):
+    cttest.check(out_file(what + ".rc").strip() == "0" and at(layout[key]) in out_file(what + ".out"),
+                 "the installed tracer with %s: exit %s, no %s named:\n%s" % (
+                     what, out_file(what + ".rc").strip(), at(layout[key]), out_file(what + ".out")[-3000:]))
+# Installed: systemd knows the unit, nothing enabled or started it; removed:
+# the unit was stopped before its binary went, then systemd forgot it.
+cttest.check(out_file("systemctl.install").split("\n")[-2:] == ["--system daemon-reload", ""] and
+             not re.search(r"\b(start|enable|restart)\b", out_file("systemctl.install")) and
+             "cudatracer" not in out_file("wants"),
+             "install: systemctl was asked %r; enabled: %r" % (out_file("systemctl.install"), out_file("wants")))
+removed = out_file("systemctl.remove")[len(out_file("systemctl.install")):]
+cttest.check(re.search(r"^stop cudatracer\.service\n(.*\n)*.*daemon-reload$", removed, re.M),
+             "remove: systemctl was asked %r" % removed)
 events = cttest.read_jsonl(os.path.join(out, "trace.jsonl"))
 pkgtest.check_sample(events, "the installed tracer, in the root")
 got = [(e["api"], e["result_name"]) for e in events]
