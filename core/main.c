@@ -17,6 +17,7 @@
 #include "merge/merge.h"
 #include "report/report.h"
 #include "util/log.h"
+#include "util/plural.h"
 #include "plugin/loader.h"
 #include "capture/target.h"
 #include "session.h"
@@ -39,9 +40,9 @@ static void list_apis(const struct ct_config *c, const struct ct_loaded_plugin *
 	if (!on)
 		return;
 	ct_session_select(c, p, on);
-	printf("# plugin %s (%s): %zu APIs; traced = by the current profile and filters; "
+	printf("# plugin %s (%s): %zu API%s; traced = by the current profile and filters; "
 	       "entry-only = no return probe, no result or duration (tracer.timed times one)\n",
-	       p->name, lp->path, p->n_apis);
+	       p->name, lp->path, p->n_apis, CT_S(p->n_apis));
 	for (size_t i = 0; i < p->n_apis; i++) {
 		const struct ct_api *a = &p->apis[i];
 		enum ct_timing tm = ct_session_timing(c, a);

@@ -33,6 +33,7 @@
 #include "capture/guard.h"
 #include "symbols/symbolizer.h"
 #include "util/log.h"
+#include "util/plural.h"
 #include "util/u64map.h"
 #include "decode/comms.h"
 #include "decode/names.h"
@@ -53,6 +54,10 @@
 #include "session.h"
 #include "capture/target.h"
 #include "capture/watcher.h"
+
+/* What to raise when a ring was full. */
+#define RINGBUF_ADVICE "[tracer] ringbuf_size"
+#define INPROC_RING_ADVICE "[tracer] inproc_ring_size"
 
 struct session {
 	struct ct_config *conf;
@@ -1077,13 +1082,15 @@ static void report(struct session *s)
 			s->stats.gpu_lost = g[CT_GPU_STAT_LOST] + g[CT_GPU_STAT_UNREAD] + g[CT_GPU_STAT_TOO_LONG];
 	}
 	if (st[CT_STAT_AGG_FULL])
-		ct_warn("%llu calls were not counted: the kernel's table of (process, API) pairs is full "
-			"(%u pairs)", (unsigned long long)st[CT_STAT_AGG_FULL], s->engine.agg_pool);
+		ct_warn("%llu call%s not counted: the kernel's table of (process, API) pairs is full "
+			"(%u pair%s)", (unsigned long long)st[CT_STAT_AGG_FULL], CT_S(st[CT_STAT_AGG_FULL]),
+			s->engine.agg_pool, CT_S(s->engine.agg_pool));
 	if (st[CT_STAT_NOSTACK] || s->stacks.unmatched)
-		ct_warn("%llu calls carry no stack: %llu could not be taken or sent (ring full: raise [tracer] "
-			"ringbuf_size), %llu named a stack that never arrived",
+		ct_warn("%llu call%s with no stack: %llu could not be taken or sent (ring full: raise %s), "
+			"%llu named a stack that never arrived",
 			(unsigned long long)(st[CT_STAT_NOSTACK] + s->stacks.unmatched),
-			(unsigned long long)st[CT_STAT_NOSTACK], (unsigned long long)s->stacks.unmatched);
+			CT_S(st[CT_STAT_NOSTACK] + s->stacks.unmatched), (unsigned long long)st[CT_STAT_NOSTACK],
+			RINGBUF_ADVICE, (unsigned long long)s->stacks.unmatched);
 }
 
 /* On the closing line: runtimes whose calls were not traced, and why. */
@@ -1097,14 +1104,13 @@ static size_t report_attach(const struct session *s, char *buf, size_t n)
 	for (int i = 0; i < s->n_plugins; i++)
 		failed += s->probes[i].n_failed;
 	if (failed)
-		ADD(", %d librar%s could not be probed", failed, failed > 1 ? "ies" : "y");
+		ADD(", %d librar%s could not be probed", failed, ct_plural(failed, "y", "ies"));
 	/* Opens looked at too late: the file may have been probed already. */
 	if (s->late_ended)
-		ADD(", %u runtime open%s not followed (the process had ended)", s->late_ended,
-		    s->late_ended > 1 ? "s" : "");
+		ADD(", %u runtime open%s not followed (the process had ended)", s->late_ended, CT_S(s->late_ended));
 	if (s->late_unfound)
-		ADD(", %u runtime open%s not followed (the file no longer open or mapped)",
-		    s->late_unfound, s->late_unfound > 1 ? "s" : "");
+		ADD(", %u runtime open%s not followed (the file no longer open or mapped)", s->late_unfound,
+		    CT_S(s->late_unfound));
 #undef ADD
 	return len < n ? len : n;
 }
@@ -1184,14 +1190,15 @@ static void pause_apply(struct session *s)
 			ct_info("recording starts paused (%s): nothing is recorded until SIGUSR2",
 				s->conf->tracer.start_paused ? "tracer.start_paused" : "SIGUSR1");
 		else
-			ct_info("paused (SIGUSR1): calls that begin from now on are not recorded; %llu events so "
-				"far; SIGUSR2 resumes", (unsigned long long)s->stats.events);
+			ct_info("paused (SIGUSR1): calls that begin from now on are not recorded; %llu event%s so "
+				"far; SIGUSR2 resumes", (unsigned long long)s->stats.events, CT_S(s->stats.events));
 		return;
 	}
 	s->paused_ns += now - s->paused_at;
-	ct_info("resumed (SIGUSR2) after %.3f s paused: recording again; %llu events so far, %llu of them "
+	ct_info("resumed (SIGUSR2) after %.3f s paused: recording again; %llu event%s so far, %llu of them "
 		"read while paused (calls in flight or in the ring at the pause)", (double)(now - s->paused_at) / 1e9,
-		(unsigned long long)s->stats.events, (unsigned long long)(s->stats.events - s->events_at_pause));
+		(unsigned long long)s->stats.events, CT_S(s->stats.events),
+		(unsigned long long)(s->stats.events - s->events_at_pause));
 }
 
 /* The closing report's line on pauses, if there were any. */
@@ -1202,7 +1209,7 @@ static void say_paused(const struct session *s)
 	if (!s->pauses)
 		return;
 	ct_note("recording was paused for %.3f s of the %.3f s traced (%u pause%s%s)", (double)paused / 1e9,
-		(double)(end - s->traced_at) / 1e9, s->pauses, s->pauses > 1 ? "s" : "",
+		(double)(end - s->traced_at) / 1e9, s->pauses, CT_S(s->pauses),
 		s->paused ? "; still paused at the end" : "");
 }
 
@@ -1246,13 +1253,14 @@ static void gpu_report(struct session *s)
 	}
 	if (!g->processes)
 		return; /* the library said why it could not */
-	fprintf(stderr, "cudatracer: GPU activity: %llu kernels (%llu unnamed), %llu copies, %llu sets, "
-		"%llu without their launching call\n", (unsigned long long)g->kernels,
-		(unsigned long long)g->unnamed, (unsigned long long)g->copies, (unsigned long long)g->sets,
-		(unsigned long long)g->uncorrelated);
+	fprintf(stderr, "cudatracer: GPU activity: %llu kernel%s (%llu unnamed), %llu %s, %llu set%s, "
+		"%llu without their launching call\n", (unsigned long long)g->kernels, CT_S(g->kernels),
+		(unsigned long long)g->unnamed, (unsigned long long)g->copies, ct_plural(g->copies, "copy", "copies"),
+		(unsigned long long)g->sets, CT_S(g->sets), (unsigned long long)g->uncorrelated);
 	if (s->stats.gpu_lost)
-		ct_warn("%llu batches of GPU activity did not fit in the ring buffer: raise [tracer] ringbuf_size",
-			(unsigned long long)s->stats.gpu_lost);
+		ct_warn("%llu %s of GPU activity did not fit in the ring buffer: raise %s",
+			(unsigned long long)s->stats.gpu_lost, ct_plural(s->stats.gpu_lost, "batch", "batches"),
+			RINGBUF_ADVICE);
 	if (g->cupti_dropped)
 		ct_warn("CUPTI dropped %llu activity records (its buffers were full)",
 			(unsigned long long)g->cupti_dropped);
@@ -1336,9 +1344,9 @@ static void say_profile_cost(const struct session *s)
 		for (size_t k = 0; k < s->plugins[i].p->n_apis; k++)
 			hot += s->enabled[i][k] && (s->plugins[i].p->apis[k].flags & CT_API_HOT);
 	if (hot)
-		ct_note("--profile full: %zu hot getters traced too; each of their calls costs two uprobe traps, "
+		ct_note("--profile full: %zu hot getter%s traced too; each of their calls costs two uprobe traps, "
 			"about 1.5 us (H200 VM: cudaGetDevice 60 ns untraced, 1.6 us traced; docs/performance.md)",
-			hot);
+			hot, CT_S(hot));
 }
 
 /* "Tracing 57 APIs of cudart in PID 4242 (app). Ctrl-C to end." (not with -q) */
@@ -1409,16 +1417,17 @@ static void say_totals(const struct session *s)
 	size_t len = 0;
 
 	if (s->stats.unpaired || s->stats.too_deep)
-		len += (size_t)snprintf(more, sizeof(more), ", %llu returns without their call, %llu calls nested "
+		len += (size_t)snprintf(more, sizeof(more), ", %llu return%s without their call, %llu call%s nested "
 					"too deep to capture", (unsigned long long)s->stats.unpaired,
-					(unsigned long long)s->stats.too_deep);
+					CT_S(s->stats.unpaired), (unsigned long long)s->stats.too_deep,
+					CT_S(s->stats.too_deep));
 	if (s->stats.filtered && len < sizeof(more))
 		len += (size_t)snprintf(more + len, sizeof(more) - len, ", %llu filtered out",
 					(unsigned long long)s->stats.filtered);
 	if (len < sizeof(more))
 		report_attach(s, more + len, sizeof(more) - len);
-	ct_note("%llu events, %llu records lost%s", (unsigned long long)s->stats.events,
-		(unsigned long long)s->stats.lost, more);
+	ct_note("%llu event%s, %llu record%s lost%s", (unsigned long long)s->stats.events, CT_S(s->stats.events),
+		(unsigned long long)s->stats.lost, CT_S(s->stats.lost), more);
 }
 
 int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_session_daemon *d)
@@ -1599,15 +1608,15 @@ out:
 		say_paused(s);
 		if (s->stats.launches_named || s->stats.launches_unnamed || ct_decode_strings_unread())
 			ct_note("launches: %llu with their kernel named, %llu unnamed (handles made before "
-				"tracing, or whose name could not be read); %llu names unread at entry and at return",
+				"tracing, or whose name could not be read); %llu name%s unread at entry and at return",
 				(unsigned long long)s->stats.launches_named,
 				(unsigned long long)s->stats.launches_unnamed,
-				(unsigned long long)ct_decode_strings_unread());
+				(unsigned long long)ct_decode_strings_unread(), CT_S(ct_decode_strings_unread()));
 		gpu_report(s);
 	}
 	if (s->stats.lost)
-		ct_warn("%llu records did not fit in the ring buffer: raise [tracer] %s",
-			(unsigned long long)s->stats.lost, s->inproc ? "inproc_ring_size" : "ringbuf_size");
+		ct_warn("%llu record%s did not fit in the ring buffer: raise %s", (unsigned long long)s->stats.lost,
+			CT_S(s->stats.lost), s->inproc ? INPROC_RING_ADVICE : RINGBUF_ADVICE);
 	teardown(s);
 	ct_guard_stop(&s->guard);
 	if (failed && !s->child)

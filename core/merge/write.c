@@ -12,6 +12,7 @@
 #include "merge/merge.h"
 #include "sinks/sink.h"
 #include "util/log.h"
+#include "util/plural.h"
 
 typedef int (*write_fn)(const struct ct_merge *m, FILE *out);
 
@@ -158,8 +159,9 @@ static int summary(const struct ct_merge *m, FILE *out)
 		free(s);
 		return -ENOMEM;
 	}
-	fprintf(out, "cudatracer merge: %zu inputs, %zu hosts, %zu processes, %zu calls\n\n",
-		m->n_traces, m->n_domains, m->n_procs, m->n_events);
+	fprintf(out, "cudatracer merge: %zu input%s, %zu host%s, %zu process%s, %zu call%s\n\n", m->n_traces,
+		CT_S(m->n_traces), m->n_domains, CT_S(m->n_domains), m->n_procs, ct_plural(m->n_procs, "", "es"),
+		m->n_events, CT_S(m->n_events));
 	fputs("Clock offset applied per host:\n", out);
 	for (size_t d = 0; d < m->n_domains; d++) {
 		const struct ct_mdomain *dm = &m->domains[d];

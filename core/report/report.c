@@ -18,6 +18,7 @@
 #include "sinks/output.h"
 #include "sinks/sink.h"
 #include "util/log.h"
+#include "util/plural.h"
 #include "util/u64map.h"
 
 static const char usage[] =
@@ -86,13 +87,17 @@ static int procs_end(struct ct_output *o, struct ct_u64map *m)
 static void say_skips(const struct ct_replay *r, const char *path)
 {
 	if (r->skipped) {
-		ct_warn("report: %" PRIu64 " calls of %s were skipped: APIs the loaded plugins do not "
-			"have (a trace of another version?):", r->skipped, path);
+		ct_warn("report: %" PRIu64 " call%s of %s %s skipped: APIs the loaded plugins do not "
+			"have (a trace of another version?):", r->skipped, CT_S(r->skipped), path,
+			ct_plural(r->skipped, "was", "were"));
 		for (size_t i = 0; i < r->n_skips; i++)
-			ct_warn("  %s %s: %" PRIu64 " calls", r->skips[i].plugin, r->skips[i].api, r->skips[i].n);
+			ct_warn("  %s %s: %" PRIu64 " call%s", r->skips[i].plugin, r->skips[i].api, r->skips[i].n,
+				CT_S(r->skips[i].n));
 	}
 	if (r->other_kinds)
-		ct_info("report: %" PRIu64 " lines that are not calls were skipped", r->other_kinds);
+		ct_info("report: %" PRIu64 " %s not calls %s skipped", r->other_kinds,
+			ct_plural(r->other_kinds, "line that is", "lines that are"),
+			ct_plural(r->other_kinds, "was", "were"));
 }
 
 /* Every call of the trace to the sinks. */
@@ -223,7 +228,7 @@ int ct_report_main(int argc, char **argv)
 		goto out;
 	say_skips(&r, tf.path);
 	if (ct_verbosity >= CT_LOG_WARN)
-		fprintf(stderr, "cudatracer report: %" PRIu64 " events from %s\n", st.events, tf.path);
+		fprintf(stderr, "cudatracer report: %" PRIu64 " event%s from %s\n", st.events, CT_S(st.events), tf.path);
 	ret = 0;
 out:
 	ct_replay_free(&r);

@@ -23,6 +23,7 @@
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "sinks/texttable.h"
+#include "util/plural.h"
 #include "util/strbuf.h"
 
 enum summary_format { FMT_TABLE, FMT_JSON, FMT_CSV };
@@ -95,20 +96,21 @@ static int print_table_err_sites(FILE *out, struct ct_api_stat *const *v, size_t
 					"%d frames of each):\n", CT_SITES_SHOWN, CT_SITE_FRAMES_SHOWN);
 			any = true;
 			fprintf(out, "%s %s %s: %" PRIu64 " call%s\n", v[i]->plugin, v[i]->api, es->name, es->calls,
-				es->calls > 1 ? "s" : "");
+				CT_S(es->calls));
 			for (size_t k = 0; k < ns && k < CT_SITES_SHOWN; k++) {
-				fprintf(out, "  %" PRIu64 " call%s at:\n", sv[k]->count, sv[k]->count > 1 ? "s" : "");
+				fprintf(out, "  %" PRIu64 " call%s at:\n", sv[k]->count, CT_S(sv[k]->count));
 				for (uint32_t f = 0; f < sv[k]->n_lines && f < CT_SITE_FRAMES_SHOWN; f++)
 					fprintf(out, "      %s\n", sv[k]->lines[f]);
 				if (sv[k]->n_lines > CT_SITE_FRAMES_SHOWN)
-					fprintf(out, "      ... %u more frames\n", sv[k]->n_lines - CT_SITE_FRAMES_SHOWN);
+					fprintf(out, "      ... %u more frame%s\n", sv[k]->n_lines - CT_SITE_FRAMES_SHOWN,
+						CT_S(sv[k]->n_lines - CT_SITE_FRAMES_SHOWN));
 			}
 			more = other_calls(es, sv, ns);
 			if (more)
-				fprintf(out, "  %" PRIu64 " call%s at other sites\n", more, more > 1 ? "s" : "");
+				fprintf(out, "  %" PRIu64 " call%s at other sites\n", more, CT_S(more));
 			if (es->calls > es->stacked)
 				fprintf(out, "  %" PRIu64 " call%s with no stack\n", es->calls - es->stacked,
-					es->calls - es->stacked > 1 ? "s" : "");
+					CT_S(es->calls - es->stacked));
 			free(sv);
 		}
 	}
@@ -131,8 +133,9 @@ static int print_table_proc(FILE *out, const struct ct_proc_stat *p)
 	err = ct_apistats_sorted(p, &v, &n);
 	if (err)
 		return err;
-	fprintf(out, "pid %u (%s): %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64
-		" ns in traced calls\n\n", p->pid, ct_text_comm(comm, p->comm), p->calls, p->errors, p->total_ns);
+	fprintf(out, "pid %u (%s): %" PRIu64 " call%s, %" PRIu64 " error%s, %" PRIu64
+		" ns in traced calls\n\n", p->pid, ct_text_comm(comm, p->comm), p->calls, CT_S(p->calls), p->errors,
+		CT_S(p->errors), p->total_ns);
 	err = ct_table_row(&t, head);
 	if (!err)
 		err = ct_table_row(&k, khead);
@@ -734,8 +737,8 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 				err = print_table_gpu(out, &s->gpu, procs[i]->pid);
 		}
 		if (rs && rs->lost)
-			fprintf(out, "\nwarning: %" PRIu64 " records lost: the figures above undercount\n",
-				rs->lost);
+			fprintf(out, "\nwarning: %" PRIu64 " record%s lost: the figures above undercount\n",
+				rs->lost, CT_S(rs->lost));
 		break;
 	case FMT_JSON:
 		fprintf(out, "{\"final\":%s", final ? "true" : "false");

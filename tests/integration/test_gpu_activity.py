@@ -94,7 +94,7 @@ def check_events(tr, out):
          "correlation": corr(10, None, None, None)},
     ]
     t.check(got == want, "gpu events:\n%s\nwant\n%s" % ("\n".join(map(str, got)), "\n".join(map(str, want))), tr)
-    t.check("GPU activity: 3 kernels (1 unnamed), 1 copies, 1 sets, 1 without their launching call" in tr.stderr,
+    t.check("GPU activity: 3 kernels (1 unnamed), 1 copy, 1 set, 1 without their launching call" in tr.stderr,
             "closing report", tr)
 
 

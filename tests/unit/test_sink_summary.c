@@ -26,7 +26,7 @@ static void feed(struct fx_sink *s)
 static const char want_table[] =
 	"cudatracer summary\n"
 	"\n"
-	"pid 100 (app): 10 calls, 1 errors, 19200 ns in traced calls\n"
+	"pid 100 (app): 10 calls, 1 error, 19200 ns in traced calls\n"
 	"\n"
 	"Time(%)  Total(ns)  Calls  Errors  Nested  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
 	"   46.9       9000      3       1       -     3000     1000     5000     3007     5000  12288  fake     xMalloc\n"
@@ -48,7 +48,7 @@ static const char want_table[] =
 	"Launches  Errors  Total(ns)  Avg(ns)    Grids  Blocks  Runtime  Kernel\n"
 	"       1       0        500      500  (1,1,1)       -  fake     0x401000\n"
 	"\n"
-	"pid 200 (app): 1 calls, 0 errors, 100 ns in traced calls\n"
+	"pid 200 (app): 1 call, 0 errors, 100 ns in traced calls\n"
 	"\n"
 	"Time(%)  Total(ns)  Calls  Errors  Nested  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
 	"  100.0        100      1       0       -      100      100      100      100      100      -  other    xDeviceSynchronize\n"
@@ -155,7 +155,7 @@ static void feed_layers(struct fx_sink *s)
 static const char want_layers[] =
 	"cudatracer summary\n"
 	"\n"
-	"pid 300 (app): 5 calls, 1 errors, 650 ns in traced calls\n"
+	"pid 300 (app): 5 calls, 1 error, 650 ns in traced calls\n"
 	"\n"
 	"Time(%)  Total(ns)  Calls  Errors  Nested  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
 	"  100.0        650      4       1       -      162       50      300      101      300      -  fake     xLaunchKernel\n"

@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""What a run says on stderr and in its summary reads as English and only
+when it says something (issue "Trust in the first hour"):
+
+- a count agrees with its word: "1 event, 0 records lost", "pid N: 1 call,
+  0 errors" (one helper, util/plural.h, for every closing line, warning and
+  summary).
+
+On a stand-in runtime whose cudaStreamSynchronize sleeps (sleep/sleep_calls N US).
+"""
+import os
+import subprocess
+
+import cttest as t
+
+SLEEPS = os.path.join(t.PROGRAMS, "sleep", "sleep_calls")
+
+
+def run(args, n=1, us=0, timeout=60):
+    return subprocess.run([t.TRACER, "--no-config"] + args + ["--", SLEEPS, str(n), str(us)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_plurals():
+    p = run(["-o", "summary"])
+    t.check(p.returncode == 0 and "cudatracer: 1 event, 0 records lost\n" in p.stderr, p.stderr)
+    t.check("(sleep_calls): 1 call, 0 errors," in p.stdout, p.stdout)
+    p = run(["-o", "summary"], n=2)
+    t.check("cudatracer: 2 events, 0 records lost\n" in p.stderr and "(sleep_calls): 2 calls, 0 errors," in p.stdout,
+            p.stderr + p.stdout)
+
+
+def main():
+    t.need_root()
+    if not os.path.exists(SLEEPS):
+        t.skip("sleep/sleep_calls was not built")
+    test_plurals()
+    print("test_cli_words: ok")
+
+
+main()
