@@ -1606,7 +1606,8 @@ out:
 		say_totals(s);
 		say_unprobed(s);
 		say_paused(s);
-		if (s->stats.launches_named || s->stats.launches_unnamed || ct_decode_strings_unread())
+		/* Said only when some kernel went unnamed: "N named, 0 unnamed" on every run is noise. */
+		if (s->stats.launches_unnamed || ct_decode_strings_unread())
 			ct_note("launches: %llu with their kernel named, %llu unnamed (handles made before "
 				"tracing, or whose name could not be read); %llu name%s unread at entry and at return",
 				(unsigned long long)s->stats.launches_named,

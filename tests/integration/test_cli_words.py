@@ -6,6 +6,8 @@ when it says something (issue "Trust in the first hour"):
 - a count agrees with its word: "1 event, 0 records lost", "pid N: 1 call,
   0 errors" (one helper, util/plural.h, for every closing line, warning and
   summary).
+- the closing "launches: N with their kernel named, M unnamed" line only
+  when some launch went unnamed (kname_shared names every kernel).
 
 On a stand-in runtime whose cudaStreamSynchronize sleeps (sleep/sleep_calls N US).
 """
@@ -31,11 +33,18 @@ def test_plurals():
             p.stderr + p.stdout)
 
 
+def test_launches_line():
+    p = subprocess.run([t.TRACER, "--no-config", "-o", "jsonl:/dev/null", "--", t.program("kname_shared")],
+                       capture_output=True, text=True, timeout=60)
+    t.check(p.returncode == 0 and "0 records lost" in p.stderr and "launches:" not in p.stderr, p.stderr)
+
+
 def main():
     t.need_root()
     if not os.path.exists(SLEEPS):
         t.skip("sleep/sleep_calls was not built")
     test_plurals()
+    test_launches_line()
     print("test_cli_words: ok")
 
 
