@@ -52,12 +52,15 @@
 #include "daemon.h"
 #include "capture/stacks.h"
 #include "session.h"
+#include "options.h"
 #include "capture/target.h"
 #include "capture/watcher.h"
 
-/* What to raise when a ring was full. */
-#define RINGBUF_ADVICE "[tracer] ringbuf_size"
-#define INPROC_RING_ADVICE "[tracer] inproc_ring_size"
+/* What to raise when a ring was full: the option a user may have typed and
+ * the INI key ("--ringbuf-size or [tracer] ringbuf_size"), from the option
+ * table. Each use has its own buffer, alive for the call it is in. */
+#define RINGBUF_ADVICE ct_options_how_to_set("tracer.ringbuf_size", (char[80]){ 0 }, 80)
+#define INPROC_RING_ADVICE ct_options_how_to_set("tracer.inproc_ring_size", (char[80]){ 0 }, 80)
 
 struct session {
 	struct ct_config *conf;

@@ -8,10 +8,13 @@ when it says something (issue "Trust in the first hour"):
   summary).
 - the closing "launches: N with their kernel named, M unnamed" line only
   when some launch went unnamed (kname_shared names every kernel).
+- the advice on a full ring names the option and the INI key, whichever the
+  user set it with ("raise --ringbuf-size or [tracer] ringbuf_size").
 
 On a stand-in runtime whose cudaStreamSynchronize sleeps (sleep/sleep_calls N US).
 """
 import os
+import re
 import subprocess
 
 import cttest as t
@@ -39,12 +42,22 @@ def test_launches_line():
     t.check(p.returncode == 0 and "0 records lost" in p.stderr and "launches:" not in p.stderr, p.stderr)
 
 
+def test_loss_advice():
+    p = subprocess.run([t.TRACER, "--no-config", "-o", "jsonl:/dev/null", "--ringbuf-size", "4096",
+                        "-C", "tracer.wakeup_bytes=0", "--", t.program("cudart_loop_shared"), "20000"],
+                       capture_output=True, text=True, timeout=120)
+    m = re.search(r"^cudatracer: warning: (\d+) records? did not fit in the ring buffer: (.*)$", p.stderr, re.M)
+    t.check(p.returncode == 0 and m and int(m.group(1)) > 0 and
+            m.group(2) == "raise --ringbuf-size or [tracer] ringbuf_size", p.stderr)
+
+
 def main():
     t.need_root()
     if not os.path.exists(SLEEPS):
         t.skip("sleep/sleep_calls was not built")
     test_plurals()
     test_launches_line()
+    test_loss_advice()
     print("test_cli_words: ok")
 
 
