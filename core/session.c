@@ -1192,16 +1192,23 @@ static void pause_apply(struct session *s)
 		if (!s->traced)
 			ct_info("recording starts paused (%s): nothing is recorded until SIGUSR2",
 				s->conf->tracer.start_paused ? "tracer.start_paused" : "SIGUSR1");
+		else if (ct_verbosity < CT_LOG_INFO)
+			ct_note("paused: calls are not recorded until SIGUSR2");
 		else
 			ct_info("paused (SIGUSR1): calls that begin from now on are not recorded; %llu event%s so "
 				"far; SIGUSR2 resumes", (unsigned long long)s->stats.events, CT_S(s->stats.events));
 		return;
 	}
 	s->paused_ns += now - s->paused_at;
-	ct_info("resumed (SIGUSR2) after %.3f s paused: recording again; %llu event%s so far, %llu of them "
-		"read while paused (calls in flight or in the ring at the pause)", (double)(now - s->paused_at) / 1e9,
-		(unsigned long long)s->stats.events, CT_S(s->stats.events),
-		(unsigned long long)(s->stats.events - s->events_at_pause));
+	/* One line each way: a signal that changes what is recorded is never
+	 * silent; -v adds the counts. */
+	if (ct_verbosity < CT_LOG_INFO)
+		ct_note("resumed");
+	else
+		ct_info("resumed (SIGUSR2) after %.3f s paused: recording again; %llu event%s so far, %llu of "
+			"them read while paused (calls in flight or in the ring at the pause)",
+			(double)(now - s->paused_at) / 1e9, (unsigned long long)s->stats.events,
+			CT_S(s->stats.events), (unsigned long long)(s->stats.events - s->events_at_pause));
 }
 
 /* The closing report's line on pauses, if there were any. */

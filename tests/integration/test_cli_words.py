@@ -10,11 +10,14 @@ when it says something (issue "Trust in the first hour"):
   when some launch went unnamed (kname_shared names every kernel).
 - the advice on a full ring names the option and the INI key, whichever the
   user set it with ("raise --ringbuf-size or [tracer] ringbuf_size").
+- SIGUSR1 and SIGUSR2 are answered with one line each without -v.
 
 On a stand-in runtime whose cudaStreamSynchronize sleeps (sleep/sleep_calls N US).
 """
 import os
 import re
+import select
+import signal
 import subprocess
 
 import cttest as t
@@ -51,6 +54,45 @@ def test_loss_advice():
             m.group(2) == "raise --ringbuf-size or [tracer] ringbuf_size", p.stderr)
 
 
+class Lines:
+    """A pipe's lines, read from its descriptor with a deadline, warnings
+    skipped (the stand-in runtime lacks most APIs)."""
+
+    def __init__(self, f):
+        self.fd, self.buf = f.fileno(), b""
+
+    def next(self, timeout=30):
+        while True:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                if not line.startswith(b"cudatracer: warning: "):
+                    return line.decode(errors="replace")
+            if not select.select([self.fd], [], [], timeout)[0]:
+                raise AssertionError("no line from the tracer in %d s" % timeout)
+            more = os.read(self.fd, 65536)
+            if not more:
+                raise AssertionError("the tracer's stderr ended")
+            self.buf += more
+
+
+def test_pause_words():
+    tr = subprocess.Popen([t.TRACER, "--no-config", "-o", "jsonl:/dev/null", "--", SLEEPS, "40", "100000"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = Lines(tr.stderr)
+    try:
+        line = err.next()
+        t.check(line.endswith("Ctrl-C to end."), "first line: %r" % line)
+        tr.send_signal(signal.SIGUSR1)
+        line = err.next()
+        t.check(line == "cudatracer: paused: calls are not recorded until SIGUSR2", "SIGUSR1: %r" % line)
+        tr.send_signal(signal.SIGUSR2)
+        line = err.next()
+        t.check(line == "cudatracer: resumed", "SIGUSR2: %r" % line)
+    finally:
+        tr.terminate()  # the command, 4 s of sleeps, goes on untraced and ends
+        tr.wait(timeout=60)
+
+
 def main():
     t.need_root()
     if not os.path.exists(SLEEPS):
@@ -58,6 +100,7 @@ def main():
     test_plurals()
     test_launches_line()
     test_loss_advice()
+    test_pause_words()
     print("test_cli_words: ok")
 
 
