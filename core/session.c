@@ -108,6 +108,7 @@ struct session {
 	/* From SIGUSR1 to SIGUSR2 recording is paused (pause_apply). */
 	bool paused;
 	unsigned pauses;
+	uint64_t lost_said, lost_said_at; /* the live word on loss: the count said last, when */
 	uint64_t paused_at, paused_ns; /* CLOCK_MONOTONIC: since when, and in all before it */
 	uint64_t events_at_pause;
 	uint64_t traced_at, stopped_at; /* CLOCK_MONOTONIC: the probes live, and tracing stopped */
@@ -1211,6 +1212,30 @@ static void pause_apply(struct session *s)
 			CT_S(s->stats.events), (unsigned long long)(s->stats.events - s->events_at_pause));
 }
 
+/*
+ * Records lost, said while it happens and not only at the end: once when
+ * loss begins, with the count, then at most every LOSS_REPEAT_NS while it
+ * goes on. A run that loses nothing says nothing.
+ */
+#define LOSS_REPEAT_NS 5000000000ull
+
+static void say_loss_live(struct session *s, uint64_t now)
+{
+	uint64_t lost = s->stats.lost;
+
+	if (lost <= s->lost_said || (s->lost_said && now - s->lost_said_at < LOSS_REPEAT_NS))
+		return;
+	if (!s->lost_said)
+		ct_warn("records are being lost: %llu so far did not fit in the ring buffer (raise %s)",
+			(unsigned long long)lost, s->inproc ? INPROC_RING_ADVICE : RINGBUF_ADVICE);
+	else
+		ct_warn("records still being lost: %llu so far, %llu in the last %.0f s",
+			(unsigned long long)lost, (unsigned long long)(lost - s->lost_said),
+			(double)(now - s->lost_said_at) / 1e9);
+	s->lost_said = lost;
+	s->lost_said_at = now;
+}
+
 /* The closing report's line on pauses, if there were any. */
 static void say_paused(const struct session *s)
 {
@@ -1558,7 +1583,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 			last_tick = now_ns(CLOCK_MONOTONIC);
 			if (s->aggregate)
 				feed_totals(s);
-			refresh_stats(s, st);
+			if (refresh_stats(s, st))
+				say_loss_live(s, last_tick);
 			ct_output_stats(&s->out, &s->stats);
 			ct_output_tick(&s->out, now_ns(CLOCK_REALTIME));
 		}

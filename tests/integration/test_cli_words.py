@@ -11,6 +11,8 @@ when it says something (issue "Trust in the first hour"):
 - the advice on a full ring names the option and the INI key, whichever the
   user set it with ("raise --ringbuf-size or [tracer] ringbuf_size").
 - SIGUSR1 and SIGUSR2 are answered with one line each without -v.
+- records lost are said while it happens: once when loss begins, with the
+  count, then at most every 5 s while it goes on.
 
 On a stand-in runtime whose cudaStreamSynchronize sleeps (sleep/sleep_calls N US).
 """
@@ -19,6 +21,7 @@ import re
 import select
 import signal
 import subprocess
+import time
 
 import cttest as t
 
@@ -93,6 +96,23 @@ def test_pause_words():
         tr.wait(timeout=60)
 
 
+def test_loss_live():
+    started = time.monotonic()
+    p = subprocess.run([t.TRACER, "--no-config", "-o", "jsonl:/dev/null", "--ringbuf-size", "4096",
+                        "-C", "tracer.wakeup_bytes=0", "--", t.program("cudart_loop_shared"), "150000"],
+                       capture_output=True, text=True, timeout=240)
+    took = time.monotonic() - started
+    lines = p.stderr.splitlines()
+    live = [i for i, l in enumerate(lines) if "being lost" in l]
+    end = [i for i, l in enumerate(lines) if re.match(r"cudatracer: \d+ events, \d+ records lost", l)]
+    t.check(p.returncode == 0 and live and end and live[-1] < end[0], p.stderr[-3000:])
+    t.check(re.fullmatch(r"cudatracer: warning: records are being lost: \d+ so far did not fit in the ring "
+                         r"buffer \(raise --ringbuf-size or \[tracer\] ringbuf_size\)", lines[live[0]]) and
+            all(re.fullmatch(r"cudatracer: warning: records still being lost: \d+ so far, \d+ in the last \d+ s",
+                             lines[i]) for i in live[1:]), p.stderr[-3000:])
+    t.check(len(live) <= 1 + took / 5, "%d lines on loss in %.1f s:\n%s" % (len(live), took, p.stderr[-3000:]))
+
+
 def main():
     t.need_root()
     if not os.path.exists(SLEEPS):
@@ -101,6 +121,7 @@ def main():
     test_launches_line()
     test_loss_advice()
     test_pause_words()
+    test_loss_live()
     print("test_cli_words: ok")
 
 
