@@ -13,6 +13,7 @@
 #include "sinks/sink.h"
 #include "util/log.h"
 #include "util/plural.h"
+#include "sinks/texttable.h"
 
 typedef int (*write_fn)(const struct ct_merge *m, FILE *out);
 
@@ -149,7 +150,7 @@ static int summary(const struct ct_merge *m, FILE *out)
 	struct ct_straggler *s;
 	size_t n;
 	unsigned *last;
-	char label[512];
+	char label[512], late_s[CT_TABLE_NS_MAX];
 	int err = ct_merge_stragglers(m, &s, &n);
 
 	if (err)
@@ -182,11 +183,11 @@ static int summary(const struct ct_merge *m, FILE *out)
 		fputs("  no collective seen on more than one rank\n", out);
 	else
 		fprintf(out, "  %-18s %6s  %-24s %5s  %12s  %s\n", "Communicator", "Seq", "API", "Ranks",
-			"Late(ns)", "Last");
+			"Late", "Last");
 	for (size_t i = 0; i < n; i++) {
 		ct_merge_proc_label(m, s[i].last_proc, label, sizeof(label));
-		fprintf(out, "  0x%-16" PRIx64 " %6" PRIu64 "  %-24s %5d  %12" PRIu64 "  %s\n", s[i].comm_id,
-			s[i].seq, s[i].api, s[i].ranks, s[i].last_ns - s[i].first_ns, label);
+		fprintf(out, "  0x%-16" PRIx64 " %6" PRIu64 "  %-24s %5d  %12s  %s\n", s[i].comm_id, s[i].seq,
+			s[i].api, s[i].ranks, ct_table_ns(late_s, s[i].last_ns - s[i].first_ns), label);
 		last[s[i].last_proc]++;
 	}
 	if (n) {
@@ -200,7 +201,8 @@ static int summary(const struct ct_merge *m, FILE *out)
 				if (s[i].last_proc == (int)p)
 					late += s[i].last_ns - s[i].first_ns;
 			ct_merge_proc_label(m, (int)p, label, sizeof(label));
-			fprintf(out, "  %-40s %u of %zu collectives, %" PRIu64 " ns late in all\n", label, last[p], n, late);
+			fprintf(out, "  %-40s %u of %zu collective%s, %s late in all\n", label, last[p], n, CT_S(n),
+				ct_table_ns(late_s, late));
 		}
 	}
 	free(last);
