@@ -1470,7 +1470,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 	struct session *s = calloc(1, sizeof(*s));
 	uint64_t last_tick;
 	int err, ret = 1, outerr;
-	bool failed = false, stopped, reload = false;
+	bool failed = false, stopped, reload = false, sinks_gone = false;
 
 	if (!s)
 		return 1;
@@ -1561,6 +1561,15 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 		follow_gone(s);
 		ct_watcher_recheck(&s->watcher, false);
 		ct_output_flush_live(&s->out);
+		/* `cudatracer -- ./app | head -1`: with every sink's reader gone,
+		 * tracing on would only slow the command. Stopped as a signal
+		 * stops it: the command goes on, untraced. */
+		if (ct_output_all_dead(&s->out)) {
+			ct_err("every sink failed (a reader that went away, a full disk): tracing stops%s",
+			       s->child ? "; the command goes on untraced" : "");
+			sinks_gone = true;
+			break;
+		}
 		if (err < 0 && err != -EINTR) {
 			ct_err("reading the ring buffer failed: %s", strerror(-err));
 			failed = true;
@@ -1600,7 +1609,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 		if (!s->child_done) {
 			/* Stopped by a signal: the command goes on untraced unless it got it too. */
 			waitpid(s->child, NULL, WNOHANG);
-			ret = 128 + (int)stop_signal;
+			ret = sinks_gone ? 1 : 128 + (int)stop_signal;
 		} else {
 			ret = s->child_status;
 		}

@@ -13,6 +13,9 @@ when it says something (issue "Trust in the first hour"):
 - SIGUSR1 and SIGUSR2 are answered with one line each without -v.
 - records lost are said while it happens: once when loss begins, with the
   count, then at most every 5 s while it goes on.
+- when every sink's output is gone (`cudatracer -- CMD | head -1`), tracing
+  stops and says why; the command goes on. A run in which a sink failed
+  exits non-zero with a closing line naming the sink and its error.
 
 On a stand-in runtime whose cudaStreamSynchronize sleeps (sleep/sleep_calls N US).
 """
@@ -21,6 +24,7 @@ import re
 import select
 import signal
 import subprocess
+import tempfile
 import time
 
 import cttest as t
@@ -113,6 +117,31 @@ def test_loss_live():
     t.check(len(live) <= 1 + took / 5, "%d lines on loss in %.1f s:\n%s" % (len(live), took, p.stderr[-3000:]))
 
 
+def test_sinks_gone():
+    err = tempfile.TemporaryFile(mode="w+")
+    started = time.monotonic()
+    # The command's own output elsewhere: it must not die of the same broken pipe.
+    tr = subprocess.Popen([t.TRACER, "--no-config", "--", "sh", "-c", "exec %s 50 100000 >/dev/null 2>&1" % SLEEPS],
+                          stdout=subprocess.PIPE, stderr=err)
+    try:
+        head = tr.stdout.readline()
+        tr.stdout.close()  # head -1
+        rc = tr.wait(timeout=30)
+    finally:
+        tr.kill()
+    took = time.monotonic() - started
+    err.seek(0)
+    text = err.read()
+    t.check(head.startswith(b"TIME ") and rc == 1 and took < 4 and
+            "cudatracer: error: every sink failed (a reader that went away, a full disk): tracing stops; "
+            "the command goes on untraced\n" in text and
+            "cudatracer: error: sink 'text' (text, -) failed: Broken pipe: what it wrote is incomplete\n" in text,
+            "exit %d after %.1f s (the command takes 5 s):\n%s" % (rc, took, text[-3000:]))
+    p = run(["-o", "jsonl:/dev/full"])
+    t.check(p.returncode == 1 and "cudatracer: error: sink 'jsonl' (jsonl, /dev/full) failed: No space left on "
+            "device: what it wrote is incomplete\n" in p.stderr, p.stderr)
+
+
 def main():
     t.need_root()
     if not os.path.exists(SLEEPS):
@@ -122,6 +151,7 @@ def main():
     test_loss_advice()
     test_pause_words()
     test_loss_live()
+    test_sinks_gone()
     print("test_cli_words: ok")
 
 
