@@ -301,26 +301,19 @@ int main(int argc, char **argv)
 		case 'c': cli.config_file = optarg; break;
 		case OPT_NO_CONFIG: no_config = true; break;
 		case 'C': {
-			char *eq = strchr(optarg, '='), *dot = strchr(optarg, '.');
 			struct override *o = &cli.ov[cli.n_ov];
+			char *sec, *key, *val;
 
-			/* sink.NAME.key: the section is sink.NAME (a name has no dot). */
-			if (dot && eq && dot < eq && !strncmp(optarg, "sink.", 5))
-				dot = strchr(optarg + 5, '.');
-			if (!dot || !eq || eq < dot || dot == optarg || dot + 1 == eq) {
-				ct_err("-C %s: expected SECTION.KEY=VALUE (or sink.NAME.KEY=VALUE)", optarg);
-				goto out;
-			}
 			o->flag = "-C";
 			o->owned = strdup(optarg);
 			if (!o->owned)
 				goto out;
-			o->owned[dot - optarg] = 0;
-			o->owned[eq - optarg] = 0;
-			o->section = o->owned;
-			o->key = o->owned + (dot - optarg) + 1;
-			o->val = o->owned + (eq - optarg) + 1;
-			cli.n_ov++;
+			cli.n_ov++; /* freed with the others, split or not */
+			if (ct_config_split_set(o->owned, &sec, &key, &val))
+				goto out;
+			o->section = sec;
+			o->key = key;
+			o->val = val;
 			break;
 		}
 		case OPT_CONFIG_HELP:

@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "util/plural.h"
 #include "sinks/texttable.h"
+#include "util/u64map.h"
 
 typedef int (*write_fn)(const struct ct_merge *m, FILE *out);
 
@@ -92,6 +93,7 @@ static uint64_t earliest(const struct ct_merge *m)
 static int chrome(const struct ct_merge *m, FILE *out)
 {
 	uint64_t t0 = earliest(m);
+	struct ct_u64map threads = { 0 };
 	char label[512];
 
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
@@ -105,6 +107,23 @@ static int chrome(const struct ct_merge *m, FILE *out)
 			"{\"sort_index\":%lld}},\n", i + 1,
 			(long long)m->traces[p->trace].domain * 1000000 + (p->rank >= 0 ? p->rank : 500000 + (long long)i));
 	}
+	/* Each thread's track named as the trace named it (its comm), once. */
+	for (size_t i = 0; i < m->n_events; i++) {
+		const struct ct_mevent *e = &m->events[i];
+		uint64_t key = (uint64_t)e->proc << 32 | e->tid;
+
+		if (!e->comm[0] || ct_u64map_get(&threads, key))
+			continue;
+		if (ct_u64map_put(&threads, key, (void *)1)) {
+			ct_u64map_free(&threads);
+			return -ENOMEM;
+		}
+		fprintf(out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%u,\"args\":{\"name\":",
+			e->proc + 1, e->tid);
+		ct_json_str(out, e->comm);
+		fputs("}},\n", out);
+	}
+	ct_u64map_free(&threads);
 	for (size_t i = 0; i < m->n_events; i++) {
 		const struct ct_mevent *e = &m->events[i];
 

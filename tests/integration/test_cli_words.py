@@ -16,12 +16,17 @@ when it says something (issue "Trust in the first hour"):
 - when every sink's output is gone (`cudatracer -- CMD | head -1`), tracing
   stops and says why; the command goes on. A run in which a sink failed
   exits non-zero with a closing line naming the sink and its error.
+- report takes -C (a sink's keys) and -v as the tracer does; merge takes -v
+  and keeps each thread's name (jsonl's comm) on its track.
 
 On a stand-in runtime whose cudaStreamSynchronize sleeps (sleep/sleep_calls N US).
 """
+import atexit
+import json
 import os
 import re
 import select
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -142,6 +147,26 @@ def test_sinks_gone():
             "device: what it wrote is incomplete\n" in p.stderr, p.stderr)
 
 
+def test_report_merge():
+    tmp = tempfile.mkdtemp(prefix="cttest.")
+    atexit.register(shutil.rmtree, tmp, True)
+    trace, merged = os.path.join(tmp, "t.jsonl"), os.path.join(tmp, "m.json")
+    p = run(["-o", "jsonl:" + trace], n=2)
+    t.check(p.returncode == 0, p.stderr)
+    p = subprocess.run([t.TRACER, "report", trace, "-C", "sink.summary.format=json", "-v"],
+                       capture_output=True, text=True, timeout=60)
+    t.check(p.returncode == 0 and json.loads(p.stdout)["calls"] == 2, "report -C: %d\n%s%s" %
+            (p.returncode, p.stdout, p.stderr))
+    p = subprocess.run([t.TRACER, "report", trace, "-C", "sink.summary"], capture_output=True, text=True, timeout=60)
+    t.check(p.returncode == 2 and "-C sink.summary: expected SECTION.KEY=VALUE" in p.stderr, p.stderr)
+    p = subprocess.run([t.TRACER, "merge", trace, "-v", "-o", "chrome:" + merged],
+                       capture_output=True, text=True, timeout=60)
+    t.check(p.returncode == 0, "merge -v: %d\n%s" % (p.returncode, p.stderr))
+    with open(merged) as f:
+        names = [e["args"]["name"] for e in json.load(f)["traceEvents"] if e.get("name") == "thread_name"]
+    t.check(names == ["sleep_calls"], "merged thread names: %r" % names)
+
+
 def main():
     t.need_root()
     if not os.path.exists(SLEEPS):
@@ -152,6 +177,7 @@ def main():
     test_pause_words()
     test_loss_live()
     test_sinks_gone()
+    test_report_merge()
     print("test_cli_words: ok")
 
 
