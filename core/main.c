@@ -367,7 +367,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* The in-process engine loads no BPF: it runs as the user who runs it. */
-	if (conf.tracer.engine != CT_ENGINE_INPROC && ct_check_privileges())
+	if (conf.tracer.engine != CT_ENGINE_INPROC && ct_check_privileges(t.argv != NULL))
 		goto out;
 	if (conf.tracer.daemon)
 		ret = ct_daemon_run(&conf, reload_config, &cli);

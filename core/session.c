@@ -179,7 +179,7 @@ static uint64_t now_ns(clockid_t c)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-int ct_check_privileges(void)
+int ct_check_privileges(bool command)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		ct_err("this kernel exposes no BTF (/sys/kernel/btf/vmlinux: %s): cudatracer's programs need a "
@@ -203,10 +203,16 @@ int ct_check_privileges(void)
 #undef HAS
 	if (admin || (bpf && perfmon))
 		return 0;
-	ct_err("cudatracer loads BPF programs and uprobes: run it as root, or give it CAP_BPF and "
+	ct_err("cudatracer's eBPF engine loads BPF programs and uprobes: it needs root, or CAP_BPF and "
 	       "CAP_PERFMON (missing: %s%s%s)", bpf ? "" : "CAP_BPF", !bpf && !perfmon ? ", " : "",
 	       perfmon ? "" : "CAP_PERFMON");
-	ct_err("for example: sudo setcap cap_bpf,cap_perfmon+ep $(command -v cudatracer)");
+	/* A command of one's own is traced without privileges by the in-process
+	 * engine: offered first, before changing the binary for every user. */
+	if (command)
+		ct_err("trace the command in-process instead, with no privileges: cudatracer --engine inproc "
+		       "-- COMMAND (docs/engines.md)");
+	ct_err("%s: sudo setcap cap_bpf,cap_perfmon+ep $(command -v cudatracer)",
+	       command ? "or give the binary the capabilities" : "for example");
 	return -EPERM;
 }
 

@@ -18,6 +18,8 @@ when it says something (issue "Trust in the first hour"):
   exits non-zero with a closing line naming the sink and its error.
 - report takes -C (a sink's keys) and -v as the tracer does; merge takes -v
   and keeps each thread's name (jsonl's comm) on its track.
+- without privileges, tracing a command, the in-process engine is offered
+  before setcap.
 
 On a stand-in runtime whose cudaStreamSynchronize sleeps (sleep/sleep_calls N US).
 """
@@ -167,6 +169,29 @@ def test_report_merge():
     t.check(names == ["sleep_calls"], "merged thread names: %r" % names)
 
 
+def as_nobody():
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+
+
+def test_unprivileged_hint():
+    need = ("cudatracer: error: cudatracer's eBPF engine loads BPF programs and uprobes: it needs root, or "
+            "CAP_BPF and CAP_PERFMON (missing: CAP_BPF, CAP_PERFMON)\n")
+    p = subprocess.run([t.TRACER, "--no-config", "--", "/bin/true"], capture_output=True, text=True, timeout=60,
+                       preexec_fn=as_nobody)
+    t.check(p.returncode == 2 and p.stderr == need +
+            "cudatracer: error: trace the command in-process instead, with no privileges: cudatracer --engine "
+            "inproc -- COMMAND (docs/engines.md)\n"
+            "cudatracer: error: or give the binary the capabilities: sudo setcap cap_bpf,cap_perfmon+ep "
+            "$(command -v cudatracer)\n", p.stderr)
+    # -p: the in-process engine cannot attach to a running process.
+    p = subprocess.run([t.TRACER, "--no-config", "-p", "1"], capture_output=True, text=True, timeout=60,
+                       preexec_fn=as_nobody)
+    t.check(p.returncode == 2 and p.stderr == need + "cudatracer: error: for example: sudo setcap "
+            "cap_bpf,cap_perfmon+ep $(command -v cudatracer)\n", p.stderr)
+
+
 def main():
     t.need_root()
     if not os.path.exists(SLEEPS):
@@ -178,6 +203,7 @@ def main():
     test_loss_live()
     test_sinks_gone()
     test_report_merge()
+    test_unprivileged_hint()
     print("test_cli_words: ok")
 
 
