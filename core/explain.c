@@ -12,6 +12,7 @@
 #include "capture/target.h"
 #include "capture/tsc.h"
 #include "session.h"
+#include "util/plural.h"
 
 struct explain {
 	FILE *out;
@@ -165,7 +166,7 @@ static void explain_inproc(struct explain *x)
 		fprintf(x->out, "  clock: clock_gettime (%s)\n", why);
 	if (x->exe_static)
 		fprintf(x->out, "  this program links %d runtime%s in: use --engine ebpf, or build it with -cudart shared\n",
-			x->exe_static, x->exe_static > 1 ? "s" : "");
+			x->exe_static, CT_S(x->exe_static));
 }
 
 /* The traced APIs that have no return probe, by what made them so. */

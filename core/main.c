@@ -17,6 +17,7 @@
 #include "merge/merge.h"
 #include "report/report.h"
 #include "util/log.h"
+#include "util/plural.h"
 #include "plugin/loader.h"
 #include "capture/target.h"
 #include "session.h"
@@ -39,9 +40,9 @@ static void list_apis(const struct ct_config *c, const struct ct_loaded_plugin *
 	if (!on)
 		return;
 	ct_session_select(c, p, on);
-	printf("# plugin %s (%s): %zu APIs; traced = by the current profile and filters; "
+	printf("# plugin %s (%s): %zu API%s; traced = by the current profile and filters; "
 	       "entry-only = no return probe, no result or duration (tracer.timed times one)\n",
-	       p->name, lp->path, p->n_apis);
+	       p->name, lp->path, p->n_apis, CT_S(p->n_apis));
 	for (size_t i = 0; i < p->n_apis; i++) {
 		const struct ct_api *a = &p->apis[i];
 		enum ct_timing tm = ct_session_timing(c, a);
@@ -300,26 +301,19 @@ int main(int argc, char **argv)
 		case 'c': cli.config_file = optarg; break;
 		case OPT_NO_CONFIG: no_config = true; break;
 		case 'C': {
-			char *eq = strchr(optarg, '='), *dot = strchr(optarg, '.');
 			struct override *o = &cli.ov[cli.n_ov];
+			char *sec, *key, *val;
 
-			/* sink.NAME.key: the section is sink.NAME (a name has no dot). */
-			if (dot && eq && dot < eq && !strncmp(optarg, "sink.", 5))
-				dot = strchr(optarg + 5, '.');
-			if (!dot || !eq || eq < dot || dot == optarg || dot + 1 == eq) {
-				ct_err("-C %s: expected SECTION.KEY=VALUE (or sink.NAME.KEY=VALUE)", optarg);
-				goto out;
-			}
 			o->flag = "-C";
 			o->owned = strdup(optarg);
 			if (!o->owned)
 				goto out;
-			o->owned[dot - optarg] = 0;
-			o->owned[eq - optarg] = 0;
-			o->section = o->owned;
-			o->key = o->owned + (dot - optarg) + 1;
-			o->val = o->owned + (eq - optarg) + 1;
-			cli.n_ov++;
+			cli.n_ov++; /* freed with the others, split or not */
+			if (ct_config_split_set(o->owned, &sec, &key, &val))
+				goto out;
+			o->section = sec;
+			o->key = key;
+			o->val = val;
 			break;
 		}
 		case OPT_CONFIG_HELP:
@@ -373,7 +367,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* The in-process engine loads no BPF: it runs as the user who runs it. */
-	if (conf.tracer.engine != CT_ENGINE_INPROC && ct_check_privileges())
+	if (conf.tracer.engine != CT_ENGINE_INPROC && ct_check_privileges(t.argv != NULL))
 		goto out;
 	if (conf.tracer.daemon)
 		ret = ct_daemon_run(&conf, reload_config, &cli);

@@ -53,7 +53,8 @@ const struct ct_option ct_options[] = {
 	FLAG("no-config", 0, OPT_NO_CONFIG, "do not read " CT_SYSTEM_CONFIG),
 	ARG("set", 'C', 'C', "SEC.KEY=VAL", "set one config key, e.g. -C tracer.ringbuf_size=256M,\n"
 					      "-C sink.summary.format=json, -C sink.summary.interval=10s"),
-	ARG("ringbuf-size", 0, OPT_RINGBUF, "N", "ring buffer size per plugin (16M)"),
+	{ .name = "ringbuf-size", .has_arg = required_argument, .val = OPT_RINGBUF, .arg = "N",
+	  .help = "ring buffer size per plugin (16M)", .key = "tracer.ringbuf_size" },
 	ARG("attach", 0, OPT_ATTACH, "MODE", "auto | session | multi | single (one link per symbol)"),
 	ARG("engine", 0, OPT_ENGINE, "NAME", "ebpf (uprobes) | inproc (with a command: a preloaded\n"
 					   "library interposes the runtime; no root; docs/engines.md)"),
@@ -97,6 +98,20 @@ int ct_options_getopt(struct option *longs, size_t n, char *shorts, size_t n_sho
 	longs[nl] = (struct option){ 0 };
 	shorts[ns] = 0;
 	return 0;
+}
+
+const char *ct_options_how_to_set(const char *key, char *buf, size_t n)
+{
+	const char *dot = strchr(key, '.');
+	int sec = dot ? (int)(dot - key) : 0;
+
+	for (const struct ct_option *o = ct_options; o->heading || o->name || o->arg; o++)
+		if (o->key && !strcmp(o->key, key)) {
+			snprintf(buf, n, "--%s or [%.*s] %s", o->name, sec, key, dot ? dot + 1 : key);
+			return buf;
+		}
+	snprintf(buf, n, "[%.*s] %s", sec, key, dot ? dot + 1 : key);
+	return buf;
 }
 
 /* "  -p, --pid PID", help from column 25 (or two blanks past a longer spec). */

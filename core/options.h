@@ -26,6 +26,7 @@ struct ct_option {
 	int val;             /* what getopt_long returns: short_name or an OPT_ value */
 	const char *arg;     /* the argument as --help names it: "PID", "[=FORMAT]" */
 	const char *help;    /* lines separated by '\n' */
+	const char *key;     /* the config key it sets ("tracer.ringbuf_size"), for advice that names both */
 };
 
 /* Every row, ended by one with neither heading nor name nor arg. */
@@ -38,6 +39,10 @@ extern const struct ct_option ct_options[];
  * bytes, beginning with "+": options end at the first word that is not
  * one). Returns 0 or -ENOSPC. */
 int ct_options_getopt(struct option *longs, size_t n, char *shorts, size_t n_shorts);
+/* How a user sets config key KEY ("tracer.ringbuf_size"), for advice: the
+ * option that sets it, if one does, and the INI key ("--ringbuf-size or
+ * [tracer] ringbuf_size"). Into buf of n bytes; returns buf. */
+const char *ct_options_how_to_set(const char *key, char *buf, size_t n);
 /* --help: the synopsis, then every group of options. */
 void ct_options_usage(FILE *out);
 

@@ -35,6 +35,7 @@
 #include "symbols/symbolizer.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+#include "util/plural.h"
 #include "util/u64map.h"
 #include "decode/comms.h"
 #include "decode/names.h"
@@ -53,8 +54,15 @@
 #include "daemon.h"
 #include "capture/stacks.h"
 #include "session.h"
+#include "options.h"
 #include "capture/target.h"
 #include "capture/watcher.h"
+
+/* What to raise when a ring was full: the option a user may have typed and
+ * the INI key ("--ringbuf-size or [tracer] ringbuf_size"), from the option
+ * table. Each use has its own buffer, alive for the call it is in. */
+#define RINGBUF_ADVICE ct_options_how_to_set("tracer.ringbuf_size", (char[80]){ 0 }, 80)
+#define INPROC_RING_ADVICE ct_options_how_to_set("tracer.inproc_ring_size", (char[80]){ 0 }, 80)
 
 struct session {
 	struct ct_config *conf;
@@ -105,6 +113,7 @@ struct session {
 	/* From SIGUSR1 to SIGUSR2 recording is paused (pause_apply). */
 	bool paused;
 	unsigned pauses;
+	uint64_t lost_said, lost_said_at; /* the live word on loss: the count said last, when */
 	uint64_t paused_at, paused_ns; /* CLOCK_MONOTONIC: since when, and in all before it */
 	uint64_t events_at_pause;
 	uint64_t traced_at, stopped_at; /* CLOCK_MONOTONIC: the probes live, and tracing stopped */
@@ -175,7 +184,7 @@ static uint64_t now_ns(clockid_t c)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-int ct_check_privileges(void)
+int ct_check_privileges(bool command)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		ct_err("this kernel exposes no BTF (/sys/kernel/btf/vmlinux: %s): cudatracer's programs need a "
@@ -199,10 +208,16 @@ int ct_check_privileges(void)
 #undef HAS
 	if (admin || (bpf && perfmon))
 		return 0;
-	ct_err("cudatracer loads BPF programs and uprobes: run it as root, or give it CAP_BPF and "
+	ct_err("cudatracer's eBPF engine loads BPF programs and uprobes: it needs root, or CAP_BPF and "
 	       "CAP_PERFMON (missing: %s%s%s)", bpf ? "" : "CAP_BPF", !bpf && !perfmon ? ", " : "",
 	       perfmon ? "" : "CAP_PERFMON");
-	ct_err("for example: sudo setcap cap_bpf,cap_perfmon+ep $(command -v cudatracer)");
+	/* A command of one's own is traced without privileges by the in-process
+	 * engine: offered first, before changing the binary for every user. */
+	if (command)
+		ct_err("trace the command in-process instead, with no privileges: cudatracer --engine inproc "
+		       "-- COMMAND (docs/engines.md)");
+	ct_err("%s: sudo setcap cap_bpf,cap_perfmon+ep $(command -v cudatracer)",
+	       command ? "or give the binary the capabilities" : "for example");
 	return -EPERM;
 }
 
@@ -1164,13 +1179,15 @@ static void report(struct session *s)
 			s->stats.gpu_lost = g[CT_GPU_STAT_LOST] + g[CT_GPU_STAT_UNREAD] + g[CT_GPU_STAT_TOO_LONG];
 	}
 	if (st[CT_STAT_AGG_FULL])
-		ct_warn("%llu calls were not counted: the kernel's table of (process, API) pairs is full "
-			"(%u pairs)", (unsigned long long)st[CT_STAT_AGG_FULL], s->engine.agg_pool);
+		ct_warn("%llu call%s not counted: the kernel's table of (process, API) pairs is full "
+			"(%u pair%s)", (unsigned long long)st[CT_STAT_AGG_FULL], CT_S(st[CT_STAT_AGG_FULL]),
+			s->engine.agg_pool, CT_S(s->engine.agg_pool));
 	if (st[CT_STAT_NOSTACK] || s->stacks.unmatched)
-		ct_warn("%llu calls carry no stack: %llu could not be taken or sent (ring full: raise [tracer] "
-			"ringbuf_size), %llu named a stack that never arrived",
+		ct_warn("%llu call%s with no stack: %llu could not be taken or sent (ring full: raise %s), "
+			"%llu named a stack that never arrived",
 			(unsigned long long)(st[CT_STAT_NOSTACK] + s->stacks.unmatched),
-			(unsigned long long)st[CT_STAT_NOSTACK], (unsigned long long)s->stacks.unmatched);
+			CT_S(st[CT_STAT_NOSTACK] + s->stacks.unmatched), (unsigned long long)st[CT_STAT_NOSTACK],
+			RINGBUF_ADVICE, (unsigned long long)s->stacks.unmatched);
 	if (ct_names_dropped())
 		ct_warn("%llu kernel handles' names were not kept: their process had %d already (their launches are unnamed)",
 			(unsigned long long)ct_names_dropped(), CT_NAMES_PER_PROC);
@@ -1187,14 +1204,13 @@ static size_t report_attach(const struct session *s, char *buf, size_t n)
 	for (int i = 0; i < s->n_plugins; i++)
 		failed += s->probes[i].n_failed;
 	if (failed)
-		ADD(", %d librar%s could not be probed", failed, failed > 1 ? "ies" : "y");
+		ADD(", %d librar%s could not be probed", failed, ct_plural(failed, "y", "ies"));
 	/* Opens looked at too late: the file may have been probed already. */
 	if (s->late_ended)
-		ADD(", %u runtime open%s not followed (the process had ended)", s->late_ended,
-		    s->late_ended > 1 ? "s" : "");
+		ADD(", %u runtime open%s not followed (the process had ended)", s->late_ended, CT_S(s->late_ended));
 	if (s->late_unfound)
-		ADD(", %u runtime open%s not followed (the file no longer open or mapped)",
-		    s->late_unfound, s->late_unfound > 1 ? "s" : "");
+		ADD(", %u runtime open%s not followed (the file no longer open or mapped)", s->late_unfound,
+		    CT_S(s->late_unfound));
 #undef ADD
 	return len < n ? len : n;
 }
@@ -1273,15 +1289,47 @@ static void pause_apply(struct session *s)
 		if (!s->traced)
 			ct_info("recording starts paused (%s): nothing is recorded until SIGUSR2",
 				s->conf->tracer.start_paused ? "tracer.start_paused" : "SIGUSR1");
+		else if (ct_verbosity < CT_LOG_INFO)
+			ct_note("paused: calls are not recorded until SIGUSR2");
 		else
-			ct_info("paused (SIGUSR1): calls that begin from now on are not recorded; %llu events so "
-				"far; SIGUSR2 resumes", (unsigned long long)s->stats.events);
+			ct_info("paused (SIGUSR1): calls that begin from now on are not recorded; %llu event%s so "
+				"far; SIGUSR2 resumes", (unsigned long long)s->stats.events, CT_S(s->stats.events));
 		return;
 	}
 	s->paused_ns += now - s->paused_at;
-	ct_info("resumed (SIGUSR2) after %.3f s paused: recording again; %llu events so far, %llu of them "
-		"read while paused (calls in flight or in the ring at the pause)", (double)(now - s->paused_at) / 1e9,
-		(unsigned long long)s->stats.events, (unsigned long long)(s->stats.events - s->events_at_pause));
+	/* One line each way: a signal that changes what is recorded is never
+	 * silent; -v adds the counts. */
+	if (ct_verbosity < CT_LOG_INFO)
+		ct_note("resumed");
+	else
+		ct_info("resumed (SIGUSR2) after %.3f s paused: recording again; %llu event%s so far, %llu of "
+			"them read while paused (calls in flight or in the ring at the pause)",
+			(double)(now - s->paused_at) / 1e9, (unsigned long long)s->stats.events,
+			CT_S(s->stats.events), (unsigned long long)(s->stats.events - s->events_at_pause));
+}
+
+/*
+ * Records lost, said while it happens and not only at the end: once when
+ * loss begins, with the count, then at most every LOSS_REPEAT_NS while it
+ * goes on. A run that loses nothing says nothing.
+ */
+#define LOSS_REPEAT_NS 5000000000ull
+
+static void say_loss_live(struct session *s, uint64_t now)
+{
+	uint64_t lost = s->stats.lost;
+
+	if (lost <= s->lost_said || (s->lost_said && now - s->lost_said_at < LOSS_REPEAT_NS))
+		return;
+	if (!s->lost_said)
+		ct_warn("records are being lost: %llu so far did not fit in the ring buffer (raise %s)",
+			(unsigned long long)lost, s->inproc ? INPROC_RING_ADVICE : RINGBUF_ADVICE);
+	else
+		ct_warn("records still being lost: %llu so far, %llu in the last %.0f s",
+			(unsigned long long)lost, (unsigned long long)(lost - s->lost_said),
+			(double)(now - s->lost_said_at) / 1e9);
+	s->lost_said = lost;
+	s->lost_said_at = now;
 }
 
 /* The closing report's line on pauses, if there were any. */
@@ -1292,7 +1340,7 @@ static void say_paused(const struct session *s)
 	if (!s->pauses)
 		return;
 	ct_note("recording was paused for %.3f s of the %.3f s traced (%u pause%s%s)", (double)paused / 1e9,
-		(double)(end - s->traced_at) / 1e9, s->pauses, s->pauses > 1 ? "s" : "",
+		(double)(end - s->traced_at) / 1e9, s->pauses, CT_S(s->pauses),
 		s->paused ? "; still paused at the end" : "");
 }
 
@@ -1336,13 +1384,14 @@ static void gpu_report(struct session *s)
 	}
 	if (!g->processes)
 		return; /* the library said why it could not */
-	fprintf(stderr, "cudatracer: GPU activity: %llu kernels (%llu unnamed), %llu copies, %llu sets, "
-		"%llu without their launching call\n", (unsigned long long)g->kernels,
-		(unsigned long long)g->unnamed, (unsigned long long)g->copies, (unsigned long long)g->sets,
-		(unsigned long long)g->uncorrelated);
+	fprintf(stderr, "cudatracer: GPU activity: %llu kernel%s (%llu unnamed), %llu %s, %llu set%s, "
+		"%llu without their launching call\n", (unsigned long long)g->kernels, CT_S(g->kernels),
+		(unsigned long long)g->unnamed, (unsigned long long)g->copies, ct_plural(g->copies, "copy", "copies"),
+		(unsigned long long)g->sets, CT_S(g->sets), (unsigned long long)g->uncorrelated);
 	if (s->stats.gpu_lost)
-		ct_warn("%llu batches of GPU activity did not fit in the ring buffer: raise [tracer] ringbuf_size",
-			(unsigned long long)s->stats.gpu_lost);
+		ct_warn("%llu %s of GPU activity did not fit in the ring buffer: raise %s",
+			(unsigned long long)s->stats.gpu_lost, ct_plural(s->stats.gpu_lost, "batch", "batches"),
+			RINGBUF_ADVICE);
 	if (g->cupti_dropped)
 		ct_warn("CUPTI dropped %llu activity records (its buffers were full)",
 			(unsigned long long)g->cupti_dropped);
@@ -1430,9 +1479,9 @@ static void say_profile_cost(const struct session *s)
 		for (size_t k = 0; k < s->plugins[i].p->n_apis; k++)
 			hot += s->enabled[i][k] && (s->plugins[i].p->apis[k].flags & CT_API_HOT);
 	if (hot)
-		ct_note("--profile full: %zu hot getters traced too; each of their calls costs two uprobe traps, "
+		ct_note("--profile full: %zu hot getter%s traced too; each of their calls costs two uprobe traps, "
 			"about 1.5 us (H200 VM: cudaGetDevice 60 ns untraced, 1.6 us traced; docs/performance.md)",
-			hot);
+			hot, CT_S(hot));
 }
 
 /* "Tracing 57 APIs of cudart in PID 4242 (app). Ctrl-C to end." (not with -q) */
@@ -1503,16 +1552,17 @@ static void say_totals(const struct session *s)
 	size_t len = 0;
 
 	if (s->stats.unpaired || s->stats.too_deep)
-		len += (size_t)snprintf(more, sizeof(more), ", %llu returns without their call, %llu calls nested "
+		len += (size_t)snprintf(more, sizeof(more), ", %llu return%s without their call, %llu call%s nested "
 					"too deep to capture", (unsigned long long)s->stats.unpaired,
-					(unsigned long long)s->stats.too_deep);
+					CT_S(s->stats.unpaired), (unsigned long long)s->stats.too_deep,
+					CT_S(s->stats.too_deep));
 	if (s->stats.filtered && len < sizeof(more))
 		len += (size_t)snprintf(more + len, sizeof(more) - len, ", %llu filtered out",
 					(unsigned long long)s->stats.filtered);
 	if (len < sizeof(more))
 		report_attach(s, more + len, sizeof(more) - len);
-	ct_note("%llu events, %llu records lost%s", (unsigned long long)s->stats.events,
-		(unsigned long long)s->stats.lost, more);
+	ct_note("%llu event%s, %llu record%s lost%s", (unsigned long long)s->stats.events, CT_S(s->stats.events),
+		(unsigned long long)s->stats.lost, CT_S(s->stats.lost), more);
 }
 
 int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_session_daemon *d)
@@ -1520,7 +1570,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 	struct session *s = calloc(1, sizeof(*s));
 	uint64_t last_tick;
 	int err, ret = 1, outerr;
-	bool failed = false, stopped, reload = false;
+	bool failed = false, stopped, reload = false, sinks_gone = false;
 
 	if (!s)
 		return 1;
@@ -1611,6 +1661,15 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 		follow_gone(s);
 		ct_watcher_recheck(&s->watcher, false);
 		ct_output_flush_live(&s->out);
+		/* `cudatracer -- ./app | head -1`: with every sink's reader gone,
+		 * tracing on would only slow the command. Stopped as a signal
+		 * stops it: the command goes on, untraced. */
+		if (ct_output_all_dead(&s->out)) {
+			ct_err("every sink failed (a reader that went away, a full disk): tracing stops%s",
+			       s->child ? "; the command goes on untraced" : "");
+			sinks_gone = true;
+			break;
+		}
 		if (err < 0 && err != -EINTR) {
 			ct_err("reading the ring buffer failed: %s", strerror(-err));
 			failed = true;
@@ -1634,7 +1693,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 			last_tick = now_ns(CLOCK_MONOTONIC);
 			if (s->aggregate)
 				feed_totals(s);
-			refresh_stats(s, st);
+			if (refresh_stats(s, st))
+				say_loss_live(s, last_tick);
 			ct_output_stats(&s->out, &s->stats);
 			ct_output_tick(&s->out, now_ns(CLOCK_REALTIME));
 		}
@@ -1650,7 +1710,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 		if (!s->child_done) {
 			/* Stopped by a signal: the command goes on untraced unless it got it too. */
 			waitpid(s->child, NULL, WNOHANG);
-			ret = 128 + (int)stop_signal;
+			ret = sinks_gone ? 1 : 128 + (int)stop_signal;
 		} else {
 			ret = s->child_status;
 		}
@@ -1692,20 +1752,21 @@ out:
 		say_totals(s);
 		say_unprobed(s);
 		say_paused(s);
-		if (s->stats.launches_named || s->stats.launches_unnamed || ct_decode_strings_unread())
+		/* Said only when some kernel went unnamed: "N named, 0 unnamed" on every run is noise. */
+		if (s->stats.launches_unnamed || ct_decode_strings_unread())
 			ct_note("launches: %llu with their kernel named, %llu unnamed (handles made before "
-				"tracing, or whose name could not be read); %llu names unread at entry and at return",
+				"tracing, or whose name could not be read); %llu name%s unread at entry and at return",
 				(unsigned long long)s->stats.launches_named,
 				(unsigned long long)s->stats.launches_unnamed,
-				(unsigned long long)ct_decode_strings_unread());
+				(unsigned long long)ct_decode_strings_unread(), CT_S(ct_decode_strings_unread()));
 		gpu_report(s);
 	}
 	if (s->untrusted)
 		ct_warn("%llu records of the in-process ring named a process outside the command's tree: not "
 			"believed, dropped", (unsigned long long)s->untrusted);
 	if (s->stats.lost)
-		ct_warn("%llu records did not fit in the ring buffer: raise [tracer] %s",
-			(unsigned long long)s->stats.lost, s->inproc ? "inproc_ring_size" : "ringbuf_size");
+		ct_warn("%llu record%s did not fit in the ring buffer: raise %s", (unsigned long long)s->stats.lost,
+			CT_S(s->stats.lost), s->inproc ? INPROC_RING_ADVICE : RINGBUF_ADVICE);
 	teardown(s);
 	ct_guard_stop(&s->guard);
 	if (failed && !s->child)

@@ -52,7 +52,8 @@ static inline bool ct_timing_entry_only(enum ct_timing t)
 	return t == CT_TIMING_ENTRY_PLUGIN || t == CT_TIMING_ENTRY_CONFIG;
 }
 
-/* Exit early with a clear message when BPF is out of reach. */
-int ct_check_privileges(void);
+/* Exit early with a clear message when BPF is out of reach; tracing a
+ * command, the in-process engine (no privileges) is offered first. */
+int ct_check_privileges(bool command);
 
 #endif

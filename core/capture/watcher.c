@@ -16,6 +16,7 @@
 #include "watch_event.h"
 #include "capture/bpfutil.h"
 #include "util/log.h"
+#include "util/plural.h"
 #include "capture/watcher.h"
 
 extern const char ct_bpf_watch_start[], ct_bpf_watch_end[];
@@ -309,18 +310,18 @@ void ct_watcher_detach(struct ct_watcher *w)
 	if (unsent)
 		ct_warn("watcher: %llu event%s lost (its ring was full): a process that loaded a runtime "
 			"or ran a program then was not held until its probes were in place, and its first "
-			"calls may be missed", (unsigned long long)unsent, unsent > 1 ? "s" : "");
+			"calls may be missed", (unsigned long long)unsent, CT_S(unsent));
 	/* Another tracer's (a system-wide one checks every new executable), a
 	 * user's kill -CONT: said, since the trace is whole only for `again`. */
 	if (again)
 		ct_info("watcher: %llu task%s continued by another process before %s probes were in place: "
-			"stopped again until they were", (unsigned long long)again, again > 1 ? "s" : "",
-			again > 1 ? "their" : "its");
+			"stopped again until they were", (unsigned long long)again, CT_S(again),
+			ct_plural(again, "its", "their"));
 	if (lost)
 		ct_warn("watcher: %llu task%s continued by another process before %s probes were in place "
 			"(this kernel cannot stop %s again: no bpf_send_signal_task): %s first calls may be missed",
-			(unsigned long long)lost, lost > 1 ? "s were" : " was", lost > 1 ? "their" : "its",
-			lost > 1 ? "them" : "it", lost > 1 ? "their" : "its");
+			(unsigned long long)lost, ct_plural(lost, " was", "s were"), ct_plural(lost, "its", "their"),
+			ct_plural(lost, "it", "them"), ct_plural(lost, "its", "their"));
 	for (int i = w->n_links - 1; i >= 0; i--)
 		bpf_link__destroy(w->links[i]);
 	w->n_links = 0;
@@ -333,8 +334,8 @@ void ct_watcher_close(struct ct_watcher *w)
 	if (w->continued_again)
 		ct_info("watcher: %llu task%s found stopped after %s release, with no tracer holding %s: "
 			"continued again", (unsigned long long)w->continued_again,
-			w->continued_again > 1 ? "s" : "", w->continued_again > 1 ? "their" : "its",
-			w->continued_again > 1 ? "them" : "it");
+			CT_S(w->continued_again), ct_plural(w->continued_again, "its", "their"),
+			ct_plural(w->continued_again, "it", "them"));
 	bpf_object__close(w->obj);
 	memset(w, 0, sizeof(*w));
 }

@@ -854,3 +854,22 @@ void ct_config_help(FILE *out, bool md)
 		help_keys(out, o->keys, md, true);
 	}
 }
+
+int ct_config_split_set(char *arg, char **section, char **key, char **val)
+{
+	char *eq = strchr(arg, '='), *dot = strchr(arg, '.');
+
+	/* sink.NAME.key: the section is sink.NAME (a name has no dot). */
+	if (dot && eq && dot < eq && !strncmp(arg, "sink.", 5))
+		dot = strchr(arg + 5, '.');
+	if (!dot || !eq || eq < dot || dot == arg || dot + 1 == eq) {
+		ct_err("-C %s: expected SECTION.KEY=VALUE (or sink.NAME.KEY=VALUE)", arg);
+		return -EINVAL;
+	}
+	*dot = 0;
+	*eq = 0;
+	*section = arg;
+	*key = dot + 1;
+	*val = eq + 1;
+	return 0;
+}

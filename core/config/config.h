@@ -98,6 +98,9 @@ int ct_config_add_sink_named(struct ct_config *c, const char *name, const char *
 			     const char *origin);
 /* The same, named by its type, origin "-o TYPE[:WHERE]". */
 int ct_config_add_sink(struct ct_config *c, const char *type, const char *path);
+/* -C's argument, SECTION.KEY=VALUE or sink.NAME.KEY=VALUE, split in place
+ * (NULs written into arg). Returns 0, or -EINVAL said with the argument. */
+int ct_config_split_set(char *arg, char **section, char **key, char **val);
 /* Resolve sink types and fill their contexts. */
 int ct_config_finish(struct ct_config *c);
 /* Print every section and key with its default and help, as INI comments. */

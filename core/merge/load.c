@@ -178,6 +178,7 @@ static int load_one(struct ct_merge *m, int ti)
 		e = &m->events[m->n_events];
 		*e = l.ev;
 		e->proc = pi;
+		snprintf(e->comm, sizeof(e->comm), "%s", l.comm);
 		e->nested = e->depth && !l.has_parent;
 		e->collective = e->comm_id && e->comm_seq && !e->nested;
 		e->args = NULL;

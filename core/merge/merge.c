@@ -22,6 +22,7 @@ static const char usage[] =
 	"                         collective (default: stdout)\n"
 	"      --tolerance NS     hosts whose collectives end within NS of each other are\n"
 	"                         left as their clocks say (default 100000)\n"
+	"  -v, --verbose          say more (twice: debug)\n"
 	"  -q, --quiet            errors only\n"
 	"  -h, --help\n";
 
@@ -30,6 +31,7 @@ int ct_merge_main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "tolerance", required_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -43,7 +45,7 @@ int ct_merge_main(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:vqh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			if (!strncmp(optarg, "chrome:", 7) && optarg[7]) {
@@ -64,6 +66,7 @@ int ct_merge_main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'v': ct_verbosity++; break;
 		case 'q': ct_verbosity = CT_LOG_ERROR; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;

@@ -38,6 +38,7 @@ struct ct_mevent {
 	int proc;               /* index in ct_merge.procs */
 	uint32_t tid, depth;
 	char api[64], plugin[32], result_name[48];
+	char comm[32];          /* the thread's name (jsonl's comm), for its track */
 	bool error, entry_only, nested; /* nested: inside a call of its own library */
 	bool collective;        /* has a communicator id and a sequence number */
 	int32_t comm_rank, comm_nranks;

@@ -17,6 +17,9 @@
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "util/log.h"
+#include "util/plural.h"
+#include "sinks/texttable.h"
+#include "util/u64map.h"
 
 typedef int (*write_fn)(const struct ct_merge *m, FILE *out);
 
@@ -107,6 +110,7 @@ static uint64_t earliest(const struct ct_merge *m)
 static int chrome(const struct ct_merge *m, FILE *out)
 {
 	uint64_t t0 = earliest(m);
+	struct ct_u64map threads = { 0 };
 	char label[512];
 
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
@@ -120,6 +124,23 @@ static int chrome(const struct ct_merge *m, FILE *out)
 			"{\"sort_index\":%lld}},\n", i + 1,
 			(long long)m->traces[p->trace].domain * 1000000 + (p->rank >= 0 ? p->rank : 500000 + (long long)i));
 	}
+	/* Each thread's track named as the trace named it (its comm), once. */
+	for (size_t i = 0; i < m->n_events; i++) {
+		const struct ct_mevent *e = &m->events[i];
+		uint64_t key = (uint64_t)e->proc << 32 | e->tid;
+
+		if (!e->comm[0] || ct_u64map_get(&threads, key))
+			continue;
+		if (ct_u64map_put(&threads, key, (void *)1)) {
+			ct_u64map_free(&threads);
+			return -ENOMEM;
+		}
+		fprintf(out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%u,\"args\":{\"name\":",
+			e->proc + 1, e->tid);
+		ct_json_str(out, e->comm);
+		fputs("}},\n", out);
+	}
+	ct_u64map_free(&threads);
 	for (size_t i = 0; i < m->n_events; i++) {
 		const struct ct_mevent *e = &m->events[i];
 
@@ -165,7 +186,7 @@ static int summary(const struct ct_merge *m, FILE *out)
 	struct ct_straggler *s;
 	size_t n;
 	unsigned *last;
-	char label[512];
+	char label[512], late_s[CT_TABLE_NS_MAX];
 	int err = ct_merge_stragglers(m, &s, &n);
 
 	if (err)
@@ -175,8 +196,9 @@ static int summary(const struct ct_merge *m, FILE *out)
 		free(s);
 		return -ENOMEM;
 	}
-	fprintf(out, "cudatracer merge: %zu inputs, %zu hosts, %zu processes, %zu calls\n\n",
-		m->n_traces, m->n_domains, m->n_procs, m->n_events);
+	fprintf(out, "cudatracer merge: %zu input%s, %zu host%s, %zu process%s, %zu call%s\n\n", m->n_traces,
+		CT_S(m->n_traces), m->n_domains, CT_S(m->n_domains), m->n_procs, ct_plural(m->n_procs, "", "es"),
+		m->n_events, CT_S(m->n_events));
 	fputs("Clock offset applied per host:\n", out);
 	for (size_t d = 0; d < m->n_domains; d++) {
 		const struct ct_mdomain *dm = &m->domains[d];
@@ -197,11 +219,11 @@ static int summary(const struct ct_merge *m, FILE *out)
 		fputs("  no collective seen on more than one rank\n", out);
 	else
 		fprintf(out, "  %-18s %6s  %-24s %5s  %12s  %s\n", "Communicator", "Seq", "API", "Ranks",
-			"Late(ns)", "Last");
+			"Late", "Last");
 	for (size_t i = 0; i < n; i++) {
 		ct_merge_proc_label(m, s[i].last_proc, label, sizeof(label));
-		fprintf(out, "  0x%-16" PRIx64 " %6" PRIu64 "  %-24s %5d  %12" PRIu64 "  %s\n", s[i].comm_id,
-			s[i].seq, s[i].api, s[i].ranks, s[i].last_ns - s[i].first_ns, label);
+		fprintf(out, "  0x%-16" PRIx64 " %6" PRIu64 "  %-24s %5d  %12s  %s\n", s[i].comm_id, s[i].seq,
+			s[i].api, s[i].ranks, ct_table_ns(late_s, s[i].last_ns - s[i].first_ns), label);
 		last[s[i].last_proc]++;
 	}
 	if (n) {
@@ -215,7 +237,8 @@ static int summary(const struct ct_merge *m, FILE *out)
 				if (s[i].last_proc == (int)p)
 					late += s[i].last_ns - s[i].first_ns;
 			ct_merge_proc_label(m, (int)p, label, sizeof(label));
-			fprintf(out, "  %-40s %u of %zu collectives, %" PRIu64 " ns late in all\n", label, last[p], n, late);
+			fprintf(out, "  %-40s %u of %zu collective%s, %s late in all\n", label, last[p], n, CT_S(n),
+				ct_table_ns(late_s, late));
 		}
 	}
 	free(last);

@@ -18,6 +18,7 @@
 #include "sinks/output.h"
 #include "sinks/sink.h"
 #include "util/log.h"
+#include "util/plural.h"
 #include "util/u64map.h"
 
 static const char usage[] =
@@ -31,6 +32,8 @@ static const char usage[] =
 	"  -P, --plugin LIST      load these plugins first (names or .so paths); the\n"
 	"                         others the trace names are found on the plugin path\n"
 	"      --plugin-path DIRS where to look for plugins (colon-separated)\n"
+	"  -C, --set SEC.KEY=VAL  set one config key, e.g. -C sink.summary.format=json\n"
+	"  -v, --verbose          say more (twice: debug)\n"
 	"  -q, --quiet            errors only\n"
 	"  -h, --help\n";
 
@@ -86,13 +89,17 @@ static int procs_end(struct ct_output *o, struct ct_u64map *m)
 static void say_skips(const struct ct_replay *r, const char *path)
 {
 	if (r->skipped) {
-		ct_warn("report: %" PRIu64 " calls of %s were skipped: APIs the loaded plugins do not "
-			"have (a trace of another version?):", r->skipped, path);
+		ct_warn("report: %" PRIu64 " call%s of %s %s skipped: APIs the loaded plugins do not "
+			"have (a trace of another version?):", r->skipped, CT_S(r->skipped), path,
+			ct_plural(r->skipped, "was", "were"));
 		for (size_t i = 0; i < r->n_skips; i++)
-			ct_warn("  %s %s: %" PRIu64 " calls", r->skips[i].plugin, r->skips[i].api, r->skips[i].n);
+			ct_warn("  %s %s: %" PRIu64 " call%s", r->skips[i].plugin, r->skips[i].api, r->skips[i].n,
+				CT_S(r->skips[i].n));
 	}
 	if (r->other_kinds)
-		ct_info("report: %" PRIu64 " lines that are not calls were skipped", r->other_kinds);
+		ct_info("report: %" PRIu64 " %s not calls %s skipped", r->other_kinds,
+			ct_plural(r->other_kinds, "line that is", "lines that are"),
+			ct_plural(r->other_kinds, "was", "were"));
 }
 
 /* Every call of the trace to the sinks. */
@@ -148,6 +155,8 @@ int ct_report_main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "plugin", required_argument, NULL, 'P' },
 		{ "plugin-path", required_argument, NULL, 'L' },
+		{ "set", required_argument, NULL, 'C' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -158,16 +167,18 @@ int ct_report_main(int argc, char **argv)
 	struct ct_output out = { 0 };
 	struct ct_run_stats st = { 0 };
 	const char *config = NULL, *plugins = NULL, *plugin_path = NULL;
-	char **sinks = calloc(argc, sizeof(*sinks));
-	int n_sinks = 0, opt, ret = 2, err;
+	char **sinks = calloc(argc, sizeof(*sinks)), **sets = calloc(argc, sizeof(*sets));
+	int n_sinks = 0, n_sets = 0, opt, ret = 2, err;
 
 	ct_config_init(&conf);
-	if (!sinks)
+	if (!sinks || !sets)
 		goto out;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:c:P:qh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:c:P:C:vqh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': sinks[n_sinks++] = optarg; break;
+		case 'C': sets[n_sets++] = optarg; break;
+		case 'v': ct_verbosity++; break;
 		case 'c': config = optarg; break;
 		case 'P': plugins = optarg; break;
 		case 'L': plugin_path = optarg; break;
@@ -198,6 +209,14 @@ int ct_report_main(int argc, char **argv)
 	}
 	if (!conf.n_sinks && ct_config_add_sink(&conf, "summary", "-"))
 		goto out;
+	/* After the sinks, as the tracer does: -C sink.NAME.KEY=VAL addresses an -o sink. */
+	for (int i = 0; i < n_sets; i++) {
+		char origin[512], *sec, *key, *val;
+
+		snprintf(origin, sizeof(origin), "-C %s", sets[i]);
+		if (ct_config_split_set(sets[i], &sec, &key, &val) || ct_config_set(&conf, sec, key, val, origin))
+			goto out;
+	}
 	if (ct_config_finish(&conf))
 		goto out;
 	if (refuse_own_trace(&conf, argv + optind))
@@ -223,12 +242,13 @@ int ct_report_main(int argc, char **argv)
 		goto out;
 	say_skips(&r, tf.path);
 	if (ct_verbosity >= CT_LOG_WARN)
-		fprintf(stderr, "cudatracer report: %" PRIu64 " events from %s\n", st.events, tf.path);
+		fprintf(stderr, "cudatracer report: %" PRIu64 " event%s from %s\n", st.events, CT_S(st.events), tf.path);
 	ret = 0;
 out:
 	ct_replay_free(&r);
 	ct_tracefile_close(&tf);
 	ct_config_free(&conf);
 	free(sinks);
+	free(sets);
 	return ret;
 }

@@ -24,6 +24,7 @@
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "plugin/number.h"
+#include "util/plural.h"
 
 #ifndef CT_VERSION
 #define CT_VERSION "0"
@@ -847,8 +848,9 @@ static int html_close(void *ctx, const struct ct_run_stats *st)
 	ct_html_str(o, s->title);
 	fprintf(o, "</title>\n<style>%s</style></head><body>\n<h1>", style);
 	ct_html_str(o, s->title);
-	fprintf(o, "</h1>\n<p id=\"totals\">%" PRIu64 " calls from %zu processes, %zu threads, over "
-		"%.3f ms", s->stats.calls, s->stats.procs.n + (size_t)s->stats.n_ended, s->n_threads,
+	fprintf(o, "</h1>\n<p id=\"totals\">%" PRIu64 " call%s from %zu process%s, %zu thread%s, over "
+		"%.3f ms", s->stats.calls, CT_S(s->stats.calls), s->stats.procs.n + (size_t)s->stats.n_ended,
+		ct_plural(s->stats.procs.n + (size_t)s->stats.n_ended, "", "es"), s->n_threads, CT_S(s->n_threads),
 		s->any ? (double)(s->t1 - s->t0) / 1e6 : 0.0);
 	if (st)
 		fprintf(o, "; records lost: <span id=\"lost\">%" PRIu64 "</span>", st->lost);

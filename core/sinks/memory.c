@@ -15,6 +15,7 @@
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "sinks/texttable.h"
+#include "util/plural.h"
 
 enum memory_format { MEMORY_TEXT, MEMORY_JSON };
 
@@ -60,7 +61,7 @@ static int text_sites(struct memory_ctx *s, const struct ct_mem_space *sp)
 		fprintf(s->c.out, "  never freed, by allocation site:\n");
 	for (size_t i = 0; i < n && i < s->max_list && (n > 1 || v[0].site); i++) {
 		fprintf(s->c.out, "    %" PRIu64 " bytes in %" PRIu64 " allocation%s %s\n", v[i].bytes, v[i].count,
-			v[i].count > 1 ? "s" : "", v[i].site ? "at:" : "with no stack");
+			CT_S(v[i].count), v[i].site ? "at:" : "with no stack");
 		for (uint32_t f = 0; v[i].site && f < v[i].site->n_lines; f++)
 			fprintf(s->c.out, "      %s\n", v[i].site->lines[f]);
 	}

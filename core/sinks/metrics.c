@@ -44,7 +44,7 @@ const struct ct_mfamily ct_mfamilies[CT_MF_N] = {
 			   "Allocations made through the traced calls and not yet freed",
 			   "1", CT_MT_GAUGE, L(PLUGIN) | L(HOST) | PROC_LABELS, 0 },
 	[CT_MF_LOST] = { "cudatracer_records_lost_total",
-			 "Records the kernel could not put in the ring buffer (raise [tracer] ringbuf_size)",
+			 "Records the kernel could not put in the ring buffer (raise --ringbuf-size or [tracer] ringbuf_size)",
 			 "1", CT_MT_COUNTER, L(HOST), 0 },
 	[CT_MF_PROBES] = { "cudatracer_probes_attached",
 			   "Functions probed in the traced libraries, summed over the files", "1",

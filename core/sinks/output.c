@@ -30,8 +30,15 @@ static void sink_failed(struct ct_output *o, int i, const char *what, int err)
 	if (o->dead[i])
 		return;
 	o->dead[i] = true;
-	ct_err("sink '%s' (%s, %s): %s failed: %s; this sink stops, the others go on",
-	       s->name, s->ops->type, path, what, strerror(err));
+	o->why[i] = err;
+	o->n_dead++;
+	ct_err("sink '%s' (%s, %s): %s failed: %s; %s", s->name, s->ops->type, path, what, strerror(err),
+	       ct_output_all_dead(o) ? "no sink is left" : "this sink stops, the others go on");
+}
+
+bool ct_output_all_dead(const struct ct_output *o)
+{
+	return o->conf && o->conf->n_sinks && o->n_dead >= o->conf->n_sinks;
 }
 
 /* The descriptor (1 or 2) of the command's that the file `a` is, or 0. */
@@ -104,10 +111,12 @@ int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct
 
 	o->conf = conf;
 	o->dead = calloc(conf->n_sinks + 1, sizeof(bool));
+	o->why = calloc(conf->n_sinks + 1, sizeof(int));
+	o->n_dead = 0;
 	o->opened = calloc(conf->n_sinks + 1, sizeof(bool));
 	o->live = calloc(conf->n_sinks + 1, sizeof(bool));
 	o->named = calloc(conf->n_sinks + 1, sizeof(bool));
-	if (!o->dead || !o->opened || !o->live || !o->named)
+	if (!o->dead || !o->why || !o->opened || !o->live || !o->named)
 		return -ENOMEM;
 	for (int i = 0; i < conf->n_sinks; i++) {
 		struct ct_sink_conf *s = &conf->sinks[i];
@@ -269,16 +278,21 @@ int ct_output_close(struct ct_output *o, const struct ct_run_stats *st)
 		}
 		if (o->opened && o->opened[i] && s->ops->destroy)
 			s->ops->destroy(s->ctx);
-		if (o->dead && o->dead[i])
+		if (o->dead && o->dead[i]) {
+			if (o->why[i])
+				ct_err("sink '%s' (%s, %s) failed: %s: what it wrote is incomplete", s->name,
+				       s->ops->type, c && c->path ? c->path : "-", strerror(o->why[i]));
 			ret = -EIO;
-		else if (o->named && o->named[i])
+		} else if (o->named && o->named[i])
 			ct_note("sink '%s' (%s) wrote %s", s->name, s->ops->type, c->path);
 	}
 	free(o->dead);
+	free(o->why);
 	free(o->opened);
 	free(o->live);
 	free(o->named);
 	o->dead = o->opened = o->live = o->named = NULL;
+	o->why = NULL;
 	return ret;
 }
 

@@ -9,6 +9,8 @@
 struct ct_output {
 	struct ct_config *conf;
 	bool *dead;   /* a sink that failed (full disk, closed pipe) is stopped alone */
+	int *why;     /* the errno it failed with, said again at the close (0: abandoned) */
+	int n_dead;
 	bool *opened;
 	bool *live;   /* writes to a pipe or terminal: flushed after each batch */
 	bool *named;  /* a file format given no path, written to a file named here */
@@ -45,7 +47,12 @@ void ct_output_stats(struct ct_output *o, const struct ct_run_stats *st);
 /* GPU activity to every sink that takes it. */
 void ct_output_gpu(struct ct_output *o, const struct ct_gpu_event *g);
 void ct_output_proc_exit(struct ct_output *o, uint32_t pid, uint64_t ts_ns);
-/* Final output of every sink and close its file. Returns -EIO if any sink failed. */
+/* Every sink failed (a reader that went away, a full disk): nothing that
+ * is traced from now on goes anywhere, so tracing stops. */
+bool ct_output_all_dead(const struct ct_output *o);
+/* Final output of every sink and close its file. Returns -EIO if any sink
+ * failed, each named again with its error (the line said when it failed may
+ * be screens above). */
 int ct_output_close(struct ct_output *o, const struct ct_run_stats *st);
 /* Close every sink's file without its final output: for a run that failed,
  * whose summary or report would be empty or wrong. */

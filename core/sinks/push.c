@@ -8,6 +8,7 @@
 #include "sinks/netlibs.h"
 #include "sinks/push.h"
 #include "util/log.h"
+#include "util/plural.h"
 
 #define BACKOFF_FIRST_NS 500000000ull
 #define BACKOFF_MAX_NS 30000000000ull
@@ -351,8 +352,9 @@ int ct_push_stop(struct ct_push *p, uint64_t flush_ns)
 		if (!p->lost_batches[k])
 			continue;
 		lost = true;
-		ct_warn("sink '%s' (%s): %llu batches (%llu %s) could not be sent to %s; last error: %s", p->sink,
-			p->type, (unsigned long long)p->lost_batches[k], (unsigned long long)p->lost[k],
+		ct_warn("sink '%s' (%s): %llu %s (%llu %s) could not be sent to %s; last error: %s", p->sink,
+			p->type, (unsigned long long)p->lost_batches[k],
+			ct_plural(p->lost_batches[k], "batch", "batches"), (unsigned long long)p->lost[k],
 			p->units[k] ? p->units[k] : "samples", p->urls[k], p->last_error);
 	}
 	if (!lost && p->failures)

@@ -24,6 +24,7 @@
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "sinks/texttable.h"
+#include "util/plural.h"
 #include "util/strbuf.h"
 
 enum summary_format { FMT_TABLE, FMT_JSON, FMT_CSV };
@@ -99,20 +100,21 @@ static int print_table_err_sites(FILE *out, struct ct_api_stat *const *v, size_t
 					"%d frames of each):\n", CT_SITES_SHOWN, CT_SITE_FRAMES_SHOWN);
 			any = true;
 			fprintf(out, "%s %s %s: %" PRIu64 " call%s\n", v[i]->plugin, v[i]->api, es->name, es->calls,
-				es->calls > 1 ? "s" : "");
+				CT_S(es->calls));
 			for (size_t k = 0; k < ns && k < CT_SITES_SHOWN; k++) {
-				fprintf(out, "  %" PRIu64 " call%s at:\n", sv[k]->count, sv[k]->count > 1 ? "s" : "");
+				fprintf(out, "  %" PRIu64 " call%s at:\n", sv[k]->count, CT_S(sv[k]->count));
 				for (uint32_t f = 0; f < sv[k]->n_lines && f < CT_SITE_FRAMES_SHOWN; f++)
 					fprintf(out, "      %s\n", sv[k]->lines[f]);
 				if (sv[k]->n_lines > CT_SITE_FRAMES_SHOWN)
-					fprintf(out, "      ... %u more frames\n", sv[k]->n_lines - CT_SITE_FRAMES_SHOWN);
+					fprintf(out, "      ... %u more frame%s\n", sv[k]->n_lines - CT_SITE_FRAMES_SHOWN,
+						CT_S(sv[k]->n_lines - CT_SITE_FRAMES_SHOWN));
 			}
 			more = other_calls(es, sv, ns);
 			if (more)
-				fprintf(out, "  %" PRIu64 " call%s at other sites\n", more, more > 1 ? "s" : "");
+				fprintf(out, "  %" PRIu64 " call%s at other sites\n", more, CT_S(more));
 			if (es->calls > es->stacked)
 				fprintf(out, "  %" PRIu64 " call%s with no stack\n", es->calls - es->stacked,
-					es->calls - es->stacked > 1 ? "s" : "");
+					CT_S(es->calls - es->stacked));
 			free(sv);
 		}
 	}
@@ -121,14 +123,14 @@ static int print_table_err_sites(FILE *out, struct ct_api_stat *const *v, size_t
 
 static int print_table_proc(const struct summary_ctx *s, FILE *out, const struct ct_proc_stat *p)
 {
-	static const char *const head[] = { "Time(%)", "Total(ns)", "Calls", "Errors", "Nested",
-				      "Avg(ns)", "Min(ns)", "Max(ns)", "P50(ns)", "P99(ns)",
+	static const char *const head[] = { "Time(%)", "Total", "Calls", "Errors", "Nested",
+				      "Avg", "Min", "Max", "P50", "P99",
 				      "Bytes", "Runtime", "API" };
 	static const char *const khead[] = { "Runtime", "API", "Kind", "Calls", "Bytes" };
 	struct ct_table t = { 13, "rrrrrrrrrrrll" }, k = { 5, "lllrr" };
 	bool any_nested = false;
 	struct ct_api_stat **v;
-	char comm[CT_COMM_TEXT];
+	char comm[CT_COMM_TEXT], total[CT_TABLE_NS_MAX];
 	size_t n;
 	int err;
 
@@ -136,14 +138,15 @@ static int print_table_proc(const struct summary_ctx *s, FILE *out, const struct
 	if (err)
 		return err;
 	if (p == s->st.ended)
-		fprintf(out, "%" PRIu64 " ended processes, folded together past keep_exited = %" PRIu64
-			" (their kernels, collectives and GPU rows are not kept): %" PRIu64 " calls, %" PRIu64
-			" errors, %" PRIu64 " ns in traced calls\n\n", s->st.n_ended, s->keep_exited, p->calls,
-			p->errors, p->total_ns);
+		fprintf(out, "%" PRIu64 " ended process%s, folded together past keep_exited = %" PRIu64
+			" (their kernels, collectives and GPU rows are not kept): %" PRIu64 " call%s, %" PRIu64
+			" error%s, %s in traced calls\n\n", s->st.n_ended, ct_plural(s->st.n_ended, "", "es"),
+			s->keep_exited, p->calls, CT_S(p->calls), p->errors, CT_S(p->errors),
+			ct_table_ns(total, p->total_ns));
 	else
-		fprintf(out, "pid %u (%s): %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64
-			" ns in traced calls\n\n", p->pid, ct_text_comm(comm, p->comm), p->calls, p->errors,
-			p->total_ns);
+		fprintf(out, "pid %u (%s): %" PRIu64 " call%s, %" PRIu64 " error%s, %s in traced calls\n\n", p->pid,
+			ct_text_comm(comm, p->comm), p->calls, CT_S(p->calls), p->errors, CT_S(p->errors),
+			ct_table_ns(total, p->total_ns));
 	err = ct_table_row(&t, head);
 	if (!err)
 		err = ct_table_row(&k, khead);
@@ -156,12 +159,12 @@ static int print_table_proc(const struct summary_ctx *s, FILE *out, const struct
 			row[j] = c[j];
 		if (a->timed) {
 			snprintf(c[0], 32, "%.1f", ct_api_stat_pct(a, p));
-			u64s(c[1], a->total_ns);
-			u64s(c[5], ct_api_stat_avg(a));
-			u64s(c[6], a->hist.min);
-			u64s(c[7], a->hist.max);
-			u64s(c[8], ct_hist_percentile(&a->hist, 50));
-			u64s(c[9], ct_hist_percentile(&a->hist, 99));
+			ct_table_ns(c[1], a->total_ns);
+			ct_table_ns(c[5], ct_api_stat_avg(a));
+			ct_table_ns(c[6], a->hist.min);
+			ct_table_ns(c[7], a->hist.max);
+			ct_table_ns(c[8], ct_hist_percentile(&a->hist, 50));
+			ct_table_ns(c[9], ct_hist_percentile(&a->hist, 99));
 		} else { /* entry-only APIs have no duration */
 			for (int j = 0; j < 10; j++)
 				strcpy(c[j], "-");
@@ -232,7 +235,7 @@ static char *text_dup(const char *s)
 /* Kernels by launch time; a name cut to kernel_width is given whole below. */
 static int print_table_kernels(const struct summary_ctx *s, FILE *out, uint32_t pid)
 {
-	static const char *const head[] = { "Launches", "Errors", "Total(ns)", "Avg(ns)", "Grids",
+	static const char *const head[] = { "Launches", "Errors", "Total", "Avg", "Grids",
 					    "Blocks", "Runtime", "Kernel" };
 	struct ct_table t = { 8, "rrrrrrll" };
 	size_t width = s->kernel_width ? s->kernel_width : SIZE_MAX;
@@ -258,8 +261,8 @@ static int print_table_kernels(const struct summary_ctx *s, FILE *out, uint32_t 
 		}
 		u64s(c[0], k->launches);
 		u64s(c[1], k->errors);
-		u64s(c[2], k->total_ns);
-		u64s(c[3], ct_kern_avg(k));
+		ct_table_ns(c[2], k->total_ns);
+		ct_table_ns(c[3], ct_kern_avg(k));
 		shapes_text(c[4], sizeof(c[4]), &k->grids, &k->grid);
 		shapes_text(c[5], sizeof(c[5]), &k->blocks, &k->block);
 		if (ct_kern_name_cut(cut, strlen(names[i]) + 1, names[i], width))
@@ -289,9 +292,9 @@ static int print_table_kernels(const struct summary_ctx *s, FILE *out, uint32_t 
  * --gpu-activity (`gpu`), their kernels' device time beside them. */
 static int print_table_coll(FILE *out, const struct ct_coll_proc *cp, bool gpu)
 {
-	static const char *const head[] = { "Calls", "Errors", "Bytes", "Total(ns)", "Avg(ns)",
+	static const char *const head[] = { "Calls", "Errors", "Bytes", "Total", "Avg",
 					    "AlgBW(GB/s)", "BusBW(GB/s)", "Ranks", "GPU calls",
-					    "GPU(ns)", "GPU BusBW(GB/s)", "Runtime", "API", "Datatype" };
+					    "GPU time", "GPU BusBW(GB/s)", "Runtime", "API", "Datatype" };
 	enum { NUM = 11, ALL = 14 };
 	const char *h[ALL];
 	size_t w = gpu ? ALL : ALL - 3;
@@ -312,8 +315,8 @@ static int print_table_coll(FILE *out, const struct ct_coll_proc *cp, bool gpu)
 		u64s(v[0], c->calls);
 		u64s(v[1], c->errors);
 		u64s(v[2], c->bytes);
-		u64s(v[3], c->ns);
-		u64s(v[4], ok ? c->ns / ok : 0);
+		ct_table_ns(v[3], c->ns);
+		ct_table_ns(v[4], ok ? c->ns / ok : 0);
 		snprintf(v[5], 32, "%.3f", ct_coll_algbw(c) / 1e9);
 		if (ct_coll_busbw(c) < 0)
 			strcpy(v[6], "-");
@@ -324,7 +327,7 @@ static int print_table_coll(FILE *out, const struct ct_coll_proc *cp, bool gpu)
 		else
 			snprintf(v[7], 32, "%d", c->nranks);
 		u64s(v[8], c->gpu_kernels);
-		u64s(v[9], c->gpu_ns);
+		ct_table_ns(v[9], c->gpu_ns);
 		if (ct_coll_gpu_busbw(c) < 0)
 			strcpy(v[10], "-");
 		else
@@ -350,11 +353,11 @@ static int print_table_coll(FILE *out, const struct ct_coll_proc *cp, bool gpu)
 /* The device side (--gpu-activity) and the calls by device. */
 static int print_table_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
 {
-	static const char *const khead[] = { "Time(%)", "Total(ns)", "Count", "Avg(ns)", "Min(ns)",
-					     "Max(ns)", "P50(ns)", "P99(ns)", "Kernel" };
-	static const char *const chead[] = { "Kind", "Count", "Bytes", "Total(ns)", "GB/s" };
-	static const char *const dhead[] = { "Device", "Calls", "Calls(ns)", "Kernels", "Kernels(ns)",
-					     "Copies", "Copy bytes", "Copies(ns)" };
+	static const char *const khead[] = { "Time(%)", "Total", "Count", "Avg", "Min",
+					     "Max", "P50", "P99", "Kernel" };
+	static const char *const chead[] = { "Kind", "Count", "Bytes", "Total", "GB/s" };
+	static const char *const dhead[] = { "Device", "Calls", "Call time", "Kernels", "Kernel time",
+					     "Copies", "Copy bytes", "Copy time" };
 	struct ct_table kt = { 9, "rrrrrrrrl" }, ct = { 5, "lrrrr" }, dt = { 8, "lrrrrrrr" };
 	struct ct_kernel_stat **k = NULL;
 	struct ct_copy_stat **c = NULL;
@@ -382,13 +385,13 @@ static int print_table_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
 		const char *row[9] = { v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], k[i]->name };
 
 		snprintf(v[0], 32, "%.1f", pct(h->sum, total));
-		u64s(v[1], h->sum);
+		ct_table_ns(v[1], h->sum);
 		u64s(v[2], h->count);
-		u64s(v[3], h->count ? h->sum / h->count : 0);
-		u64s(v[4], h->min);
-		u64s(v[5], h->max);
-		u64s(v[6], ct_hist_percentile(h, 50));
-		u64s(v[7], ct_hist_percentile(h, 99));
+		ct_table_ns(v[3], h->count ? h->sum / h->count : 0);
+		ct_table_ns(v[4], h->min);
+		ct_table_ns(v[5], h->max);
+		ct_table_ns(v[6], ct_hist_percentile(h, 50));
+		ct_table_ns(v[7], ct_hist_percentile(h, 99));
 		err = ct_table_row(&kt, row);
 	}
 	for (size_t i = 0; i < nc && !err; i++) {
@@ -396,7 +399,7 @@ static int print_table_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
 
 		u64s(v[0], c[i]->count);
 		u64s(v[1], c[i]->bytes);
-		u64s(v[2], c[i]->ns);
+		ct_table_ns(v[2], c[i]->ns);
 		snprintf(v[3], 32, "%.3f", ct_copy_gbps(c[i]->bytes, c[i]->ns));
 		err = ct_table_row(&ct, row);
 	}
@@ -408,12 +411,12 @@ static int print_table_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
 		else
 			snprintf(v[0], 32, "%d", d[i]->device);
 		u64s(v[1], d[i]->calls);
-		u64s(v[2], d[i]->call_ns);
+		ct_table_ns(v[2], d[i]->call_ns);
 		u64s(v[3], d[i]->kernels);
-		u64s(v[4], d[i]->kernel_ns);
+		ct_table_ns(v[4], d[i]->kernel_ns);
 		u64s(v[5], d[i]->copies);
 		u64s(v[6], d[i]->copy_bytes);
-		u64s(v[7], d[i]->copy_ns);
+		ct_table_ns(v[7], d[i]->copy_ns);
 		err = ct_table_row(&dt, row);
 	}
 	if (!err && kt.rows > 1) {
@@ -758,8 +761,8 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 			err = print_table_proc(s, out, s->st.ended);
 		}
 		if (rs && rs->lost)
-			fprintf(out, "\nwarning: %" PRIu64 " records lost: the figures above undercount\n",
-				rs->lost);
+			fprintf(out, "\nwarning: %" PRIu64 " record%s lost: the figures above undercount\n",
+				rs->lost, CT_S(rs->lost));
 		break;
 	case FMT_JSON:
 		fprintf(out, "{\"final\":%s", final ? "true" : "false");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Aligned text tables: see texttable.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,4 +66,20 @@ void ct_table_free(struct ct_table *t)
 	free(t->cells);
 	t->cells = NULL;
 	t->rows = t->cap = 0;
+}
+
+char *ct_table_ns(char buf[CT_TABLE_NS_MAX], unsigned long long ns)
+{
+	static const struct { unsigned long long div; const char *unit; } units[] = {
+		{ 1000000000ull, "s" }, { 1000000ull, "ms" }, { 1000ull, "us" },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		/* The next unit down prints to a millionth of this one: 999.9996 ms is 1.000s, not 1000.000ms. */
+		if (ns + units[i].div / 2000000 >= units[i].div) {
+			snprintf(buf, CT_TABLE_NS_MAX, "%.3f%s", (double)ns / (double)units[i].div, units[i].unit);
+			return buf;
+		}
+	snprintf(buf, CT_TABLE_NS_MAX, "%lluns", ns);
+	return buf;
 }

@@ -20,4 +20,10 @@ int ct_table_row(struct ct_table *t, const char *const *cells);
 void ct_table_print(FILE *out, const struct ct_table *t, unsigned indent);
 void ct_table_free(struct ct_table *t);
 
+/* A duration for a person, in the unit that suits it, the unit in the cell
+ * and no blank ("950ns", "12.345us", "1.234ms", "2.500s"), so that a column
+ * stays one word for awk. jsonl, csv and JSON keep raw nanoseconds. */
+#define CT_TABLE_NS_MAX 32
+char *ct_table_ns(char buf[CT_TABLE_NS_MAX], unsigned long long ns);
+
 #endif

@@ -66,7 +66,7 @@ def main():
     launches = tr.calls("cuLaunchKernel")
     t.check([l["args"]["f"] for l in launches] == ["late_name()", "0x4b001"], "launches: %r" % launches, tr)
     t.check("launches: 1 with their kernel named, 1 unnamed" in tr.stderr and
-            "1 names unread at entry and at return" in tr.stderr, "counted", tr)
+            "1 name unread at entry and at return" in tr.stderr, "counted", tr)
     print("ok: the device of every call; a name read at return, an unread one counted")
 
 

@@ -94,7 +94,7 @@ def check_events(tr, out):
          "correlation": corr(10, None, None, None)},
     ]
     t.check(got == want, "gpu events:\n%s\nwant\n%s" % ("\n".join(map(str, got)), "\n".join(map(str, want))), tr)
-    t.check("GPU activity: 3 kernels (1 unnamed), 1 copies, 1 sets, 1 without their launching call" in tr.stderr,
+    t.check("GPU activity: 3 kernels (1 unnamed), 1 copy, 1 set, 1 without their launching call" in tr.stderr,
             "closing report", tr)
 
 
@@ -124,10 +124,10 @@ def check_sinks(tr, out):
     with open(os.path.join(d, "summary.txt")) as f:
         summary = f.read()
     for line in ("GPU kernels (time on the device):",
-                 "   50.0       3000      1     3000     3000     3000     3000     3000  vecAdd(float*, float const*, int)",
-                 "   16.7       1000      1     1000     1000     1000     1000     1000  (unnamed)",
-                 "HtoD        1  1048576      50000  20.972",
-                 "memset      1     4096       1000   4.096"):
+                 "   50.0  3.000us      1  3.000us  3.000us  3.000us  3.000us  3.000us  vecAdd(float*, float const*, int)",
+                 "   16.7  1.000us      1  1.000us  1.000us  1.000us  1.000us  1.000us  (unnamed)",
+                 "HtoD        1  1048576  50.000us  20.972",
+                 "memset      1     4096   1.000us   4.096"):
         t.check(line in summary, "summary lacks %r:\n%s" % (line, summary), tr)
     with open(os.path.join(d, "report.html")) as f:
         html = f.read()

@@ -37,7 +37,7 @@ def rw(url, timeout="2s"):
 
 
 def lost_report(t, url):
-    m = re.search(r"sink 'rw' \(remote_write\): (\d+) batches \((\d+) samples\) could not be sent to %s; "
+    m = re.search(r"sink 'rw' \(remote_write\): (\d+) batch(?:es)? \((\d+) samples\) could not be sent to %s; "
                   r"last error: (.*)" % re.escape(url), t.stderr)
     cttest.check(m and int(m.group(1)) > 0 and int(m.group(2)) > 0, "no report of what was lost", t)
     return m.group(3)

@@ -30,6 +30,13 @@ JOB = "31337"
 SKEW = {"node-a": 0, "node-b": 3000000000, "node-c": -2000000000}
 
 
+
+def ns_of(cell):
+    """A duration cell of a summary table ("12.345ms") in ns."""
+    m = re.fullmatch(r"([0-9.]+)(ns|us|ms|s)", cell)
+    assert m, "not a duration: %r" % cell
+    return float(m.group(1)) * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[m.group(2)]
+
 def tracer(tmp, host, ranks, meet):
     prog = cttest.program(os.path.join("fakenccl", "nccl_ranks"))
     out = os.path.join(tmp, host + ".jsonl")
@@ -84,15 +91,15 @@ def main():
         cttest.check(re.search(r"^  %s\s+[+-]\d+ ns  \(from the ends of %d collectives\)$" % (host, N + N // 3),
                                out, re.M), "summary offsets:\n" + out)
     # the straggler of each allreduce k is rank (k-1) % 4, about LATE_MS late
-    rows = re.findall(r"^  0xfeedfacecafe0001\s+(\d+)\s+(\S+)\s+(\d+)\s+(\d+)\s+host (\S+) rank (\d+)", out, re.M)
+    rows = re.findall(r"^  0xfeedfacecafe0001\s+(\d+)\s+(\S+)\s+(\d+)\s+(\S+)\s+host (\S+) rank (\d+)", out, re.M)
     cttest.check(len(rows) == N + N // 3, "straggler rows:\n" + out)
     k = 0
     for seq, api, ranks, late, host, rank in rows:
         cttest.check(int(ranks) == 4, "seq %s: %s ranks" % (seq, ranks))
         if api == "ncclAllReduce":
             k += 1
-            cttest.check(int(rank) == (k - 1) % 4 and LATE_MS * 0.7e6 < int(late) < LATE_MS * 3e6,
-                         "allreduce %d: last rank %s, late %s ns, expected rank %d, about %d ms\n%s"
+            cttest.check(int(rank) == (k - 1) % 4 and LATE_MS * 0.7e6 < ns_of(late) < LATE_MS * 3e6,
+                         "allreduce %d: last rank %s, late %s, expected rank %d, about %d ms\n%s"
                          % (k, rank, late, (k - 1) % 4, LATE_MS, out))
     # one valid trace: a process per rank, named by host and rank; aligned ends
     with open(chrome) as f:

@@ -285,7 +285,7 @@ def test_in_flight(engine):
     t.check(len(ev) == 1 and before - 1000 <= start and start + ev[0]["dur_ns"] <= after + 1000,
             "in flight %s: want the first call alone (%d to %d), got %r\n%s" % (engine, before, after, ev,
                                                                                 stderr[-3000:]))
-    t.check(re.search(r"\b1 events, 0 records lost", stderr) and "without their call" not in stderr,
+    t.check(re.search(r"\b1 event, 0 records lost", stderr) and "without their call" not in stderr,
             "in flight %s: totals\n%s" % (engine, stderr[-3000:]))
 
 

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""packaging/bash-completion/cudatracer, driven as bash drives it.
+"""The bash completion (made at build time from packaging/bash-completion/cudatracer.in),
+driven as bash drives it.
 
 bash sources the file; `complete -p cudatracer` must name its function;
 then COMP_WORDS/COMP_CWORD (split as readline splits, at : and =) are set
@@ -15,14 +16,15 @@ import tempfile
 
 import cttest
 
-completion = os.path.join(cttest.SOURCE, "packaging", "bash-completion", "cudatracer")
+completion = os.path.join(cttest.BUILD, "packaging", "bash-completion", "cudatracer")
 tmp = tempfile.mkdtemp(prefix="ct-completion.")
 for f in ("trace-a.jsonl", "trace-b.jsonl"):
     open(os.path.join(tmp, f), "w").close()
 
 
-def complete(*words, cword=None):
-    """COMPREPLY for the words typed, the cursor in the last (or cword)."""
+def complete(*words, cword=None, path=None):
+    """COMPREPLY for the words typed, the cursor in the last (or cword); path:
+    PATH, by default with the build's cudatracer first."""
     cword = len(words) - 1 if cword is None else cword
     script = "\n".join([
         "source %s || exit 3" % shlex.quote(completion),
@@ -33,8 +35,8 @@ def complete(*words, cword=None):
         "_cudatracer",
         'printf "%s\\n" "${COMPREPLY[@]}"',
     ])
-    env = dict(os.environ, PATH=cttest.BUILD + ":" + os.environ["PATH"])
-    p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], capture_output=True, text=True,
+    env = dict(os.environ, PATH=path or cttest.BUILD + ":" + os.environ["PATH"])
+    p = subprocess.run(["/bin/bash", "--norc", "--noprofile", "-c", script], capture_output=True, text=True,
                        env=env, cwd=tmp)
     cttest.check(p.returncode == 0 and not p.stderr, "completing %r: exit %d\n%s" % (words, p.returncode, p.stderr))
     return sorted(w for w in p.stdout.split("\n") if w)
@@ -86,5 +88,17 @@ cttest.check("bash" in complete("cudatracer", "--", "bas"), "-- bas<TAB>: %s" % 
 cttest.check(complete("cudatracer", "--", "./app", "--plugin", "trace-b") == ["trace-b.jsonl"],
              "after --, the command's words are files")
 cttest.check(complete("cudatracer", "me") == ["merge"], "me<TAB>")
+cttest.check(complete("cudatracer", "") == ["merge", "report"], "cudatracer <TAB>: %s" % complete("cudatracer", ""))
+cttest.check(complete("cudatracer", "rep") == ["report"], "rep<TAB>")
+cttest.check(complete("cudatracer", "report", "trace-") == ["trace-a.jsonl", "trace-b.jsonl"], "report trace-<TAB>")
+report_opts = sorted(set(re.findall(r"^ +(?:-\w, )?(--[\w-]+)", tracer("report", "--help"), re.M)))
+cttest.check({"--output", "--set", "--verbose"} <= set(report_opts) and
+             complete("cudatracer", "report", "t.jsonl", "--") == report_opts,
+             "report t.jsonl --<TAB>: %s, want %s" % (complete("cudatracer", "report", "t.jsonl", "--"), report_opts))
+cttest.check("--tolerance" in complete("cudatracer", "merge", "a.jsonl", "--"), "merge a.jsonl --<TAB>")
+# Nothing is run at TAB: with no cudatracer on PATH, the same words.
+cttest.check(complete("cudatracer", "--", path="/usr/bin:/bin") == longs and
+             complete("cudatracer", "-P", "cu", path="/usr/bin:/bin") == ["cuda", "cudart"],
+             "with no binary on PATH: %s" % complete("cudatracer", "--", path="/usr/bin:/bin"))
 cttest.check(complete("cudatracer", "merge", "trace-") == ["trace-a.jsonl", "trace-b.jsonl"], "merge trace-<TAB>")
 print("test_completion: %d options, %d plugins, %d sink types completed" % (len(longs), len(plugins), len(types)))

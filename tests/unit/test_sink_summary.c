@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The summary sink: exact tables, JSON and CSV for a known set of calls. */
 #include "test_sink_fixture.h"
+#include "sinks/texttable.h"
 
 /* Two processes; the first has two threads and calls of every sort. */
 static void feed(struct fx_sink *s)
@@ -26,16 +27,16 @@ static void feed(struct fx_sink *s)
 static const char want_table[] =
 	"cudatracer summary\n"
 	"\n"
-	"pid 100 (app): 10 calls, 1 errors, 19200 ns in traced calls\n"
+	"pid 100 (app): 10 calls, 1 error, 19.200us in traced calls\n"
 	"\n"
-	"Time(%)  Total(ns)  Calls  Errors  Nested  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
-	"   46.9       9000      3       1       -     3000     1000     5000     3007     5000  12288  fake     xMalloc\n"
-	"   31.2       6000      2       0       -     3000     2000     4000     2000     4000   5120  fake     xMemcpy\n"
-	"   10.4       2000      1       0       -     2000     2000     2000     2000     2000      -  fake     xFree\n"
-	"    5.2       1000      1       0       -     1000     1000     1000     1000     1000   1000  fake     xMemcpy2D\n"
-	"    3.6        700      1       0       -      700      700      700      700      700    256  fake     xMemset\n"
-	"    2.6        500      1       0       -      500      500      500      500      500      -  fake     xLaunchKernel\n"
-	"      -          -      1       0       -        -        -        -        -        -      -  fake     xMark\n"
+	"Time(%)    Total  Calls  Errors  Nested      Avg      Min      Max      P50      P99  Bytes  Runtime  API\n"
+	"   46.9  9.000us      3       1       -  3.000us  1.000us  5.000us  3.007us  5.000us  12288  fake     xMalloc\n"
+	"   31.2  6.000us      2       0       -  3.000us  2.000us  4.000us  2.000us  4.000us   5120  fake     xMemcpy\n"
+	"   10.4  2.000us      1       0       -  2.000us  2.000us  2.000us  2.000us  2.000us      -  fake     xFree\n"
+	"    5.2  1.000us      1       0       -  1.000us  1.000us  1.000us  1.000us  1.000us   1000  fake     xMemcpy2D\n"
+	"    3.6    700ns      1       0       -    700ns    700ns    700ns    700ns    700ns    256  fake     xMemset\n"
+	"    2.6    500ns      1       0       -    500ns    500ns    500ns    500ns    500ns      -  fake     xLaunchKernel\n"
+	"      -        -      1       0       -        -        -        -        -        -      -  fake     xMark\n"
 	"\n"
 	"Bytes by copy kind:\n"
 	"Runtime  API        Kind           Calls  Bytes\n"
@@ -45,13 +46,13 @@ static const char want_table[] =
 	"fake     xMemset    -                  1    256\n"
 	"\n"
 	"Kernels (from launch calls: each launch once, however many runtimes traced it):\n"
-	"Launches  Errors  Total(ns)  Avg(ns)    Grids  Blocks  Runtime  Kernel\n"
-	"       1       0        500      500  (1,1,1)       -  fake     0x401000\n"
+	"Launches  Errors  Total    Avg    Grids  Blocks  Runtime  Kernel\n"
+	"       1       0  500ns  500ns  (1,1,1)       -  fake     0x401000\n"
 	"\n"
-	"pid 200 (app): 1 calls, 0 errors, 100 ns in traced calls\n"
+	"pid 200 (app): 1 call, 0 errors, 100ns in traced calls\n"
 	"\n"
-	"Time(%)  Total(ns)  Calls  Errors  Nested  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
-	"  100.0        100      1       0       -      100      100      100      100      100      -  other    xDeviceSynchronize\n"
+	"Time(%)  Total  Calls  Errors  Nested    Avg    Min    Max    P50    P99  Bytes  Runtime  API\n"
+	"  100.0  100ns      1       0       -  100ns  100ns  100ns  100ns  100ns      -  other    xDeviceSynchronize\n"
 	"\n"
 	"warning: 3 records lost: the figures above undercount\n";
 
@@ -155,17 +156,17 @@ static void feed_layers(struct fx_sink *s)
 static const char want_layers[] =
 	"cudatracer summary\n"
 	"\n"
-	"pid 300 (app): 5 calls, 1 errors, 650 ns in traced calls\n"
+	"pid 300 (app): 5 calls, 1 error, 650ns in traced calls\n"
 	"\n"
-	"Time(%)  Total(ns)  Calls  Errors  Nested  Avg(ns)  Min(ns)  Max(ns)  P50(ns)  P99(ns)  Bytes  Runtime  API\n"
-	"  100.0        650      4       1       -      162       50      300      101      300      -  fake     xLaunchKernel\n"
-	"    0.0         40      1       0       1       40       40       40       40       40      -  other    xLaunchKernel\n"
+	"Time(%)  Total  Calls  Errors  Nested    Avg   Min    Max    P50    P99  Bytes  Runtime  API\n"
+	"  100.0  650ns      4       1       -  162ns  50ns  300ns  101ns  300ns      -  fake     xLaunchKernel\n"
+	"    0.0   40ns      1       0       1   40ns  40ns   40ns   40ns   40ns      -  other    xLaunchKernel\n"
 	"Nested: calls made inside another traced call (a driver call inside a runtime call); Time(%) counts outermost calls only.\n"
 	"\n"
 	"Kernels (from launch calls: each launch once, however many runtimes traced it):\n"
-	"Launches  Errors  Total(ns)  Avg(ns)     Grids  Blocks  Runtime  Kernel\n"
-	"       3       1        600      200  2 shapes       -  fake     vecAdd(float*, int)\n"
-	"       1       0         50       50   (1,1,1)       -  fake     void gemm_kernel<float, 128... [1]\n"
+	"Launches  Errors  Total    Avg     Grids  Blocks  Runtime  Kernel\n"
+	"       3       1  600ns  200ns  2 shapes       -  fake     vecAdd(float*, int)\n"
+	"       1       0   50ns   50ns   (1,1,1)       -  fake     void gemm_kernel<float, 128... [1]\n"
 	"[1] void gemm_kernel<float, 128, 64>(float const*, float*, int)\n";
 
 static void test_kernels_and_nesting(void **state)
@@ -432,6 +433,22 @@ static void test_empty(void **state)
 	free(out);
 }
 
+/* Durations in the unit that suits them; one that would round to 1000 of a
+ * unit is given in the next. */
+static void test_time_units(void **state)
+{
+	static const struct { unsigned long long ns; const char *want; } v[] = {
+		{ 0, "0ns" }, { 999, "999ns" }, { 1000, "1.000us" }, { 12345, "12.345us" },
+		{ 999999, "999.999us" }, { 999999600, "1.000s" }, { 1234567, "1.235ms" },
+		{ 2500000000ull, "2.500s" }, { 86400000000000ull, "86400.000s" },
+	};
+	char buf[CT_TABLE_NS_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		assert_string_equal(ct_table_ns(buf, v[i].ns), v[i].want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_error_sites_bounded),
 		cmocka_unit_test(test_ended_folded),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_time_units),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
