@@ -94,7 +94,7 @@ def main():
 
     with open(os.path.join(tmp, "summary.txt")) as f:
         text = f.read()
-    kept = re.findall(r"^pid (\d+) \(%s\): 1 calls" % comm, text, re.M)
+    kept = re.findall(r"^pid (\d+) \(%s\): 1 call," % comm, text, re.M)
     want = "%d ended processes, folded together past keep_exited = %d" % (n - KEEP, KEEP)
     t.check(len(kept) == KEEP and want in text, "summary: %d processes kept apart, %r expected:\n%s"
             % (len(kept), want, text[-2000:]))
