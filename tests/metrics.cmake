@@ -6,7 +6,7 @@ ct_unit_test(test_sink_metrics "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sink_metri
 target_include_directories(test_sink_metrics PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/unit")
 
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
-foreach(t prometheus remote_write otlp bad_input push_stop)
+foreach(t prometheus remote_write otlp bad_input push_stop slow_clients)
 	ct_integration_test(metrics_${t} "${I}/test_metrics_${t}.py" LABELS root)
 endforeach()
 # -o TYPE:WHERE: a metric sink's address or URL, never a file of that name.

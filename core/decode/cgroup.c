@@ -33,32 +33,53 @@
 
 /* ---- paths to containers and pods: the runtimes' shapes, as data ---- */
 
-enum shape_of { S_CONTAINER, S_POD };
-enum id_form {
-	F_HEX64,     /* 64 lowercase hex digits */
-	F_UID,       /* 8-4-4-4-12 hex, dashes */
-	F_UID_UNDER, /* the same with '_' for '-' (a systemd unit name cannot hold '-' there) */
-};
-
-/* One path component: prefix, the id, suffix. */
-static const struct shape {
-	enum shape_of what;
-	const char *prefix, *suffix;
-	enum id_form form;
-} shapes[] = {
-	{ S_CONTAINER, "docker-", ".scope", F_HEX64 },         /* docker, systemd driver */
-	{ S_CONTAINER, "cri-containerd-", ".scope", F_HEX64 }, /* containerd's CRI, systemd driver */
-	{ S_CONTAINER, "crio-", ".scope", F_HEX64 },           /* cri-o (crio-conmon-… is its monitor: no match) */
-	{ S_CONTAINER, "libpod-", ".scope", F_HEX64 },         /* podman (libpod-conmon-… likewise) */
-	/* cgroupfs drivers: docker's /docker/<id>, containerd's /<namespace>/<id>,
-	 * the kubelet's /kubepods/<qos>/pod<uid>/<id> */
-	{ S_CONTAINER, "", "", F_HEX64 },
-	{ S_POD, "kubepods-pod", ".slice", F_UID_UNDER },      /* systemd driver: guaranteed QoS */
-	{ S_POD, "kubepods-burstable-pod", ".slice", F_UID_UNDER },
-	{ S_POD, "kubepods-besteffort-pod", ".slice", F_UID_UNDER },
-	{ S_POD, "pod", "", F_UID },                           /* cgroupfs driver: /kubepods/[qos/]pod<uid> */
+/*
+ * The paths the runtimes and the kubelet make, from the cgroup root. A
+ * component is '*' (any one) or text with at most one id in it: %c a
+ * container's 64 hex digits, %p a pod's UID (8-4-4-4-12 hex), %u the same
+ * with '_' for '-' (a systemd unit name cannot hold '-' there). A path
+ * matches a row when it begins with the row's components; below that it is
+ * the container's own. Anchored at the root, never anywhere in the path:
+ * below a directory delegated to a user (user@UID.service, a container's
+ * own cgroup namespace) that user names the directories, and could name one
+ * after another's container or pod to take its labels. A container's
+ * runtime without root (podman's rootless containers) is in such a
+ * directory, and gets no label.
+ */
+static const char *const shapes[] = {
+	"/system.slice/docker-%c.scope",  /* docker, systemd driver */
+	"/docker/%c",                     /* docker, cgroupfs driver */
+	"/machine.slice/libpod-%c.scope", /* podman (libpod-conmon-… is its monitor: no match) */
+	"/*/%c",                          /* containerd's cgroupfs driver: /<namespace>/<id> */
+	/* the kubelet, systemd driver: guaranteed, burstable, best-effort QoS;
+	 * containerd's CRI, cri-o (crio-conmon-… is its monitor), dockershim */
+	"/kubepods.slice/kubepods-pod%u.slice",
+	"/kubepods.slice/kubepods-pod%u.slice/cri-containerd-%c.scope",
+	"/kubepods.slice/kubepods-pod%u.slice/crio-%c.scope",
+	"/kubepods.slice/kubepods-pod%u.slice/docker-%c.scope",
+	"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%u.slice",
+	"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%u.slice/cri-containerd-%c.scope",
+	"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%u.slice/crio-%c.scope",
+	"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%u.slice/docker-%c.scope",
+	"/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod%u.slice",
+	"/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod%u.slice/cri-containerd-%c.scope",
+	"/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod%u.slice/crio-%c.scope",
+	"/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod%u.slice/docker-%c.scope",
+	/* the kubelet, cgroupfs driver */
+	"/kubepods/pod%p",
+	"/kubepods/burstable/pod%p",
+	"/kubepods/besteffort/pod%p",
+	"/kubepods/pod%p/%c",
+	"/kubepods/burstable/pod%p/%c",
+	"/kubepods/besteffort/pod%p/%c",
 };
 #define N_SHAPES (sizeof(shapes) / sizeof(shapes[0]))
+
+enum id_form {
+	F_HEX64,     /* %c */
+	F_UID,       /* %p */
+	F_UID_UNDER, /* %u */
+};
 
 static bool is_hex(char c)
 {
@@ -91,37 +112,55 @@ static bool id_of(const char *s, size_t n, enum id_form f, char *out)
 	return true;
 }
 
-static void match_component(const char *c, size_t n, struct ct_cgroup_ids *out)
+/* Path component c (n bytes) against a row's component pc (m bytes); its id into got. */
+static bool match_component(const char *c, size_t n, const char *pc, size_t m, struct ct_cgroup_ids *got)
 {
-	for (size_t i = 0; i < N_SHAPES; i++) {
-		const struct shape *sh = &shapes[i];
-		size_t np = strlen(sh->prefix), ns = strlen(sh->suffix);
-		char id[CT_CONTAINER_ID_LEN + 1]; /* the longer of the two */
+	const char *ph = memchr(pc, '%', m);
+	size_t np, ns;
+	enum id_form f;
 
-		if (n < np + ns || memcmp(c, sh->prefix, np) || memcmp(c + n - ns, sh->suffix, ns))
-			continue;
-		if (!id_of(c + np, n - np - ns, sh->form, id))
-			continue;
-		strcpy(sh->what == S_CONTAINER ? out->container : out->pod, id);
-		return;
+	if (m == 1 && pc[0] == '*')
+		return true;
+	if (!ph)
+		return n == m && !memcmp(c, pc, n);
+	np = ph - pc;
+	ns = m - np - 2;
+	if (n < np + ns || memcmp(c, pc, np) || memcmp(c + n - ns, ph + 2, ns))
+		return false;
+	f = ph[1] == 'c' ? F_HEX64 : ph[1] == 'p' ? F_UID : F_UID_UNDER;
+	return id_of(c + np, n - np - ns, f, f == F_HEX64 ? got->container : got->pod);
+}
+
+/* The ids of row if path begins with it, over those found before. */
+static void match_row(const char *path, const char *row, struct ct_cgroup_ids *out)
+{
+	struct ct_cgroup_ids got = { { 0 } };
+
+	for (;;) {
+		size_t m, n;
+
+		row += strspn(row, "/");
+		path += strspn(path, "/");
+		m = strcspn(row, "/");
+		n = strcspn(path, "/");
+		if (!m)
+			break;
+		if (!n || !match_component(path, n, row, m, &got))
+			return;
+		row += m;
+		path += n;
 	}
+	if (got.container[0])
+		strcpy(out->container, got.container);
+	if (got.pod[0])
+		strcpy(out->pod, got.pod);
 }
 
 void ct_cgroup_parse(const char *path, struct ct_cgroup_ids *out)
 {
-	const char *p = path;
-
 	out->container[0] = out->pod[0] = 0;
-	/* Component by component, outermost first: an inner match overwrites. */
-	while (p && *p) {
-		size_t n;
-
-		p += strspn(p, "/");
-		n = strcspn(p, "/");
-		if (n)
-			match_component(p, n, out);
-		p += n;
-	}
+	for (size_t i = 0; i < N_SHAPES; i++)
+		match_row(path, shapes[i], out);
 }
 
 /* ---- the cgroup v2 mount ---- */

@@ -27,9 +27,10 @@ struct ct_cgroup_ids {
 };
 
 /*
- * The container and pod a cgroup v2 path names (its innermost component
- * that has a runtime's shape wins: a container inside a pod's slice).
- * Pure: for the tests.
+ * The container and pod a cgroup v2 path names: where it begins with a
+ * path a runtime or the kubelet makes at the cgroup root (cgroup.c's
+ * table); the same shape deeper down, where a user may name directories,
+ * names nothing. Pure: for the tests.
  */
 void ct_cgroup_parse(const char *path, struct ct_cgroup_ids *out);
 

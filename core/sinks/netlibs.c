@@ -17,7 +17,8 @@ static const char *const curl_syms[] = { "curl_global_init", "curl_global_cleanu
 	"curl_easy_setopt", "curl_easy_perform", "curl_easy_getinfo", "curl_easy_strerror", "curl_easy_cleanup",
 	"curl_slist_append", "curl_slist_free_all" };
 static const char *const mhd_syms[] = { "MHD_start_daemon", "MHD_stop_daemon", "MHD_create_response_from_buffer",
-	"MHD_add_response_header", "MHD_queue_response", "MHD_destroy_response", "MHD_quiesce_daemon" };
+	"MHD_add_response_header", "MHD_queue_response", "MHD_destroy_response", "MHD_quiesce_daemon",
+	"MHD_get_connection_info" };
 static const char *const snappy_syms[] = { "snappy_compress", "snappy_max_compressed_length" };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

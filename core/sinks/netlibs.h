@@ -35,6 +35,8 @@ struct ct_mhd_api {
 	enum MHD_Result (*queue_response)(struct MHD_Connection *c, unsigned int status, struct MHD_Response *r);
 	void (*destroy_response)(struct MHD_Response *r);
 	MHD_socket (*quiesce_daemon)(struct MHD_Daemon *d);
+	const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *c,
+							       enum MHD_ConnectionInfoType type, ...);
 };
 
 struct ct_snappy_api {

@@ -8,13 +8,22 @@
  * it has. A port in use is said once and tried again every 10 s; tracing
  * goes on meanwhile. With `path`, the final values are also written there
  * as text at the end (e.g. for node_exporter's textfile collector).
+ *
+ * Any local user can connect, so no client may hold the server: at most
+ * PER_ADDR_MAX connections from one address, and a connection whose request
+ * has not been answered within REQUEST_NS of its start (or of its previous
+ * answer) is cut, however often it sends a byte. libmicrohttpd's own
+ * time-out is renewed by each byte: 70 clients trickling a byte every few
+ * seconds held every slot and no scrape was answered.
  */
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include "sinks/endpoint.h"
 #include "sinks/listeners.h"
@@ -25,6 +34,18 @@
 #include "util/strbuf.h"
 
 #define RETRY_NS 10000000000ull
+#define CONN_MAX 64u
+#define PER_ADDR_MAX 8u
+#define IDLE_S 10u
+#define REQUEST_NS 10000000000ull
+
+/* A client's connection, followed from the HTTP thread's callbacks so that
+ * the reader's tick can cut it once its deadline has passed. */
+struct prom_conn {
+	int fd;                 /* -1: a free slot */
+	bool cut;
+	uint64_t deadline_ns;   /* CLOCK_MONOTONIC */
+};
 
 struct prom_ctx {
 	struct ct_metric_sink ms; /* first: the shared callbacks take the context as one */
@@ -36,6 +57,9 @@ struct prom_ctx {
 	uint64_t next_try_ns;
 	bool said_busy;
 	uint64_t scrapes;       /* served; counted in the HTTP thread */
+	pthread_mutex_t conns_lock; /* conns: the HTTP thread's callbacks and the tick */
+	struct prom_conn conns[CONN_MAX];
+	uint64_t cut;           /* connections cut at their deadline */
 };
 
 static const struct ct_key prom_keys[] = {
@@ -218,6 +242,73 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return ret;
 }
 
+/* ---- slow clients ---- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **slot,
+			  enum MHD_ConnectionNotificationCode what)
+{
+	struct prom_ctx *p = cls;
+	const union MHD_ConnectionInfo *fd = ct_mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct prom_conn *c = *slot;
+
+	/* MHD closes the socket only after this returns, so the tick never
+	 * shuts down a descriptor that has become another one. */
+	pthread_mutex_lock(&p->conns_lock);
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED && c) {
+		c->fd = -1;
+	} else if (what == MHD_CONNECTION_NOTIFY_STARTED && fd) {
+		for (unsigned i = 0; i < CONN_MAX && !*slot; i++) {
+			if (p->conns[i].fd >= 0)
+				continue;
+			p->conns[i] = (struct prom_conn){ fd->connect_fd, false, mono_ns() + REQUEST_NS };
+			*slot = &p->conns[i];
+		}
+	}
+	pthread_mutex_unlock(&p->conns_lock);
+}
+
+/* An answer sent in full: the connection's next request has its own time. */
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req, enum MHD_RequestTerminationCode how)
+{
+	struct prom_ctx *p = cls;
+	const union MHD_ConnectionInfo *ci = ct_mhd.get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct prom_conn *c = ci ? ci->socket_context : NULL;
+
+	(void)req;
+	if (how != MHD_REQUEST_TERMINATED_COMPLETED_OK || !c)
+		return;
+	pthread_mutex_lock(&p->conns_lock);
+	c->deadline_ns = mono_ns() + REQUEST_NS;
+	pthread_mutex_unlock(&p->conns_lock);
+}
+
+/* Shut down, not closed: the descriptor stays MHD's, which sees the end of
+ * the stream and closes the connection in its own thread. */
+static void cut_late(struct prom_ctx *p)
+{
+	uint64_t now = mono_ns();
+
+	pthread_mutex_lock(&p->conns_lock);
+	for (unsigned i = 0; i < CONN_MAX; i++) {
+		struct prom_conn *c = &p->conns[i];
+
+		if (c->fd < 0 || c->cut || now < c->deadline_ns)
+			continue;
+		shutdown(c->fd, SHUT_RDWR);
+		c->cut = true;
+		p->cut++;
+	}
+	pthread_mutex_unlock(&p->conns_lock);
+}
+
 /* A socket bound to `listen` and listening: -errno, with why. */
 static int bind_listener(const char *listen_at, const char *host, const char *port, char *why, size_t wn)
 {
@@ -295,8 +386,11 @@ static int serve(struct prom_ctx *p)
 	/* ITC: so that the socket can be taken back at the end (MHD_quiesce_daemon). */
 	p->d = ct_mhd.start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC, 0, NULL, NULL,
 				on_request, p,
-				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, 64u,
-				MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, CONN_MAX,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, PER_ADDR_MAX,
+				MHD_OPTION_CONNECTION_TIMEOUT, IDLE_S,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, p,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, p, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!p->d) {
 		close(fd);
@@ -326,6 +420,9 @@ static int prom_open(void *ctx)
 	if (err)
 		return err;
 	ct_mpub_init(&p->pub);
+	pthread_mutex_init(&p->conns_lock, NULL);
+	for (unsigned i = 0; i < CONN_MAX; i++)
+		p->conns[i].fd = -1;
 	err = ct_metric_sink_init(&p->ms);
 	if (err)
 		return err;
@@ -341,6 +438,8 @@ static int prom_tick(void *ctx, uint64_t now_ns)
 
 	ct_metrics_expire(&p->ms.m, now_ns);
 	publish(p, now_ns);
+	if (p->d)
+		cut_late(p);
 	if (!p->d && now_ns >= p->next_try_ns) {
 		p->next_try_ns = now_ns + RETRY_NS;
 		return serve(p);
@@ -361,6 +460,9 @@ static int prom_close(void *ctx, const struct ct_run_stats *st)
 	else
 		ct_info("sink '%s' (prometheus): %llu scrapes served at %s", p->ms.c.name,
 			(unsigned long long)__atomic_load_n(&p->scrapes, __ATOMIC_RELAXED), p->where);
+	if (p->cut)
+		ct_warn("sink '%s' (prometheus): %llu connections cut: no request answered within %llu s",
+			p->ms.c.name, (unsigned long long)p->cut, REQUEST_NS / 1000000000ull);
 	return err;
 }
 
@@ -378,6 +480,7 @@ static void prom_destroy(void *ctx)
 			ct_listeners_keep(p->listen, fd);
 	}
 	p->d = NULL;
+	pthread_mutex_destroy(&p->conns_lock);
 	ct_mpub_free(&p->pub);
 	ct_metrics_free(&p->ms.m);
 }

@@ -10,8 +10,8 @@ import metrics_common as mc
 import who_common as wc
 
 
-def run_in(cg, rel):
-    path = cg.make(rel)
+def run_in(cg, rel, at_root=False):
+    path = cg.make(rel, at_root)
     prog = cttest.program("cudart_calls_shared")
     t = cttest.run(["--plugin", "cudart"], command=wc.inside(cg.abs(path), [prog]))
     cttest.check(t.rc == 0, "tracer exited %d" % t.rc, t)
@@ -23,11 +23,11 @@ def main():
     cttest.need_root()
     cg = wc.Cgroups()
     try:
-        path, t = run_in(cg, wc.docker_path())
+        path, t = run_in(cg, wc.docker_path(), True)
         got = {(e.get("cgroup"), e.get("container"), e.get("pod")) for e in t.events}
         cttest.check(got == {(path, wc.CONTAINER, None)}, "docker: %r, wanted %r" % (got, path), t)
 
-        path, t = run_in(cg, wc.kubepods_path())
+        path, t = run_in(cg, wc.kubepods_path(), True)
         got = {(e.get("cgroup"), e.get("container"), e.get("pod")) for e in t.events}
         cttest.check(got == {(path, wc.CONTAINER, wc.POD)}, "kubepods: %r, wanted %r" % (got, path), t)
 

@@ -24,7 +24,7 @@ def main():
     cttest.need_root()
     mc.prometheus_binary()
     cg = wc.Cgroups()
-    path = cg.make(wc.kubepods_path())
+    path = cg.make(wc.kubepods_path(), True)
     prog = cttest.program("cudart_calls_shared")
     tmp = mc.tmpdir()
     want = float(sum(mc.CUDART_CALLS.values()))

@@ -10,8 +10,10 @@ import time
 
 import cttest
 
-CONTAINER = "3f5b0c2a9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a"
-POD = "1b4c1d2e-5f6a-4b7c-8d9e-0f1a2b3c4d5e"
+# Of this test's own: the shapes are made at the v2 root, where the runtimes
+# make them (deeper down they name nothing), beside other tests' at once.
+CONTAINER = "%064x" % os.getpid()
+POD = "%08x-5f6a-4b7c-8d9e-%012x" % (os.getpid(), os.getpid())
 
 
 def v2_mount():
@@ -33,12 +35,14 @@ class Cgroups:
         self.made = []
         atexit.register(self.remove)
 
-    def make(self, rel):
-        path = self.top
-        if not os.path.isdir(self.abs(path)):
+    def make(self, rel, at_root=False):
+        """rel under cttest-<pid>/, or at_root under the v2 root itself
+        (kubepods.slice/... where the kubelet makes it)."""
+        path = "" if at_root else self.top
+        if path and not os.path.isdir(self.abs(path)):
             os.mkdir(self.abs(path))
         for part in rel.strip("/").split("/"):
-            path += "/" + part
+            path = (path + "/" + part).lstrip("/")
             if not os.path.isdir(self.abs(path)):
                 os.mkdir(self.abs(path))
                 self.made.append(path)
