@@ -95,11 +95,13 @@ static const struct ct_api opencl_apis[] = {
 	CT_API("clReleaseProgram", 0,
 	    CT_ARGS(CT_ARG("program", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE))),
 
-	/* enqueues: the work sizes are arrays of work_dim size_t (1 to 3) */
+	/* enqueues: the work sizes are arrays of work_dim size_t (1 to 3). The
+	 * kernel is the launch's (CT_ROLE_KERNEL), a handle named by clCreateKernel:
+	 * the summary's and html's kernels tables and chrome's slices go by it. */
 	CT_API("clEnqueueNDRangeKernel", CT_API_LAUNCH,
 	    CT_READS(CT_IN_WORDS(4, 3, 0), CT_IN_WORDS(5, 3, 3)),
 	    CT_ARGS(CT_ARG("command_queue", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_STREAM),
-		 CT_ARG("kernel", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_HANDLE_NAMED),
+		 CT_ARG("kernel", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_KERNEL),
 		 CT_ARG("work_dim", CT_ARG_UINT, CT_SLOT(2), 4, CT_ROLE_NONE),
 		 CT_ARG("global_work_offset", CT_ARG_PTR, CT_SLOT(3), 8, CT_ROLE_NONE),
 		 CT_ARG_SIZES3_ROLE("global_work_size", CT_MEMW(0), 2, CT_ROLE_GRID),

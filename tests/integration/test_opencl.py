@@ -8,12 +8,15 @@ from the arrays, the kernel's name (read when clCreateKernel made the handle)
 on the calls that use the handle, buffer sizes, copy and fill sizes, the
 build options string, the errcode_ret of the create calls as their result,
 and the two deliberate failures by name. The summary sink counts the
-buffers' bytes and the bytes each enqueued copy and fill moved; the memory
-sink sees four buffers allocated and all four released.
+buffers' bytes and the bytes each enqueued copy and fill moved, and its
+kernels table names both kernels with their work sizes; the chrome trace
+names each clEnqueueNDRangeKernel slice by its kernel; the memory sink sees
+four buffers allocated and all four released.
 
 Handles are unknown until the program runs: "@name" binds a value the first
 time it is seen and must match it afterwards; "*" is any non-NULL pointer.
 """
+import json
 import os
 
 import cttest
@@ -156,8 +159,32 @@ def check(trace):
     cttest.check(len({e["tid"] for e in calls}) == 1, "calls came from several threads", trace)
 
 
-SINKS = cttest.SUMMARY_AND_MEMORY_SINKS
+SINKS = cttest.SUMMARY_AND_MEMORY_SINKS + """
+[sink.chrome]
+type = chrome
+path = @TMP@/trace.json
+"""
 summary_rows = cttest.summary_rows
+
+# The summary's kernels table: launches, errors, grids, blocks, runtime, kernel
+# (the times between them vary). scale2d was given no local size: "-".
+KERNELS = [("1", "0", "(256,1,1)", "(64,1,1)", "opencl", "vadd"),
+           ("1", "0", "(16,16,1)", "-", "opencl", "scale2d")]
+
+
+def kernel_rows(summary):
+    rows, table = [], False
+    for line in summary.splitlines():
+        if line.startswith("Kernels (from launch calls"):
+            table = True
+        elif table and line.startswith("Launches"):
+            continue
+        elif table and not line.strip():
+            break
+        elif table:
+            col = line.split()
+            rows.append((col[0], col[1]) + tuple(col[4:]))
+    return sorted(rows, key=lambda r: r[-1], reverse=True)
 
 
 def check_sinks(trace):
@@ -173,6 +200,17 @@ def check_sinks(trace):
     for api, n in bytes_moved.items():
         want[api] = want[api][:2] + (str(n),)
     cttest.check(rows == want, "summary:\n got  %s\n want %s" % (rows, want), trace)
+    with open(os.path.join(trace.files, "summary.txt")) as f:
+        summary = f.read()
+    kernels = kernel_rows(summary)
+    cttest.check(kernels == KERNELS, "summary's kernels table:\n got  %s\n want %s\n%s"
+                 % (kernels, KERNELS, summary), trace)
+    with open(os.path.join(trace.files, "trace.json")) as f:
+        slices = [e["name"] for e in json.load(f)["traceEvents"]
+                  if e.get("ph") == "X" and e.get("cat") == "opencl"]
+    launches = [s for s in slices if s in ("vadd", "scale2d")]
+    cttest.check(launches == ["vadd", "scale2d"] and "clEnqueueNDRangeKernel" not in slices,
+                 "chrome slices of the launches: %s" % slices, trace)
     with open(os.path.join(trace.files, "memory.txt")) as f:
         mem = f.read()
     for line in ("runtime opencl", "allocations: 4 (%d bytes), frees: 4 (%d bytes)" % (4 * N, 4 * N),
