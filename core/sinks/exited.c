@@ -12,6 +12,18 @@ uint32_t ct_exited_note(struct ct_exited *e, uint32_t pid, uint64_t keep)
 
 	if (!keep)
 		return 0;
+	/* A pid taken again (pid_max wraps in seconds under a burst) whose
+	 * earlier process is still kept: one row stands for both, so the pid
+	 * moves to the end instead of being kept twice (twice, the second fold
+	 * found it gone, and fewer than `keep` were kept apart). */
+	for (size_t i = 0; i < e->n; i++) {
+		if (e->pids[(e->head + i) % e->cap] != pid)
+			continue;
+		for (; i + 1 < e->n; i++)
+			e->pids[(e->head + i) % e->cap] = e->pids[(e->head + i + 1) % e->cap];
+		e->n--;
+		break;
+	}
 	if (e->n >= keep) { /* the oldest leaves to make room */
 		oldest = e->pids[e->head];
 		e->head = (e->head + 1) % e->cap;

@@ -279,7 +279,11 @@ static void memory_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
 	bool any = false;
 
 	if (s->format == MEMORY_JSON) {
-		uint32_t drop = ct_exited_note(&s->exited, pid, s->keep_exited);
+		uint32_t drop;
+
+		if (!ct_memtrack_pid_spaces(&s->mem, pid, v))
+			return; /* none of its calls reached this sink: nothing to keep apart */
+		drop = ct_exited_note(&s->exited, pid, s->keep_exited);
 
 		if (drop)
 			ct_memtrack_drop_pid(&s->mem, drop);

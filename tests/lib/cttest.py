@@ -145,6 +145,15 @@ path = @TMP@/memory.txt
 """
 
 
+def table_ns(cell):
+    """A time cell of the summary's and report's tables (950ns, 12.345us,
+    1.235ms, 2.500s) in ns."""
+    for unit, mult in (("ns", 1), ("us", 1e3), ("ms", 1e6), ("s", 1e9)):
+        if cell.endswith(unit) and cell[:-len(unit)].replace(".", "", 1).isdigit():
+            return float(cell[:-len(unit)]) * mult
+    raise ValueError("not a time cell: %r" % cell)
+
+
 def summary_rows(path):
     """{api: (calls, errors, bytes)} from the summary sink's per-API table."""
     rows, table = {}, False

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The summary sink: exact tables, JSON and CSV for a known set of calls. */
 #include "test_sink_fixture.h"
+#include "sinks/exited.h"
 #include "sinks/texttable.h"
 
 /* Two processes; the first has two threads and calls of every sort. */
@@ -422,6 +423,26 @@ static void test_ended_folded(void **state)
 	free(out);
 }
 
+/* The ended processes kept apart, oldest first: a pid taken again while its
+ * earlier process is kept is one of them, moved to the end (kept twice, the
+ * second fold found the row gone and fewer than keep were kept apart). */
+static void test_exited_pid_again(void **state)
+{
+	struct ct_exited e = { 0 };
+
+	(void)state;
+	assert_int_equal(ct_exited_note(&e, 10, 2), 0);
+	assert_int_equal(ct_exited_note(&e, 11, 2), 0);
+	assert_int_equal(ct_exited_note(&e, 10, 2), 0); /* 10 again: [11, 10] */
+	assert_int_equal(e.n, 2);
+	assert_int_equal(ct_exited_note(&e, 12, 2), 11);
+	assert_int_equal(ct_exited_note(&e, 13, 2), 10);
+	assert_int_equal(ct_exited_note(&e, 13, 2), 0); /* the newest again: stays */
+	assert_int_equal(ct_exited_note(&e, 14, 2), 12);
+	assert_int_equal(e.folded, 3);
+	ct_exited_free(&e);
+}
+
 static void test_empty(void **state)
 {
 	struct fx_sink s;
@@ -462,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_error_sites_json),
 		cmocka_unit_test(test_error_sites_bounded),
 		cmocka_unit_test(test_ended_folded),
+		cmocka_unit_test(test_exited_pid_again),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_time_units),
 	};
