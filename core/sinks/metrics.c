@@ -464,9 +464,21 @@ int ct_metrics_event(struct ct_metrics *m, const struct ct_event *ev)
 	struct ct_mkey k, base;
 	struct ct_mseries *x;
 
-	if (m->exited.n && ev->pid != m->last_live)
-		ct_u64map_del(&m->exited, ev->pid); /* calls after its exit: the pid is someone's again */
-	m->last_live = ev->pid;
+	/* A call begun after the exit was heard: the pid is someone's again. One
+	 * begun before it is the ended process's own, read late (its exit came
+	 * through the watcher's ring first): its series still go after the grace
+	 * (before, such a call kept them for good: the soak's "series kept past
+	 * the grace"). */
+	if (ev->pid != m->last_live) {
+		void *at = m->exited.n ? ct_u64map_get(&m->exited, ev->pid) : NULL;
+
+		if (at && ev->ts_ns > (uint64_t)(uintptr_t)at)
+			ct_u64map_del(&m->exited, ev->pid);
+		else if (at)
+			goto late; /* not the last live: its next call is looked at again */
+		m->last_live = ev->pid;
+	}
+late:
 	call_key(m, &base, ev);
 	k = base;
 	k.fam = CT_MF_CALLS;

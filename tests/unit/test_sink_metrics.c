@@ -218,13 +218,17 @@ static void test_exited_grace(void **state)
 	fx_sink_event(&s, &ev);
 	ev = fx_event(FX_SYNC, 6, 6, 0, 1000, 0);
 	fx_sink_event(&s, &ev);
-	s.ops->proc_exit(s.ctx, 5, SEC(1000));
-	s.ops->proc_exit(s.ctx, 6, SEC(1000));
-	ev = fx_event(FX_SYNC, 6, 6, 0, 1000, 0);
+	s.ops->proc_exit(s.ctx, 5, FX_WALL + SEC(10));
+	s.ops->proc_exit(s.ctx, 6, FX_WALL + SEC(10));
+	/* 5's own call, begun before its exit was heard, read after it (the
+	 * watcher's ring first): 5 still goes */
+	ev = fx_event(FX_SYNC, 5, 5, SEC(9), 1000, 0);
 	fx_sink_event(&s, &ev);
-	s.ops->tick(s.ctx, SEC(1009));
+	ev = fx_event(FX_SYNC, 6, 6, SEC(11), 1000, 0);
+	fx_sink_event(&s, &ev);
+	s.ops->tick(s.ctx, FX_WALL + SEC(19));
 	assert_int_equal(ct_u64map_get(&((struct ct_metric_sink *)s.ctx)->m.exited, 5) != NULL, 1);
-	s.ops->tick(s.ctx, SEC(1010));
+	s.ops->tick(s.ctx, FX_WALL + SEC(20));
 	/* room again under max_series: 7's series are its own, not "other" */
 	ev = fx_event(FX_SYNC, 7, 7, 0, 1000, 0);
 	fx_sink_event(&s, &ev);
