@@ -114,6 +114,12 @@ def main():
             ('<h3 id="ended">%d ended processes, folded together past keep_exited = %d' % (n - KEEP, KEEP)) in page and
             page.count("<h3>pid ") == KEEP,
             "html: %d processes kept apart" % page.count("<h3>pid "))
+    if os.environ.get("CT_SANITIZE") == "ON":
+        # AddressSanitizer holds freed memory back (its quarantine, 256 MB):
+        # RSS says nothing of what the sinks keep there.
+        print("ok: %d processes, %d kept apart; RSS not bounded under AddressSanitizer (%d KB -> %d KB)"
+              % (n, KEEP, before, after))
+        return
     t.check(after - before <= RSS_GROWTH_MAX_KB, "the daemon's RSS grew %d KB over %d processes (from %d KB to %d KB)"
             % (after - before, ROUNDS * BATCH, before, after))
     print("ok: %d processes, %d kept apart, RSS %d KB -> %d KB" % (n, KEEP, before, after))
