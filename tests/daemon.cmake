@@ -17,4 +17,5 @@ ct_integration_test(daemon_sighup_storm "${CMAKE_CURRENT_SOURCE_DIR}/integration
 ct_integration_test(daemon_metrics_port "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_metrics_port.py" LABELS root)
 # Thousands of short processes beside a daemon's summary, memory and html sinks.
 ct_integration_test(daemon_ended "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_ended.py" LABELS root)
-set_tests_properties(daemon_ended PROPERTIES RESOURCE_LOCK machine_wide_burst ENVIRONMENT "CT_SANITIZE=${CT_SANITIZE}")
+set_tests_properties(daemon_ended PROPERTIES RESOURCE_LOCK machine_wide_burst)
+set_property(TEST daemon_ended APPEND PROPERTY ENVIRONMENT "CT_SANITIZE=${CT_SANITIZE}")
