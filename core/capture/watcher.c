@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mount.h>
@@ -15,6 +14,7 @@
 #include "record.h"
 #include "watch_event.h"
 #include "capture/bpfutil.h"
+#include "util/procfs.h"
 #include "util/log.h"
 #include "util/plural.h"
 #include "capture/watcher.h"
@@ -204,25 +204,14 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Whether the process is stopped (state T in /proc/PID/stat); -errno: gone. */
+/* Whether the process is stopped (state T); -errno: gone. One reader of
+ * /proc/PID/stat for the whole tracer (util/procfs.c). */
 static int proc_stopped(pid_t pid)
 {
-	char path[32], buf[128];
-	ssize_t n;
-	char *end;
-	int fd;
+	struct ct_proc_stat st;
+	int err = ct_proc_stat((uint32_t)pid, &st);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1); /* "pid (comm) S ...": the state is in the first 40 bytes */
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -ESRCH;
-	buf[n] = 0;
-	end = strrchr(buf, ')'); /* a comm may hold ')': the fields after it are numbers */
-	return end && end[1] == ' ' && end[2] == 'T';
+	return err ? err : st.state == 'T';
 }
 
 /*
