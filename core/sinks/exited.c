@@ -56,13 +56,17 @@ void ct_exited_free(struct ct_exited *e)
 	*e = (struct ct_exited){ 0 };
 }
 
-int ct_exited_fold(struct ct_apistats *st, struct ct_kernstats *kern, struct ct_gpustats *gpu, uint32_t pid)
+uint32_t ct_exited_end(struct ct_exited *e, uint64_t keep, struct ct_apistats *st, struct ct_kernstats *kern,
+		       struct ct_gpustats *gpu, uint32_t pid)
 {
-	int err = ct_apistats_fold(st, pid);
+	uint32_t fold;
 
-	if (err)
-		return err;
-	ct_kernstats_drop_pid(kern, pid);
-	ct_gpustats_drop_pid(gpu, pid);
-	return 0;
+	if (!ct_u64map_get(&st->procs, pid))
+		return 0;
+	fold = ct_exited_note(e, pid, keep);
+	if (!fold || ct_apistats_fold(st, fold))
+		return 0;
+	ct_kernstats_drop_pid(kern, fold);
+	ct_gpustats_drop_pid(gpu, fold);
+	return fold;
 }

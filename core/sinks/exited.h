@@ -36,9 +36,13 @@ void ct_exited_free(struct ct_exited *e);
 struct ct_apistats;
 struct ct_kernstats;
 struct ct_gpustats;
-/* What the summary and html sinks share of an ended process past `keep`:
- * its calls join the ended row (ct_apistats_fold), its kernels and GPU rows
- * are dropped. 0, or -ENOMEM with the process kept whole. */
-int ct_exited_fold(struct ct_apistats *st, struct ct_kernstats *kern, struct ct_gpustats *gpu, uint32_t pid);
+/* What the summary and html sinks share at a process's exit: one with no
+ * figures there (none of its calls reached the sink) is not kept apart;
+ * else it is noted (ct_exited_note), and the oldest past `keep` joins the
+ * ended row (ct_apistats_fold), its kernels and GPU rows dropped. Returns
+ * the pid folded, for the sink's own tables; 0: none (or out of memory,
+ * that process kept whole). */
+uint32_t ct_exited_end(struct ct_exited *e, uint64_t keep, struct ct_apistats *st, struct ct_kernstats *kern,
+		       struct ct_gpustats *gpu, uint32_t pid);
 
 #endif

@@ -879,13 +879,10 @@ static bool space_drawn(void *arg, const struct ct_mem_space *sp)
 static void html_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
 {
 	struct html_ctx *s = ctx;
-	uint32_t fold;
+	uint32_t fold = ct_exited_end(&s->exited, s->keep_exited, &s->stats, &s->kern, &s->gpu, pid);
 
 	(void)ts_ns;
-	if (!ct_u64map_get(&s->stats.procs, pid))
-		return; /* none of its calls reached this sink: nothing to keep apart */
-	fold = ct_exited_note(&s->exited, pid, s->keep_exited);
-	if (fold && !ct_exited_fold(&s->stats, &s->kern, &s->gpu, fold))
+	if (fold)
 		ct_memtrack_drop_pid_but(&s->mem, fold, space_drawn, s);
 }
 

@@ -855,13 +855,10 @@ static int summary_tick(void *ctx, uint64_t now_ns)
 static void summary_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
 {
 	struct summary_ctx *s = ctx;
-	uint32_t fold;
+	uint32_t fold = ct_exited_end(&s->exited, s->keep_exited, &s->st, &s->kern, &s->gpu, pid);
 
 	(void)ts_ns;
-	if (!ct_u64map_get(&s->st.procs, pid))
-		return; /* none of its calls reached this sink: nothing to keep apart */
-	fold = ct_exited_note(&s->exited, pid, s->keep_exited);
-	if (fold && !ct_exited_fold(&s->st, &s->kern, &s->gpu, fold))
+	if (fold)
 		ct_collstats_drop_pid(&s->coll, fold);
 }
 
