@@ -9,6 +9,7 @@
 #include "symbols/elf.h"
 #include "symbols/ldso.h"
 #include "explain.h"
+#include "plugin/coverage.h"
 #include "capture/target.h"
 #include "capture/tsc.h"
 #include "session.h"
@@ -23,7 +24,20 @@ struct explain {
 	int suspects;    /* files named like a runtime, without its symbols */
 	bool inproc;     /* --engine inproc */
 	int exe_static;  /* plugins whose runtime is linked into the executable */
+	const struct ct_config *c;
 };
+
+/* How much of what the file exports the plugin's table has, and the profile traces. */
+static void coverage(struct explain *x, const struct ct_plugin *p, const char *path, const char *display)
+{
+	bool *on = calloc(p->n_apis, sizeof(bool));
+
+	if (!on)
+		return;
+	ct_session_select(x->c, p, on);
+	(void)ct_coverage_print(x->out, "    ", path, display, p, on);
+	free(on);
+}
 
 static int explain_file(const char *open_path, const char *display, void *ctx)
 {
@@ -49,6 +63,7 @@ static int explain_file(const char *open_path, const char *display, void *ctx)
 			x->runtimes++;
 			fprintf(x->out, "  %s: %s defines %d of %zu %s APIs: traced%s\n", p->name, display, found,
 				p->n_apis, p->name, is_exe && !named ? " (the runtime is linked into the executable)" : "");
+			coverage(x, p, open_path, display);
 		} else if (named) {
 			x->suspects++;
 			fprintf(x->out, "  %s: %s is named like the runtime but defines none of its symbols%s: "
@@ -209,7 +224,7 @@ int ct_explain(FILE *out, const struct ct_config *c, struct ct_loaded_plugin *pl
 	       const char *program)
 {
 	bool inproc = c->tracer.engine == CT_ENGINE_INPROC;
-	struct explain x = { out, plugins, n, NULL, 0, 0, inproc, 0 };
+	struct explain x = { out, plugins, n, NULL, 0, 0, inproc, 0, c };
 	char exe[PATH_MAX], link[64];
 	ssize_t len;
 	int err;

@@ -18,6 +18,7 @@
 #include "report/report.h"
 #include "util/log.h"
 #include "util/plural.h"
+#include "plugin/coverage.h"
 #include "plugin/loader.h"
 #include "capture/target.h"
 #include "session.h"
@@ -41,8 +42,17 @@ static void list_apis(const struct ct_config *c, const struct ct_loaded_plugin *
 		return;
 	ct_session_select(c, p, on);
 	printf("# plugin %s (%s): %zu API%s; traced = by the current profile and filters; "
-	       "entry-only = no return probe, no result or duration (tracer.timed times one)\n",
+	       "entry-only = no return probe, no result or duration (tracer.timed times one); "
+	       "[header] = generated from the runtime's header: arguments by their C types, no out-parameter read\n",
 	       p->name, lp->path, p->n_apis, CT_S(p->n_apis));
+	if (c->tracer.lib && *c->tracer.lib) {
+		int err = ct_coverage_print(stdout, "# ", c->tracer.lib, c->tracer.lib, p, on);
+
+		if (err)
+			ct_err("--lib %s: cannot read its symbols: %s", c->tracer.lib, strerror(-err));
+	} else {
+		printf("# (--lib FILE with --list-apis counts what a library exports against this table)\n");
+	}
 	for (size_t i = 0; i < p->n_apis; i++) {
 		const struct ct_api *a = &p->apis[i];
 		enum ct_timing tm = ct_session_timing(c, a);
@@ -52,7 +62,8 @@ static void list_apis(const struct ct_config *c, const struct ct_loaded_plugin *
 		for (size_t k = 0; k < a->n_args; k++)
 			printf("%s%s:%s", k ? ", " : "", a->args[k].name,
 			       a->args[k].kind < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[a->args[k].kind] : "?");
-		printf(")%s\n", (a->flags & CT_API_HOT) ? " [hot]" : "");
+		printf(")%s%s\n", (a->flags & CT_API_HOT) ? " [hot]" : "",
+		       (a->flags & CT_API_GENERATED) ? " [header]" : "");
 	}
 	free(on);
 }

@@ -17,6 +17,15 @@ else()
 	message(WARNING "nvcc not found: the cudart integration tests will skip")
 endif()
 
+# Calls past the hand-written rows, on the real libcudart (test_cudart_wide.py).
+if(EXISTS "${CUDA_HOME}/lib64/libcudart.so")
+	add_executable(cudart_wide "${P}/cudart_wide.c")
+	target_include_directories(cudart_wide PRIVATE "${CUDA_HOME}/include")
+	target_link_libraries(cudart_wide PRIVATE "${CUDA_HOME}/lib64/libcudart.so")
+	set_target_properties(cudart_wide PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}"
+		BUILD_RPATH "${CUDA_HOME}/lib64")
+endif()
+
 add_executable(late_dlopen "${P}/late_dlopen.c")
 target_link_libraries(late_dlopen PRIVATE dl)
 set_target_properties(late_dlopen PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
@@ -72,6 +81,7 @@ add_dependencies(test_core badplugin_abi badplugin_size badplugin_none badplugin
 
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
 ct_integration_test(cudart_sequence "${I}/test_cudart_sequence.py" LABELS root)
+ct_integration_test(cudart_wide "${I}/test_cudart_wide.py" LABELS root)
 ct_integration_test(stacks "${I}/test_stacks.py" LABELS root)
 ct_integration_test(cudart_targets "${I}/test_cudart_targets.py" LABELS root)
 ct_integration_test(attach_busy "${I}/test_attach_busy.py" LABELS root)

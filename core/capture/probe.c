@@ -216,7 +216,7 @@ static int attach_file(struct ct_probe *pr, const char *path, const char *displa
 	uint64_t *offs = NULL, *eo = NULL, *ec = NULL, *xo = NULL, *xc = NULL;
 	char *mbuf = NULL, self[32];
 	size_t mlen = 0;
-	int found, err = 0, nmissing = 0, mark = pr->n_links;
+	int found, err = 0, nmissing = 0, ngen_missing = 0, mark = pr->n_links;
 	int fd = open(path, O_PATH | O_CLOEXEC);
 	struct stat st;
 
@@ -261,7 +261,12 @@ static int attach_file(struct ct_probe *pr, const char *path, const char *displa
 		if (!pr->enabled[i])
 			continue;
 		if (!offs[i]) {
-			missing_note(pr, i, &mbuf, &mlen, &nmissing);
+			/* A generated row names what the header of the build declared:
+			 * another version of the runtime lacks some, which is no news. */
+			if (p->apis[i].flags & CT_API_GENERATED)
+				ngen_missing++;
+			else
+				missing_note(pr, i, &mbuf, &mlen, &nmissing);
 			continue;
 		}
 		/* Two names of one function (libnccl's ncclX and its alias pncclX):
@@ -276,6 +281,9 @@ static int attach_file(struct ct_probe *pr, const char *path, const char *displa
 			xc[nx++] = CT_CALL_ID(pr->number, i);
 		}
 	}
+	if (ngen_missing)
+		ct_info("%s: %d API%s of the generated table absent from %s (another version of the runtime)", p->name,
+			ngen_missing, ngen_missing > 1 ? "s" : "", display);
 	if (nmissing)
 		ct_warn("%s: %d API%s not in %s (this runtime version lacks them); tracing the rest: %s",
 			p->name, nmissing, nmissing > 1 ? "s are" : " is", display, mbuf);

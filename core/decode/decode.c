@@ -286,8 +286,10 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 		if (api->err_arg >= 0 && api->err_arg < ev->n_fields && ev->fields[api->err_arg].valid) {
 			ev->has_result = true;
 			ev->result = (int32_t)ev->fields[api->err_arg].v;
-		} else if (r->ret) {
-			ev->has_result = true; /* a handle and no error pointer: success */
+		} else if (r->ret && !(api->flags & CT_API_GENERATED)) {
+			/* A handle and no error pointer: success. A generated row's
+			 * return value is only a value: its meaning is not known. */
+			ev->has_result = true;
 		}
 		break;
 	default:

@@ -27,6 +27,7 @@ struct check {
 	char *why;
 	size_t why_len;
 	bool hooked;      /* the plugin has a BPF hook, which may fill memory words */
+	const char *rows; /* "row" or "generated row", for `where` */
 	const struct ct_enum *seen[8]; /* enum tables already checked */
 	int n_seen;
 };
@@ -267,8 +268,11 @@ static int check_arg(struct check *c, const struct ct_api *a, size_t k, size_t w
 		return fail(c, -EINVAL, "a string is in CT_AREA_STR, and nothing else is");
 	switch (g->area) {
 	case CT_AREA_ARGS:
-		if (g->off % 8)
-			return fail(c, -EINVAL, "offset %u is not a slot's (a multiple of 8)", g->off);
+		/* A slot, or a field of a small struct passed by value in one (a
+		 * cudaMemLocation's id: bytes 4..7 of its register). */
+		if (g->off % 8 && (g->size > 8 || g->off % g->size || g->off / 8 != (end - 1) / 8))
+			return fail(c, -EINVAL, "offset %u is neither a slot's (a multiple of 8) "
+				    "nor a field's within one slot", g->off);
 		if (end > CT_MAX_SLOTS * 8)
 			return fail(c, -EINVAL, "bytes %u..%u are past the %d argument slots", g->off,
 				    end - 1, CT_MAX_SLOTS);
@@ -335,12 +339,12 @@ static int check_row(struct check *c, const struct ct_api *a, size_t i)
 	size_t len, sym_len;
 	int err;
 
-	len = (size_t)snprintf(c->where, sizeof(c->where), "row %zu", i);
+	len = (size_t)snprintf(c->where, sizeof(c->where), "%s %zu", c->rows, i);
 	err = symbol_text(c, "symbol", a->symbol, CT_SYMBOL_MAX);
 	if (err)
 		return err;
 	sym_len = strlen(a->symbol);
-	len = (size_t)snprintf(c->where, sizeof(c->where), "row %zu (%s)", i, a->symbol);
+	len = (size_t)snprintf(c->where, sizeof(c->where), "%s %zu (%s)", c->rows, i, a->symbol);
 	if (a->flags & ~CT_API_FLAGS_ALL)
 		return fail(c, -EINVAL, "flags 0x%x have unknown bits 0x%x", a->flags,
 			    a->flags & ~CT_API_FLAGS_ALL);
@@ -431,24 +435,26 @@ static int sym_cmp(const void *pa, const void *pb)
 	return a->variant < b->variant ? -1 : a->variant > b->variant;
 }
 
-static int check_unique(struct check *c, const struct ct_plugin *p)
+/* No symbol twice in one table (a generated row that the hand-written
+ * table has is not a duplicate: it is left out, plugin/variants.c). */
+static int check_unique(struct check *c, const struct ct_api *apis, size_t n_apis)
 {
 	struct sym *v;
 	size_t n = 0;
 	int err = 0;
 
-	for (size_t i = 0; i < p->n_apis; i++)
-		n += 1 + p->apis[i].n_variants;
+	for (size_t i = 0; i < n_apis; i++)
+		n += 1 + apis[i].n_variants;
 	if (n > CT_PLUGIN_MAX_APIS)
 		return fail(c, -EINVAL, "%zu APIs with their variants, more than %d", n, CT_PLUGIN_MAX_APIS);
 	v = calloc(n, sizeof(*v));
 	if (!v)
 		return fail(c, -ENOMEM, "out of memory");
 	n = 0;
-	for (size_t i = 0; i < p->n_apis; i++) {
-		v[n++] = (struct sym){ p->apis[i].symbol, NULL, i, -1 };
-		for (size_t k = 0; k < p->apis[i].n_variants; k++)
-			v[n++] = (struct sym){ p->apis[i].symbol, p->apis[i].variants[k], i, (int)k };
+	for (size_t i = 0; i < n_apis; i++) {
+		v[n++] = (struct sym){ apis[i].symbol, NULL, i, -1 };
+		for (size_t k = 0; k < apis[i].n_variants; k++)
+			v[n++] = (struct sym){ apis[i].symbol, apis[i].variants[k], i, (int)k };
 	}
 	qsort(v, n, sizeof(*v), sym_cmp);
 	for (size_t i = 1; i < n && !err; i++) {
@@ -456,12 +462,12 @@ static int check_unique(struct check *c, const struct ct_plugin *p)
 
 		if (sym_cmp(&(struct sym){ a->base, a->suffix, 0, 0 }, &(struct sym){ b->base, b->suffix, 0, 0 }))
 			continue;
-		snprintf(c->where, sizeof(c->where), "row %zu (%s)", b->row, b->base);
+		snprintf(c->where, sizeof(c->where), "%s %zu (%s)", c->rows, b->row, b->base);
 		if (b->variant < 0)
-			err = fail(c, -EINVAL, "symbol %s is already traced by row %zu", b->base, a->row);
+			err = fail(c, -EINVAL, "symbol %s is already traced by %s %zu", b->base, c->rows, a->row);
 		else
-			err = fail(c, -EINVAL, "variant %d makes %s%s, already traced by row %zu",
-				   b->variant, b->base, b->suffix, a->row);
+			err = fail(c, -EINVAL, "variant %d makes %s%s, already traced by %s %zu",
+				   b->variant, b->base, b->suffix, c->rows, a->row);
 	}
 	free(v);
 	return err;
@@ -569,9 +575,22 @@ int ct_plugin_validate(const struct ct_plugin *p, char *why, size_t why_len)
 		err = check_array(&c, "apis", "n_apis", d.apis, d.n_apis, CT_PLUGIN_MAX_APIS,
 				  sizeof(d.apis[0]));
 	c.hooked = d.bpf_hook != NULL;
+	c.rows = "row";
 	for (size_t i = 0; !err && i < d.n_apis; i++)
 		err = check_row(&c, &d.apis[i], i);
 	if (!err)
-		err = check_unique(&c, &d);
+		err = check_unique(&c, d.apis, d.n_apis);
+	c.where[0] = 0;
+	if (!err && (!d.gen_apis) != (!d.n_gen_apis))
+		err = fail(&c, -EINVAL, "gen_apis and n_gen_apis disagree (%s, %zu rows)",
+			   d.gen_apis ? "a table" : "NULL", d.n_gen_apis);
+	if (!err && d.gen_apis)
+		err = check_array(&c, "gen_apis", "n_gen_apis", d.gen_apis, d.n_gen_apis, CT_PLUGIN_MAX_APIS,
+				  sizeof(d.gen_apis[0]));
+	c.rows = "generated row";
+	for (size_t i = 0; !err && i < d.n_gen_apis; i++)
+		err = check_row(&c, &d.gen_apis[i], i);
+	if (!err && d.n_gen_apis)
+		err = check_unique(&c, d.gen_apis, d.n_gen_apis);
 	return err;
 }

@@ -19,6 +19,7 @@
  * libcuda.
  */
 #include <cudatracer/plugin.h>
+#include "cuda_apis.h" /* generated: every other API (apis.ini) */
 
 extern const struct ct_enum cu_result; /* generated from cuda.h: enum cudaError_enum */
 
@@ -245,6 +246,7 @@ static const struct ct_plugin cuda_plugin = {
 	.description = "CUDA driver API (libcuda)",
 	CT_LIBRARIES("libcuda.so"),
 	CT_APIS(cuda_apis),
+	CT_GEN_APIS(cuda_gen_apis),
 	.errors = &cu_result,
 	.success_name = "CUDA_SUCCESS",
 };

@@ -8,6 +8,7 @@
  * sinks. Signatures follow cuda_runtime_api.h of CUDA 13.
  */
 #include <cudatracer/plugin.h>
+#include "cudart_apis.h" /* generated: every other API (apis.ini) */
 
 extern const struct ct_enum cudart_errors;
 extern const struct ct_enum cudart_memcpy_kinds;
@@ -165,6 +166,7 @@ static const struct ct_plugin cudart_plugin = {
 	.description = "CUDA runtime API (libcudart)",
 	CT_LIBRARIES("libcudart.so"),
 	CT_APIS(apis),
+	CT_GEN_APIS(cudart_gen_apis),
 	.errors = &cudart_errors,
 	.success_name = "cudaSuccess",
 };

@@ -9,6 +9,7 @@
  * signature here was checked against hip/hip_runtime_api.h and hip/hip_ext.h.
  */
 #include <cudatracer/plugin.h>
+#include "hip_apis.h" /* generated: every other API (apis.ini) */
 
 extern const struct ct_enum hip_errors;       /* generated: hipError_t */
 extern const struct ct_enum hip_memcpy_kinds; /* generated: hipMemcpyKind */
@@ -167,6 +168,7 @@ static const struct ct_plugin hip_plugin = {
 	.description = "AMD HIP runtime (libamdhip64)",
 	CT_LIBRARIES("libamdhip64.so"),
 	CT_APIS(hip_apis),
+	CT_GEN_APIS(hip_gen_apis),
 	.errors = &hip_errors,
 	.success_name = "hipSuccess",
 };

@@ -18,6 +18,7 @@
  */
 #include <nccl.h>
 #include <cudatracer/plugin.h>
+#include "nccl_apis.h" /* generated: every other API (apis.ini) */
 
 /* Generated from nccl.h (tools/gen_enum.py). */
 extern const struct ct_enum nccl_results;
@@ -176,6 +177,7 @@ static const struct ct_plugin nccl_plugin = {
 	.description = "NVIDIA NCCL (libnccl.so.2): communicators, collectives, point-to-point",
 	CT_LIBRARIES("libnccl.so"),
 	CT_APIS(apis),
+	CT_GEN_APIS(nccl_gen_apis),
 	.errors = &nccl_results,
 	.success_name = "ncclSuccess",
 };

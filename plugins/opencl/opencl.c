@@ -12,6 +12,7 @@
  * and names it the call's result (err_arg).
  */
 #include <cudatracer/plugin.h>
+#include "opencl_apis.h" /* generated: every other API (apis.ini) */
 
 extern const struct ct_enum cl_errors; /* generated: CL/cl.h and CL/cl_ext.h */
 
@@ -163,6 +164,7 @@ static const struct ct_plugin opencl_plugin = {
 	.description = "OpenCL through the ICD loader (libOpenCL)",
 	CT_LIBRARIES("libOpenCL.so"),
 	CT_APIS(opencl_apis),
+	CT_GEN_APIS(opencl_gen_apis),
 	.errors = &cl_errors,
 	.success_name = "CL_SUCCESS",
 };

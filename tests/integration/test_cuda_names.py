@@ -15,7 +15,9 @@ import cttest
 
 CALLS = ["cuInit", "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent", "cuMemAlloc_v2", "cuModuleLoad", "cuModuleGetFunction",
          "cuLibraryLoadData", "cuLibraryGetKernel", "cuKernelGetFunction", "cuLaunchKernel",
-         "cuLaunchKernel", "cuLaunchKernel", "cuLaunchKernelEx", "cuCtxSynchronize", "cuMemFree_v2"]
+         "cuLaunchKernel", "cuLaunchKernel", "cuLaunchKernelEx", "cuCtxSynchronize",
+         # rows generated from cuda.h (no hand-written row: no handle named by them)
+         "cuLibraryUnload", "cuModuleUnload", "cuMemFree_v2", "cuDevicePrimaryCtxRelease_v2"]
 
 
 def real_driver():

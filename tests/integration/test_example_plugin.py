@@ -75,14 +75,15 @@ cttest.TRACER = tracers[0]
 
 
 def check_trace(trace, launch_bytes):
-    """toy_app's seven calls, toyLaunch's bytes as given."""
+    """toy_app's eight calls, toyLaunch's bytes as given; the last from a row
+    generated from toyrt.h (gen_apis.py), its enum named from the header."""
     cttest.check(trace.rc == 0, "tracer exit %d" % trace.rc, trace)
     cttest.check("toy_app: dev=" in trace.stdout and " ok" in trace.stdout,
                  "toy_app did not run as expected:\n" + trace.stdout, trace)
 
     calls = trace.calls(plugin="example")
     got = [e["api"] for e in calls]
-    want = ["toyMalloc", "toyMalloc", "toyMemcpy", "toyLaunch", "toyLaunch", "toyMemcpy", "toyFree"]
+    want = ["toyMalloc", "toyMalloc", "toyMemcpy", "toyLaunch", "toyLaunch", "toyMemcpy", "toyFree", "toySetLimit"]
     cttest.check(got == want, "example calls:\n got  %s\n want %s" % (got, want), trace)
 
     dev = calls[0]["args"]["ptr"]
@@ -96,6 +97,7 @@ def check_trace(trace, launch_bytes):
         ("toyErrorKernelNotFound", {"name": "no_such_kernel", "data": dev, "n": 64, "bytes": launch_bytes}),
         ("toySuccess", {"dst": host, "src": dev, "size": 256}),
         ("toySuccess", {"ptr": dev}),
+        ("toySuccess", {"limit": "toyLimitHeap", "value": 4096}),
     ]
     if launch_bytes is None:  # the table alone has no such field
         for _, args in expected:

@@ -13,11 +13,11 @@ import cttest as t
 with open(os.path.join(t.BUILD, "CMakeCache.txt")) as f:
     VERSION = [l.split("=", 1)[1].strip() for l in f if l.startswith("CMAKE_PROJECT_VERSION:")][0]
 
-WANT = {  # name: (APIs, description)
-    "cuda": (99, "CUDA driver API (libcuda)"),
-    "cudart": (61, "CUDA runtime API (libcudart)"),
-    "hip": (33, "AMD HIP runtime (libamdhip64)"),
-    "opencl": (23, "OpenCL through the ICD loader (libOpenCL)"),
+WANT = {  # name: (APIs: every function the build's library exports, docs/plugins.md, description)
+    "cuda": (637, "CUDA driver API (libcuda)"),
+    "cudart": (420, "CUDA runtime API (libcudart)"),
+    "hip": (399, "AMD HIP runtime (libamdhip64)"),
+    "opencl": (133, "OpenCL through the ICD loader (libOpenCL)"),
 }
 
 

@@ -15,7 +15,7 @@ with open(os.path.join(t.BUILD, "CMakeCache.txt")) as f:
 
 WANT = {
     "row": "plugin bad: row 1 (badFree): arg 0 (ptr): size 3, want 1, 2, 4 or 8",
-    "tail": "its descriptor is 112 bytes, and byte 106, past the 104 this cudatracer (%s) knows, "
+    "tail": "its descriptor is 128 bytes, and byte 122, past the 120 this cudatracer (%s) knows, "
             "is not zero: it needs a newer cudatracer" % VERSION,
     "wild": "plugin bad: row 1: symbol points to unreadable memory",
 }

@@ -33,6 +33,7 @@ def install_layout():
         "header": "include/cudatracer/plugin.h",
         "pc": libdir + "/pkgconfig/cudatracer.pc",
         "gen_enum": "share/cudatracer/gen_enum.py",
+        "gen_apis": "share/cudatracer/gen_apis.py",
         "copyright": "share/doc/cudatracer/copyright",
         "changelog": "share/doc/cudatracer/changelog.Debian.gz",
     }, system

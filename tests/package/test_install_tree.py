@@ -77,7 +77,7 @@ cttest.check(trace.rc == 0 and os.path.join(libdir, "libcudatracer-inject.so") i
 env = dict(os.environ, PKG_CONFIG_PATH=os.path.dirname(os.path.join(moved, layout["pc"])), PKG_CONFIG_LIBDIR="")
 env.pop("PKG_CONFIG_SYSROOT_DIR", None)
 for var, rel in (("includedir", "include"), ("plugindir", os.path.dirname(layout["plugin"])),
-                 ("gen_enum", layout["gen_enum"])):
+                 ("gen_enum", layout["gen_enum"]), ("gen_apis", layout["gen_apis"])):
     got = os.path.realpath(sh(["pkg-config", "--variable=" + var, "cudatracer"], env=env).strip())
     cttest.check(got == os.path.join(moved, rel), "cudatracer.pc's %s is %s, not %s" % (var, got, os.path.join(moved, rel)))
 cflags = sh(["pkg-config", "--cflags", "cudatracer"], env=env)

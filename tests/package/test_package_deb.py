@@ -87,7 +87,7 @@ want.append(system)
 want.append(at("lib/systemd/system/cudatracer.service"))  # the daemon's unit (docs/daemon.md)
 for path in want:
     cttest.check(path in files, "cudatracer's package has no %s:\n%s" % (path, "\n".join(sorted(files))))
-for path in (at(layout["header"]), at("include/cudatracer/hook.bpf.h"), at(layout["pc"]), at(layout["gen_enum"]),
+for path in (at(layout["header"]), at("include/cudatracer/hook.bpf.h"), at(layout["pc"]), at(layout["gen_enum"]), at(layout["gen_apis"]),
              at("share/doc/cudatracer-dev/copyright")):
     cttest.check(path in dev_files, "cudatracer-dev's package has no %s" % path)
 cttest.check(not files & dev_files, "files in both packages: %s" % sorted(files & dev_files))

@@ -232,9 +232,16 @@ DEFECT(slot_past, -EINVAL,
 DEFECT(dim3_past, -EINVAL,
        "plugin toy: row 2 (toyLaunch): arg 1 (grid): bytes 88..99 are past the 12 argument slots",
        f.args[2][1].off = 11 * 8)
+/* A field within one slot is at a multiple of its size (cudaMemLocation's id: bytes 4..7). */
 DEFECT(slot_unaligned, -EINVAL,
-       "plugin toy: row 1 (toyMemcpy): arg 3 (kind): offset 4 is not a slot's (a multiple of 8)",
-       f.args[1][3].off = 4)
+       "plugin toy: row 1 (toyMemcpy): arg 3 (kind): offset 2 is neither a slot's (a multiple of 8) "
+       "nor a field's within one slot",
+       f.args[1][3].off = 2)
+DEFECT(slot_straddled, -EINVAL,
+       "plugin toy: row 1 (toyMemcpy): arg 2 (count): offset 4 is neither a slot's (a multiple of 8) "
+       "nor a field's within one slot",
+       f.args[1][2].off = 4)
+DEFECT(slot_field, 0, "", f.args[1][3].off = 4)
 DEFECT(mem_past, -EINVAL, "plugin toy: row 0 (toyMalloc): arg 0 (ptr): bytes 64..71 are past the 8 memory words",
        f.args[0][0].off = 64)
 DEFECT(mem_unread, -EINVAL, "plugin toy: row 0 (toyMalloc): arg 0 (ptr): memory word 1 is filled by no read (and the plugin has no BPF hook to fill it)",
@@ -368,9 +375,46 @@ static void test_expand(void **state)
 	free(d);
 }
 
+/* Generated rows come after the hand-written ones; one whose symbol (or a
+ * variant's) the hand-written table has is left out; a generated table
+ * that names a symbol twice is refused. */
+static void test_generated_rows(void **state)
+{
+	static const char *const want[] = { "toyMalloc", "toyMemcpy", "toyMemcpy_ptds", "toyLaunch", "toyCreate",
+					    "toySync", "toyReset" };
+	struct ct_api gen[4] = {
+		CT_API("toySync", CT_API_GENERATED),
+		CT_API("toyMemcpy_ptds", CT_API_GENERATED), /* the hand-written row's variant */
+		CT_API("toyMalloc", CT_API_GENERATED),
+		CT_API("toyReset", CT_API_GENERATED | CT_API_HOT),
+	};
+	struct ct_plugin *d;
+	struct fx f;
+
+	fx_init(&f);
+	f.p.gen_apis = gen;
+	f.p.n_gen_apis = 4;
+	expect(&f.p, 0, "");
+	d = ct_plugin_expand(&f.p);
+	assert_non_null(d);
+	assert_int_equal(d->n_apis, 7);
+	for (size_t i = 0; i < d->n_apis; i++)
+		assert_string_equal(d->apis[i].symbol, want[i]);
+	assert_int_equal(d->apis[2].flags, CT_API_COPY); /* the hand-written variant stays */
+	assert_int_equal(d->apis[6].flags, CT_API_GENERATED | CT_API_HOT);
+	assert_null(d->gen_apis);
+	expect(d, 0, "");
+	free(d);
+	gen[2] = (struct ct_api)CT_API("toySync", CT_API_GENERATED);
+	expect(&f.p, -EINVAL, "plugin toy: generated row 2 (toySync): symbol toySync is already traced by generated row 0");
+	f.p.n_gen_apis = 0;
+	expect(&f.p, -EINVAL, "plugin toy: gen_apis and n_gen_apis disagree (a table, 0 rows)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_generated_rows),
 		cmocka_unit_test(test_good_table),
 		cmocka_unit_test(test_name_null), cmocka_unit_test(test_name_chars),
 		cmocka_unit_test(test_name_long), cmocka_unit_test(test_name_wild),
@@ -403,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_size), cmocka_unit_test(test_dim3_size),
 		cmocka_unit_test(test_sizes3_size), cmocka_unit_test(test_slot_past),
 		cmocka_unit_test(test_dim3_past), cmocka_unit_test(test_slot_unaligned),
+		cmocka_unit_test(test_slot_straddled), cmocka_unit_test(test_slot_field),
 		cmocka_unit_test(test_mem_past), cmocka_unit_test(test_mem_unread),
 		cmocka_unit_test(test_ret_past), cmocka_unit_test(test_string_area),
 		cmocka_unit_test(test_string_slot), cmocka_unit_test(test_enum_names),

@@ -196,7 +196,10 @@ struct ct_read {
 #define CT_API_SET_CONTEXT   (1u << 16)
 #define CT_API_PUSH_CONTEXT  (1u << 17)
 #define CT_API_POP_CONTEXT   (1u << 18)
-#define CT_API_FLAGS_ALL  ((1u << 19) - 1)
+/* A row that tools/gen_apis.py made from the runtime's header: arguments
+ * shown by their C types, no roles, no out-parameters read. */
+#define CT_API_GENERATED     (1u << 19)
+#define CT_API_FLAGS_ALL  ((1u << 20) - 1)
 #define CT_API_DEV_ALLOC (CT_API_ALLOC | CT_API_DEVICE_MEM)
 #define CT_API_DEV_FREE (CT_API_FREE | CT_API_DEVICE_MEM)
 /* Calls that move bytes: copies and sets. */
@@ -241,6 +244,12 @@ struct ct_plugin {
 	/* Optional: a BPF object built against <cudatracer/hook.bpf.h>. */
 	const void *bpf_hook;
 	size_t bpf_hook_sz;
+	/* Optional: rows generated from the runtime's header (tools/gen_apis.py,
+	 * docs/plugins.md). They come after `apis`; a generated row whose symbol
+	 * `apis` has (a row's or a variant's) is left out: the hand-written row,
+	 * with its roles and out-parameters, wins. */
+	const struct ct_api *gen_apis;
+	size_t n_gen_apis;
 };
 
 typedef const struct ct_plugin *(*ct_plugin_entry_fn)(void);
@@ -312,6 +321,7 @@ typedef const struct ct_plugin *(*ct_plugin_entry_fn)(void);
 #define CT_LIBRARIES(...) .libraries = (const char *const[]){ __VA_ARGS__ }, \
 	.n_libraries = CT_COUNT_OF_(const char *const, __VA_ARGS__)
 #define CT_APIS(table) .apis = (table), .n_apis = sizeof(table) / sizeof((table)[0])
+#define CT_GEN_APIS(table) .gen_apis = (table), .n_gen_apis = sizeof(table) / sizeof((table)[0])
 
 /* The descriptor's fixed head: size and ABI version. */
 #define CT_PLUGIN_HEAD .sz = sizeof(struct ct_plugin), .abi_version = CT_ABI_VERSION

@@ -21,6 +21,7 @@ int main(void)
 	bad |= toyLaunch("no_such_kernel", dev, 64) != toyErrorKernelNotFound;
 	bad |= toyMemcpy(host, dev, sizeof(host)) != toySuccess;
 	bad |= toyFree(dev) != toySuccess;
+	bad |= toySetLimit(toyLimitHeap, 4096) != toySuccess;
 	bad |= host[10] != 20.0f;
 	printf("toy_app: dev=%p %s\n", dev, bad ? "FAILED" : "ok");
 	return bad;

@@ -38,3 +38,9 @@ toyStatus toyLaunch(const char *name, float *data, unsigned int n)
 		data[i] *= 2.0f;
 	return toySuccess;
 }
+
+toyStatus toySetLimit(toyLimit limit, size_t value)
+{
+	return limit == toyLimitStack || limit == toyLimitHeap ? (value ? toySuccess : toyErrorInvalidValue)
+							       : toyErrorInvalidValue;
+}

@@ -25,4 +25,12 @@ toyStatus toyMemcpy(void *dst, const void *src, size_t size);
 /* Run the kernel called `name` over n floats: "scale" doubles data[i]. */
 toyStatus toyLaunch(const char *name, float *data, unsigned int n);
 
+/* Not in the plugin's hand-written table: its row is generated from this
+ * header (gen_apis.py, see the Makefile). */
+typedef enum toyLimit {
+	toyLimitStack = 1,
+	toyLimitHeap = 2,
+} toyLimit;
+toyStatus toySetLimit(toyLimit limit, size_t value);
+
 #endif
