@@ -252,6 +252,25 @@ static const struct ct_elem_size sizes_unsorted_v[] = { { 1, 4 }, { 0, 2 } };
 static const struct ct_elem_size sizes_zero_v[] = { { 0, 2 }, { 1, 0 } };
 static const struct ct_elem_sizes sizes_unsorted = { sizes_unsorted_v, 2 }, sizes_zero = { sizes_zero_v, 2 };
 static const struct ct_elem_sizes sizes_empty = { sizes_zero_v, 0 };
+/* The size roles (ct_event_bytes()) and the memory flags hold together. */
+DEFECT(size_role_twice, -EINVAL, "plugin toy: row 1 (toyMemcpy): 2 arguments with the role BYTES: a size has one",
+       f.args[1][0].role = CT_ROLE_BYTES)
+DEFECT(size_role_kind, -EINVAL,
+       "plugin toy: row 1 (toyMemcpy): dst has the role HEIGHT and is not a number (INT, UINT or SIZE)",
+       f.args[1][0].role = CT_ROLE_HEIGHT)
+DEFECT(channels_untyped, -EINVAL,
+       "plugin toy: row 0 (toyMalloc): CT_ROLE_CHANNELS multiplies an ELEM_TYPE's size: the row has none",
+       f.args[0][1].role = CT_ROLE_CHANNELS)
+DEFECT(elements_unsized, -EINVAL,
+       "plugin toy: row 0 (toyMalloc): CT_ROLE_ELEMENTS without an element's size (ELEM_TYPE or ELEM_BITS)",
+       f.args[0][1].role = CT_ROLE_ELEMENTS)
+DEFECT(bits_without_elements, -EINVAL,
+       "plugin toy: row 0 (toyMalloc): an element's size or mipmap levels without CT_ROLE_ELEMENTS",
+       f.args[0][1].role = CT_ROLE_ELEM_BITS)
+DEFECT(retain_alloc, -EINVAL, "plugin toy: row 0 (toyMalloc): CT_API_RETAIN is neither an allocation nor a free",
+       f.apis[0].flags |= CT_API_RETAIN)
+DEFECT(free_without_ptr, -EINVAL, "plugin toy: row 1 (toyMemcpy): a free or retain without CT_ROLE_FREE_PTR",
+       f.apis[1].flags = CT_API_DEV_FREE)
 DEFECT(elem_sizes_missing, -EINVAL,
        "plugin toy: row 1 (toyMemcpy): arg 3 (kind): a CT_ROLE_ELEM_TYPE argument without elem_sizes",
        f.args[1][3].role = CT_ROLE_ELEM_TYPE)
@@ -395,6 +414,13 @@ int main(void)
 		cmocka_unit_test(test_duplicate), cmocka_unit_test(test_duplicate_variant),
 		cmocka_unit_test(test_read_slot), cmocka_unit_test(test_read_phase),
 		cmocka_unit_test(test_read_words), cmocka_unit_test(test_read_past),
+		cmocka_unit_test(test_size_role_twice),
+		cmocka_unit_test(test_size_role_kind),
+		cmocka_unit_test(test_channels_untyped),
+		cmocka_unit_test(test_elements_unsized),
+		cmocka_unit_test(test_bits_without_elements),
+		cmocka_unit_test(test_retain_alloc),
+		cmocka_unit_test(test_free_without_ptr),
 		cmocka_unit_test(test_elem_sizes_missing), cmocka_unit_test(test_elem_sizes_role),
 		cmocka_unit_test(test_elem_sizes_unsorted), cmocka_unit_test(test_elem_sizes_zero),
 		cmocka_unit_test(test_elem_sizes_empty),
