@@ -374,8 +374,9 @@ static int check_roles(struct check *c, const struct ct_api *a)
 		return fail(c, -EINVAL, "an element's size from both ELEM_TYPE and ELEM_BITS");
 	if (count_role(a, CT_ROLE_CHANNELS, NULL) && !typed)
 		return fail(c, -EINVAL, "CT_ROLE_CHANNELS multiplies an ELEM_TYPE's size: the row has none");
-	if ((count_role(a, CT_ROLE_LEVELS, NULL) || typed || bits) && !count_role(a, CT_ROLE_ELEMENTS, NULL))
-		return fail(c, -EINVAL, "an element's size or mipmap levels without CT_ROLE_ELEMENTS");
+	/* A datatype alone is shown, not counted (ncclRedOpCreatePreMulSum's). */
+	if (count_role(a, CT_ROLE_LEVELS, NULL) && !count_role(a, CT_ROLE_ELEMENTS, NULL))
+		return fail(c, -EINVAL, "mipmap levels of no array: CT_ROLE_LEVELS without CT_ROLE_ELEMENTS");
 	if (count_role(a, CT_ROLE_ELEMENTS, NULL) && !typed && !bits)
 		return fail(c, -EINVAL, "CT_ROLE_ELEMENTS without an element's size (ELEM_TYPE or ELEM_BITS)");
 	if ((a->flags & CT_API_RETAIN) && (a->flags & (CT_API_ALLOC | CT_API_FREE)))

@@ -14,10 +14,10 @@ with open(os.path.join(t.BUILD, "CMakeCache.txt")) as f:
     VERSION = [l.split("=", 1)[1].strip() for l in f if l.startswith("CMAKE_PROJECT_VERSION:")][0]
 
 WANT = {  # name: (APIs, description)
-    "cuda": (99, "CUDA driver API (libcuda)"),
-    "cudart": (61, "CUDA runtime API (libcudart)"),
-    "hip": (33, "AMD HIP runtime (libamdhip64)"),
-    "opencl": (23, "OpenCL through the ICD loader (libOpenCL)"),
+    "cuda": (118, "CUDA driver API (libcuda)"),
+    "cudart": (72, "CUDA runtime API (libcudart)"),
+    "hip": (44, "AMD HIP runtime (libamdhip64)"),
+    "opencl": (26, "OpenCL through the ICD loader (libOpenCL)"),
 }
 
 

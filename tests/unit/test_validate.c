@@ -264,9 +264,10 @@ DEFECT(channels_untyped, -EINVAL,
 DEFECT(elements_unsized, -EINVAL,
        "plugin toy: row 0 (toyMalloc): CT_ROLE_ELEMENTS without an element's size (ELEM_TYPE or ELEM_BITS)",
        f.args[0][1].role = CT_ROLE_ELEMENTS)
-DEFECT(bits_without_elements, -EINVAL,
-       "plugin toy: row 0 (toyMalloc): an element's size or mipmap levels without CT_ROLE_ELEMENTS",
-       f.args[0][1].role = CT_ROLE_ELEM_BITS)
+DEFECT(levels_without_elements, -EINVAL,
+       "plugin toy: row 0 (toyMalloc): mipmap levels of no array: CT_ROLE_LEVELS without CT_ROLE_ELEMENTS",
+       f.args[0][1].role = CT_ROLE_LEVELS)
+DEFECT(bits_shown, 0, "", f.args[2][2].role = CT_ROLE_ELEM_BITS)
 DEFECT(retain_alloc, -EINVAL, "plugin toy: row 0 (toyMalloc): CT_API_RETAIN is neither an allocation nor a free",
        f.apis[0].flags |= CT_API_RETAIN)
 DEFECT(free_without_ptr, -EINVAL, "plugin toy: row 1 (toyMemcpy): a free or retain without CT_ROLE_FREE_PTR",
@@ -418,7 +419,8 @@ int main(void)
 		cmocka_unit_test(test_size_role_kind),
 		cmocka_unit_test(test_channels_untyped),
 		cmocka_unit_test(test_elements_unsized),
-		cmocka_unit_test(test_bits_without_elements),
+		cmocka_unit_test(test_levels_without_elements),
+		cmocka_unit_test(test_bits_shown),
 		cmocka_unit_test(test_retain_alloc),
 		cmocka_unit_test(test_free_without_ptr),
 		cmocka_unit_test(test_elem_sizes_missing), cmocka_unit_test(test_elem_sizes_role),
