@@ -95,6 +95,10 @@ static void spec_of(const struct ct_api *a, bool entry_only, bool hook, bool lay
 	if (a->flags & (CT_API_COPY | CT_API_SET | CT_API_ALLOC)) {
 		s->bytes_slot = role_slot(a, CT_ROLE_BYTES);
 		s->height_slot = role_slot(a, CT_ROLE_HEIGHT);
+		/* Two factors at most: a row with a depth counts its bytes in events alone. */
+		for (size_t k = 0; k < a->n_args; k++)
+			if (a->args[k].role == CT_ROLE_DEPTH)
+				s->bytes_slot = CT_NO_SLOT;
 	}
 	s->str_slot = a->str_slot;
 	for (size_t r = 0; r < a->n_reads && r < CT_SPEC_READS; r++) {

@@ -413,16 +413,89 @@ static uint64_t elem_bytes(const struct ct_field *t)
 	return 0;
 }
 
+/* The size roles of one event, gathered in one pass. */
+struct sizes {
+	const struct ct_field *bytes, *height, *depth, *elements, *type, *channels, *levels;
+	uint64_t bits;  /* ELEM_BITS, added up */
+};
+
+static void sizes_of(const struct ct_event *ev, struct sizes *z)
+{
+	memset(z, 0, sizeof(*z));
+	for (int i = 0; i < ev->n_fields; i++) {
+		const struct ct_field *f = &ev->fields[i];
+		const struct ct_field **slot = NULL;
+
+		switch (f->arg->role) {
+		case CT_ROLE_BYTES: slot = &z->bytes; break;
+		case CT_ROLE_HEIGHT: slot = &z->height; break;
+		case CT_ROLE_DEPTH: slot = &z->depth; break;
+		case CT_ROLE_ELEMENTS: slot = &z->elements; break;
+		case CT_ROLE_ELEM_TYPE: slot = &z->type; break;
+		case CT_ROLE_CHANNELS: slot = &z->channels; break;
+		case CT_ROLE_LEVELS: slot = &z->levels; break;
+		case CT_ROLE_ELEM_BITS:
+			if (f->valid)
+				z->bits += f->v;
+			continue;
+		default:
+			continue;
+		}
+		if (!*slot)
+			*slot = f;
+	}
+}
+
+/* A dimension's value; `none` when the row has no such argument or it was not read. */
+static uint64_t dim(const struct ct_field *f, uint64_t none)
+{
+	return f && f->valid ? f->v : none;
+}
+
+#define CT_MAX_LEVELS 64 /* a 64-bit extent halves to 1 in fewer */
+
+/*
+ * An array's elements: width * height * depth, a height or depth of 0
+ * counting as 1 (cuArray3DCreate's and cudaMalloc3DArray's 1D and 2D
+ * arrays); a mipmapped array's levels added up, each dimension halved at
+ * every level down to 1, as many levels as the call asked for or until the
+ * last is one element (the runtimes clamp them so).
+ */
+static uint64_t array_elements(const struct sizes *z)
+{
+	uint64_t w = dim(z->elements, 0), h = dim(z->height, 1), d = dim(z->depth, 1);
+	uint64_t levels = dim(z->levels, 1), n = 0;
+
+	h = h ? h : 1;
+	d = d ? d : 1;
+	if (levels > CT_MAX_LEVELS)
+		levels = CT_MAX_LEVELS;
+	for (uint64_t l = 0; l < (levels ? levels : 1); l++) {
+		n += w * h * d;
+		if (w <= 1 && h <= 1 && d <= 1)
+			break;
+		w = w > 1 ? w / 2 : w;
+		h = h > 1 ? h / 2 : 1;
+		d = d > 1 ? d / 2 : 1;
+	}
+	return n;
+}
+
+/*
+ * The one place an event's bytes are computed (docs/plugins.md, "Bytes"):
+ * BYTES * HEIGHT * DEPTH, each there; else array elements times the bits of
+ * one element (ELEM_TYPE's size times CHANNELS, or the ELEM_BITS added up).
+ */
 uint64_t ct_event_bytes(const struct ct_event *ev)
 {
-	const struct ct_field *b = ct_event_role(ev, CT_ROLE_BYTES);
-	const struct ct_field *h = ct_event_role(ev, CT_ROLE_HEIGHT);
-	const struct ct_field *e;
+	struct sizes z;
 
-	if (b && b->valid)
-		return h && h->valid ? b->v * h->v : b->v;
-	e = ct_event_role(ev, CT_ROLE_ELEMENTS);
-	if (!e || !e->valid)
+	sizes_of(ev, &z);
+	if (z.bytes && z.bytes->valid)
+		return z.bytes->v * dim(z.height, 1) * dim(z.depth, 1);
+	if (!z.elements || !z.elements->valid)
 		return 0;
-	return e->v * elem_bytes(ct_event_role(ev, CT_ROLE_ELEM_TYPE));
+	if (z.type)
+		return array_elements(&z) * elem_bytes(z.type) * dim(z.channels, 1);
+	return (array_elements(&z) * z.bits + 7) / 8;
 }

@@ -334,6 +334,62 @@ static int check_array(struct check *c, const char *field, const char *count, co
 	return 0;
 }
 
+/* The roles a size is made of (ct_event_bytes()): numbers, one of each a row. */
+static const struct {
+	uint8_t role;
+	const char *name;
+} size_roles[] = {
+	{ CT_ROLE_BYTES, "BYTES" }, { CT_ROLE_HEIGHT, "HEIGHT" }, { CT_ROLE_DEPTH, "DEPTH" },
+	{ CT_ROLE_ELEMENTS, "ELEMENTS" }, { CT_ROLE_CHANNELS, "CHANNELS" }, { CT_ROLE_LEVELS, "LEVELS" },
+	{ CT_ROLE_ELEM_BITS, "ELEM_BITS" },
+};
+
+static int count_role(const struct ct_api *a, uint8_t role, size_t *first)
+{
+	int n = 0;
+
+	for (size_t k = 0; k < a->n_args; k++)
+		if (a->args[k].role == role && !n++ && first)
+			*first = k;
+	return n;
+}
+
+/* What the sinks make of a row's roles and flags holds together. */
+static int check_roles(struct check *c, const struct ct_api *a)
+{
+	bool typed = count_role(a, CT_ROLE_ELEM_TYPE, NULL), bits = count_role(a, CT_ROLE_ELEM_BITS, NULL);
+
+	for (size_t i = 0; i < sizeof(size_roles) / sizeof(size_roles[0]); i++) {
+		size_t k = 0;
+		int n = count_role(a, size_roles[i].role, &k);
+		const struct ct_arg *g = &a->args[k];
+
+		if (!n)
+			continue;
+		/* ELEM_BITS add up: a channel format's x, y, z and w */
+		if (n > 1 && size_roles[i].role != CT_ROLE_ELEM_BITS)
+			return fail(c, -EINVAL, "%d arguments with the role %s: a size has one", n,
+				    size_roles[i].name);
+		if (g->kind != CT_ARG_INT && g->kind != CT_ARG_UINT && g->kind != CT_ARG_SIZE)
+			return fail(c, -EINVAL, "%s has the role %s and is not a number (INT, UINT or SIZE)",
+				    g->name, size_roles[i].name);
+	}
+	if (typed && bits)
+		return fail(c, -EINVAL, "an element's size from both ELEM_TYPE and ELEM_BITS");
+	if (count_role(a, CT_ROLE_CHANNELS, NULL) && !typed)
+		return fail(c, -EINVAL, "CT_ROLE_CHANNELS multiplies an ELEM_TYPE's size: the row has none");
+	/* A datatype alone is shown, not counted (ncclRedOpCreatePreMulSum's). */
+	if (count_role(a, CT_ROLE_LEVELS, NULL) && !count_role(a, CT_ROLE_ELEMENTS, NULL))
+		return fail(c, -EINVAL, "mipmap levels of no array: CT_ROLE_LEVELS without CT_ROLE_ELEMENTS");
+	if (count_role(a, CT_ROLE_ELEMENTS, NULL) && !typed && !bits)
+		return fail(c, -EINVAL, "CT_ROLE_ELEMENTS without an element's size (ELEM_TYPE or ELEM_BITS)");
+	if ((a->flags & CT_API_RETAIN) && (a->flags & (CT_API_ALLOC | CT_API_FREE)))
+		return fail(c, -EINVAL, "CT_API_RETAIN is neither an allocation nor a free");
+	if ((a->flags & (CT_API_FREE | CT_API_RETAIN)) && !count_role(a, CT_ROLE_FREE_PTR, NULL))
+		return fail(c, -EINVAL, "a free or retain without CT_ROLE_FREE_PTR");
+	return 0;
+}
+
 static int check_row(struct check *c, const struct ct_api *a, size_t i)
 {
 	size_t len, sym_len;
@@ -374,6 +430,9 @@ static int check_row(struct check *c, const struct ct_api *a, size_t i)
 	if (err)
 		return err;
 	c->where[len] = 0;
+	err = check_roles(c, a);
+	if (err)
+		return err;
 	/* An entry-only call is sent before it writes anything: a row that reads
 	 * at exit would show what it never read. Users may still choose such an
 	 * API entry-only (tracer.entry_only): its out-parameters are unknown. */

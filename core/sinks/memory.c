@@ -122,6 +122,9 @@ static int text_space(struct memory_ctx *s, const struct ct_mem_space *sp)
 	if (sp->replaced)
 		fprintf(out, "  pointers handed out again while live (free not seen): %" PRIu64 "\n",
 			sp->replaced);
+	if (sp->retains)
+		fprintf(out, "  retains of live allocations: %" PRIu64 " (each is freed by its last release)\n",
+			sp->retains);
 	fprintf(out, "  never freed: %zu allocations, %" PRIu64 " bytes\n", n, live_bytes);
 	err = n ? ct_table_row(&t, head) : 0;
 	for (size_t i = 0; i < n && i < s->max_list && !err; i++) {
@@ -200,8 +203,8 @@ static int json_space(struct memory_ctx *s, const struct ct_mem_space *sp)
 	ct_json_str(out, sp->plugin);
 	fprintf(out, ",\"traced_since_ns\":%" PRIu64 ",\"allocs\":%" PRIu64 ",\"alloc_bytes\":%" PRIu64
 		",\"frees\":%" PRIu64 ",\"freed_bytes\":%" PRIu64 ",\"unreadable\":%" PRIu64
-		",\"replaced\":%" PRIu64, sp->began_ns, sp->allocs, sp->alloc_bytes, sp->frees,
-		sp->freed_bytes, sp->unreadable, sp->replaced);
+		",\"replaced\":%" PRIu64 ",\"retains\":%" PRIu64, sp->began_ns, sp->allocs, sp->alloc_bytes,
+		sp->frees, sp->freed_bytes, sp->unreadable, sp->replaced, sp->retains);
 	json_kinds(out, "peak", sp->peak);
 	json_kinds(out, "in_use", sp->in_use);
 	fprintf(out, ",\"unfreed_count\":%zu,\"unfreed_bytes\":%" PRIu64 ",\"unfreed\":[", n, live_bytes);

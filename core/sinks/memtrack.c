@@ -145,7 +145,13 @@ static int on_free(struct ct_memtrack *t, struct ct_mem_space *sp, int pn,
 	/* freeing NULL is a no-op that programs use to initialise the runtime */
 	if (!f || !f->valid || !f->v)
 		return 0;
-	a = ct_u64map_del(&sp->live, f->v);
+	a = ct_u64map_get(&sp->live, f->v);
+	if (a && a->holds) {
+		a->holds--; /* released, but still held by a retain */
+		return 0;
+	}
+	if (a)
+		ct_u64map_del(&sp->live, f->v);
 	if (!a) {
 		struct ct_alloc *u;
 
@@ -170,6 +176,19 @@ static int on_free(struct ct_memtrack *t, struct ct_mem_space *sp, int pn,
 	return 0;
 }
 
+/* A hold on a live allocation; one on a pointer never seen allocated is not
+ * counted: its frees will be, as unknown ones. */
+static void on_retain(struct ct_mem_space *sp, const struct ct_event *ev)
+{
+	const struct ct_field *f = ct_event_role(ev, CT_ROLE_FREE_PTR);
+	struct ct_alloc *a = f && f->valid && f->v ? ct_u64map_get(&sp->live, f->v) : NULL;
+
+	if (a) {
+		a->holds++;
+		sp->retains++;
+	}
+}
+
 int ct_memtrack_event(struct ct_memtrack *t, const struct ct_event *ev, struct ct_mem_change *ch)
 {
 	uint32_t flags = ev->api ? ev->api->flags : 0;
@@ -185,13 +204,16 @@ int ct_memtrack_event(struct ct_memtrack *t, const struct ct_event *ev, struct c
 	sp = space_get(t, pn, ev);
 	if (!sp)
 		return -ENOMEM;
-	/* a failed call allocated or freed nothing */
-	if (ev->is_error || ev->entry_only)
+	/* a failed call allocated or freed nothing (one that returns its
+	 * allocation failed if it returned NULL and no error code) */
+	if (ev->is_error || ev->entry_only || (ev->has_ret_handle && !ev->has_result))
 		return 0;
 	if (flags & CT_API_ALLOC)
 		return on_alloc(t, sp, pn, ev, ch);
 	if (flags & CT_API_FREE)
 		return on_free(t, sp, pn, ev, ch);
+	if (flags & CT_API_RETAIN)
+		on_retain(sp, ev);
 	return 0;
 }
 

@@ -2,9 +2,11 @@
 /*
  * Allocation tracking per process and per runtime: which pointers are live,
  * how much memory of each kind is in use and its peak, and frees of
- * pointers never seen allocated. Shared by the memory, chrome and html
- * sinks. It reads API flags (ALLOC, FREE, DEVICE_MEM ...) and argument roles
- * (BYTES, ALLOC_PTR, FREE_PTR), so it works for every runtime.
+ * pointers never seen allocated. Shared by the memory, chrome, html and
+ * metrics sinks. It reads API flags (ALLOC, FREE, RETAIN, DEVICE_MEM ...)
+ * and argument roles (ALLOC_PTR, FREE_PTR, and the size roles through
+ * ct_event_bytes()), so it works for every runtime. A retained allocation
+ * (OpenCL's reference counts) is released by its last free.
  */
 #ifndef CT_MEMTRACK_H
 #define CT_MEMTRACK_H
@@ -24,6 +26,7 @@ struct ct_alloc {
 	uint64_t ts_ns;       /* wall clock of the allocating call */
 	uint32_t tid;
 	uint8_t kind;         /* enum ct_mem_kind */
+	uint32_t holds;       /* CT_API_RETAIN calls not yet matched by a free */
 	const char *api;      /* interned in the tracker */
 	const struct ct_site *site; /* --stacks: where it was made (the tracker's); NULL: not known */
 };
@@ -38,6 +41,7 @@ struct ct_mem_space { /* one process, one runtime */
 	struct ct_u64map live; /* ptr -> struct ct_alloc */
 	uint64_t in_use[CT_MEM_KINDS], peak[CT_MEM_KINDS];
 	uint64_t allocs, alloc_bytes, frees, freed_bytes;
+	uint64_t retains;     /* holds taken on live allocations (CT_API_RETAIN) */
 	uint64_t replaced;    /* allocations that returned a pointer already live */
 	uint64_t unreadable;  /* allocations whose returned pointer could not be read */
 	uint64_t unknown;     /* frees of pointers never seen allocated */

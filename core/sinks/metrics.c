@@ -517,7 +517,7 @@ late:
 			return -ENOMEM;
 		x->v += ct_event_bytes(ev);
 	}
-	if (flags & (CT_API_ALLOC | CT_API_FREE)) {
+	if (flags & (CT_API_ALLOC | CT_API_FREE | CT_API_RETAIN)) {
 		int err = ct_memtrack_event(&m->mem, ev, NULL);
 
 		if (!err)

@@ -22,6 +22,21 @@
 #include "cuda_apis.h" /* generated: every other API (apis.ini) */
 
 extern const struct ct_enum cu_result; /* generated from cuda.h: enum cudaError_enum */
+extern const struct ct_enum cu_array_formats; /* generated from cuda.h: enum CUarray_format_enum */
+
+/*
+ * Bytes of one channel of an array element, by CUarray_format (the header
+ * says them only in comments). The packed, video and block-compressed
+ * formats are left out: an array of one counts 0 bytes, not a guess.
+ */
+static const struct ct_elem_size channel_bytes_v[] = {
+	{ 0x01, 1 }, { 0x02, 2 }, { 0x03, 4 }, /* CU_AD_FORMAT_UNSIGNED_INT8, 16, 32 */
+	{ 0x08, 1 }, { 0x09, 2 }, { 0x0a, 4 }, /* CU_AD_FORMAT_SIGNED_INT8, 16, 32 */
+	{ 0x10, 2 }, { 0x20, 4 },              /* CU_AD_FORMAT_HALF, FLOAT */
+};
+static const struct ct_elem_sizes channel_bytes = {
+	channel_bytes_v, sizeof(channel_bytes_v) / sizeof(channel_bytes_v[0])
+};
 
 /* The word an out-pointer argument points to, copied after the call. */
 #define OUT(slot) CT_READS(CT_OUT_WORD(slot, 0))
@@ -53,6 +68,42 @@ extern const struct ct_enum cu_result; /* generated from cuda.h: enum cudaError_
 #define ALLOC_ARGS(w) CT_ARG("dptr", CT_ARG_PTR, CT_MEMW(0), w, CT_ROLE_ALLOC_PTR), BYTES("bytesize", 1, w)
 #define ALLOC_HOST_ARGS(w) CT_ARG("pp", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR), BYTES("bytesize", 1, w)
 #define FREE_ARG(w) CT_ARG("dptr", CT_ARG_PTR, CT_SLOT(0), w, CT_ROLE_FREE_PTR)
+/* A size that is not a row's bytes; 64-bit flags; flags in copied memory. */
+#define FLAGS_AT(n, at) CT_ARG(n, CT_ARG_HEX, CT_IN_MEM(at), 4, CT_ROLE_NONE)
+#define SIZE_ARG(n, s) CT_ARG(n, CT_ARG_SIZE, CT_SLOT(s), 8, CT_ROLE_NONE)
+#define FLAGS64(n, s) CT_ARG(n, CT_ARG_HEX, CT_SLOT(s), 8, CT_ROLE_NONE)
+/* cuMemAllocPitch(dptr, size_t *pPitch, WidthInBytes, Height, ElementSizeBytes):
+ * the pitch, read after the call into memory word 1, times Height rows. */
+#define PITCH_READS CT_READS(CT_OUT_WORD(0, 0), CT_OUT_WORD(1, 1))
+#define PITCH_ARGS(w) CT_ARG("dptr", CT_ARG_PTR, CT_MEMW(0), w, CT_ROLE_ALLOC_PTR), \
+	CT_ARG("pPitch", CT_ARG_SIZE, CT_MEMW(1), w, CT_ROLE_BYTES), \
+	CT_ARG("WidthInBytes", CT_ARG_SIZE, CT_SLOT(2), w, CT_ROLE_NONE), \
+	CT_ARG("Height", CT_ARG_SIZE, CT_SLOT(3), w, CT_ROLE_HEIGHT), UINT("ElementSizeBytes", 4)
+/* cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags): the program's
+ * own memory, pinned; the pointer is an in-parameter. */
+#define REGISTER_ARGS CT_ARG("p", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_ALLOC_PTR), BYTES("bytesize", 1, 8), \
+	FLAGS("Flags", 2)
+/*
+ * Arrays: cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *),
+ * cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *). The
+ * handle is read after the call into memory word 0, the descriptor at entry
+ * from word 1 on: Width, Height (and Depth), each `w` bytes (8, or 4 in the
+ * CUDA 3.x ABI), then Format and NumChannels. Width elements (times Height,
+ * times Depth; 0 is 1) of NumChannels channels of the format's size.
+ */
+#define ARRAY_HANDLE CT_ARG("pHandle", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR)
+#define ARRAY_READS(words) CT_READS(CT_OUT_WORD(0, 0), CT_IN_WORDS(1, words, 1))
+#define ARRAY_FORMAT(at) \
+	CT_ARG_ELEM_TYPE("Format", CT_IN_MEM(at), 4, &cu_array_formats, &channel_bytes), \
+	CT_ARG("NumChannels", CT_ARG_UINT, CT_IN_MEM((at) + 4), 4, CT_ROLE_CHANNELS)
+#define ARRAY_ARGS(w) ARRAY_HANDLE, \
+	CT_ARG("Width", CT_ARG_SIZE, CT_IN_MEM(8), w, CT_ROLE_ELEMENTS), \
+	CT_ARG("Height", CT_ARG_SIZE, CT_IN_MEM(8 + (w)), w, CT_ROLE_HEIGHT), ARRAY_FORMAT(8 + 2 * (w))
+#define ARRAY3D_ARGS(w) ARRAY_HANDLE, \
+	CT_ARG("Width", CT_ARG_SIZE, CT_IN_MEM(8), w, CT_ROLE_ELEMENTS), \
+	CT_ARG("Height", CT_ARG_SIZE, CT_IN_MEM(8 + (w)), w, CT_ROLE_HEIGHT), \
+	CT_ARG("Depth", CT_ARG_SIZE, CT_IN_MEM(8 + 2 * (w)), w, CT_ROLE_DEPTH), ARRAY_FORMAT(8 + 3 * (w)), \
+	FLAGS_AT("Flags", 16 + 3 * (w))
 /*
  * Copies. The direction is in the symbol's name (HtoD, DtoH, DtoD) or,
  * for cuMemcpy, in the unified address space, not in an argument.
@@ -137,6 +188,45 @@ static const struct ct_api cuda_apis[] = {
 	CT_API("cuMemAllocAsync", CT_API_DEV_ALLOC, OUT(0), CT_ARGS(ALLOC_ARGS(8), STREAM(2)),
 	       CT_VARIANTS("_ptsz")),
 	CT_API("cuMemFreeAsync", CT_API_DEV_FREE, CT_ARGS(FREE_ARG(8), STREAM(1)), CT_VARIANTS("_ptsz")),
+	CT_API("cuMemAllocFromPoolAsync", CT_API_DEV_ALLOC, OUT(0),
+	       CT_ARGS(ALLOC_ARGS(8), HANDLE("pool", 2), STREAM(3)), CT_VARIANTS("_ptsz")),
+	CT_API("cuMemAllocPitch", CT_API_DEV_ALLOC, PITCH_READS, CT_ARGS(PITCH_ARGS(4))),
+	CT_API("cuMemAllocPitch_v2", CT_API_DEV_ALLOC, PITCH_READS, CT_ARGS(PITCH_ARGS(8))),
+	CT_API("cuMemHostAlloc", CT_API_ALLOC | CT_API_HOST_MEM, OUT(0),
+	       CT_ARGS(ALLOC_HOST_ARGS(8), FLAGS("Flags", 2))),
+	/* The same signature in both forms (the _v2 takes more flags). */
+	CT_API("cuMemHostRegister", CT_API_ALLOC | CT_API_HOST_MEM, CT_ARGS(REGISTER_ARGS), CT_VARIANTS("_v2")),
+	CT_API("cuMemHostUnregister", CT_API_FREE | CT_API_HOST_MEM,
+	       CT_ARGS(CT_ARG("p", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	/* CUDA_ARRAY_DESCRIPTOR: 24 bytes, 16 in the CUDA 3.x ABI; the 3D one 40, or 24. */
+	CT_API("cuArrayCreate", CT_API_DEV_ALLOC, ARRAY_READS(2), CT_ARGS(ARRAY_ARGS(4))),
+	CT_API("cuArrayCreate_v2", CT_API_DEV_ALLOC, ARRAY_READS(3), CT_ARGS(ARRAY_ARGS(8))),
+	CT_API("cuArray3DCreate", CT_API_DEV_ALLOC, ARRAY_READS(3), CT_ARGS(ARRAY3D_ARGS(4))),
+	CT_API("cuArray3DCreate_v2", CT_API_DEV_ALLOC, ARRAY_READS(5), CT_ARGS(ARRAY3D_ARGS(8))),
+	CT_API("cuArrayDestroy", CT_API_DEV_FREE,
+	       CT_ARGS(CT_ARG("hArray", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	/*
+	 * Virtual memory management, as PyTorch's expandable segments use it:
+	 * cuMemCreate makes physical memory, a handle, which holds the bytes
+	 * until cuMemRelease; address ranges are reserved, mapped onto it and
+	 * unmapped, and those calls hold nothing of their own (a mapping is the
+	 * handle's memory seen at an address: counting it would count it twice).
+	 */
+	CT_API("cuMemCreate", CT_API_DEV_ALLOC, OUT(0),
+	       CT_ARGS(CT_ARG("handle", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR), BYTES("size", 1, 8),
+		       HPTR("prop", 2), FLAGS64("flags", 3))),
+	CT_API("cuMemRelease", CT_API_DEV_FREE,
+	       CT_ARGS(CT_ARG("handle", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	/* cuMemAddressReserve(CUdeviceptr *ptr, size, alignment, CUdeviceptr addr, flags) */
+	CT_API("cuMemAddressReserve", 0, OUT(0),
+	       CT_ARGS(CT_ARG("ptr", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_NONE), SIZE_ARG("size", 1),
+		       SIZE_ARG("alignment", 2), DPTR("addr", 3, 8), FLAGS64("flags", 4))),
+	CT_API("cuMemAddressFree", 0, CT_ARGS(DPTR("ptr", 0, 8), SIZE_ARG("size", 1))),
+	/* cuMemMap(CUdeviceptr ptr, size, offset, handle, flags) */
+	CT_API("cuMemMap", 0,
+	       CT_ARGS(DPTR("ptr", 0, 8), SIZE_ARG("size", 1), SIZE_ARG("offset", 2), HANDLE("handle", 3),
+		       FLAGS64("flags", 4))),
+	CT_API("cuMemUnmap", 0, CT_ARGS(DPTR("ptr", 0, 8), SIZE_ARG("size", 1))),
 
 	/* copies */
 	CT_API("cuMemcpy", CT_API_COPY,

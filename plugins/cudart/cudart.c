@@ -28,6 +28,23 @@ extern const struct ct_enum cudart_memcpy_kinds;
 #define OUT_PTR(n, role)  CT_ARG(n, CT_ARG_PTR, CT_MEMW(0), 8, role)
 #define OUT_HANDLE(n)     CT_ARG(n, CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_NONE)
 #define OUT_INT(n)        CT_ARG(n, CT_ARG_INT, CT_MEMW(0), 4, CT_ROLE_NONE)
+/* An array the call created, a handle written through slot 0: the allocation. */
+#define OUT_ARRAY(n)      CT_ARG(n, CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR)
+/* A pitch written through slot 1 (cudaMallocPitch) or in the cudaPitchedPtr
+ * (cudaMalloc3D), read after the call into memory word 1: a row's bytes. */
+#define OUT_PITCH         CT_ARG("pitch", CT_ARG_SIZE, CT_MEMW(1), 8, CT_ROLE_BYTES)
+/* A cudaExtent by value is 24 bytes, class MEMORY: it travels on the stack,
+ * slots 6-8, and the arguments after it take the registers it did not. */
+#define EXTENT(role_w)    SIZE("width", 6, role_w), SIZE("height", 7, CT_ROLE_HEIGHT), \
+			  SIZE("depth", 8, CT_ROLE_DEPTH)
+/* The bits of each channel of the cudaChannelFormatDesc in slot 1 (x, y, z,
+ * w: the first two words, copied at entry into memory words 1-2; not its
+ * kind, which would be a read past the 20-byte struct): an element's size. */
+#define DESC_READ         CT_IN_WORDS(1, 2, 1)
+#define DESC_BITS         CT_ARG("desc_x", CT_ARG_INT, CT_IN_MEM(8), 4, CT_ROLE_ELEM_BITS), \
+			  CT_ARG("desc_y", CT_ARG_INT, CT_IN_MEM(12), 4, CT_ROLE_ELEM_BITS), \
+			  CT_ARG("desc_z", CT_ARG_INT, CT_IN_MEM(16), 4, CT_ROLE_ELEM_BITS), \
+			  CT_ARG("desc_w", CT_ARG_INT, CT_IN_MEM(20), 4, CT_ROLE_ELEM_BITS)
 /*
  * Recorded at entry by default (tracer.timed times them again): calls that
  * only put a marker or a dependency on a stream. Their return carries the
@@ -60,6 +77,38 @@ static const struct ct_api apis[] = {
 	       CT_VARIANTS("_ptsz")),
 	CT_API("cudaFreeAsync", CT_API_DEV_FREE,
 	       CT_ARGS(PTR("devPtr", 0, CT_ROLE_FREE_PTR), STREAM("stream", 1)), CT_VARIANTS("_ptsz")),
+	CT_API("cudaMallocFromPoolAsync", CT_API_DEV_ALLOC, OUT0,
+	       CT_ARGS(OUT_PTR("ptr", CT_ROLE_ALLOC_PTR), SIZE("size", 1, CT_ROLE_BYTES), HANDLE("memPool", 2),
+		       STREAM("stream", 3)),
+	       CT_VARIANTS("_ptsz")),
+	/* Pitched: pitch (written by the call) times height rows. */
+	CT_API("cudaMallocPitch", CT_API_DEV_ALLOC, CT_READS(CT_OUT_WORD(0, 0), CT_OUT_WORD(1, 1)),
+	       CT_ARGS(OUT_PTR("devPtr", CT_ROLE_ALLOC_PTR), OUT_PITCH, SIZE("width", 2, CT_ROLE_NONE),
+		       SIZE("height", 3, CT_ROLE_HEIGHT))),
+	/* cudaMalloc3D(cudaPitchedPtr *pitchedDevPtr, cudaExtent extent): ptr and
+	 * pitch, the pitched pointer's first two words, read after the call;
+	 * pitch times height times depth. */
+	CT_API("cudaMalloc3D", CT_API_DEV_ALLOC, CT_READS(CT_OUT_WORDS(0, 2, 0)),
+	       CT_ARGS(OUT_PTR("ptr", CT_ROLE_ALLOC_PTR), OUT_PITCH, EXTENT(CT_ROLE_NONE))),
+	/* Arrays: width (times height, times depth; 0 is 1) elements of the
+	 * channel format's bits. */
+	CT_API("cudaMallocArray", CT_API_DEV_ALLOC, CT_READS(CT_OUT_WORD(0, 0), DESC_READ),
+	       CT_ARGS(OUT_ARRAY("array"), DESC_BITS, SIZE("width", 2, CT_ROLE_ELEMENTS),
+		       SIZE("height", 3, CT_ROLE_HEIGHT), FLAGS("flags", 4))),
+	CT_API("cudaMalloc3DArray", CT_API_DEV_ALLOC, CT_READS(CT_OUT_WORD(0, 0), DESC_READ),
+	       CT_ARGS(OUT_ARRAY("array"), DESC_BITS, EXTENT(CT_ROLE_ELEMENTS), FLAGS("flags", 2))),
+	/* Every level, each dimension halved from the last (docs/plugins.md). */
+	CT_API("cudaMallocMipmappedArray", CT_API_DEV_ALLOC, CT_READS(CT_OUT_WORD(0, 0), DESC_READ),
+	       CT_ARGS(OUT_ARRAY("mipmappedArray"), DESC_BITS, EXTENT(CT_ROLE_ELEMENTS),
+		       CT_ARG("numLevels", CT_ARG_UINT, CT_SLOT(2), 4, CT_ROLE_LEVELS), FLAGS("flags", 3))),
+	CT_API("cudaFreeArray", CT_API_DEV_FREE,
+	       CT_ARGS(CT_ARG("array", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	CT_API("cudaFreeMipmappedArray", CT_API_DEV_FREE,
+	       CT_ARGS(CT_ARG("mipmappedArray", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	/* Host memory the program allocated, pinned: pinned host memory until unregistered. */
+	CT_API("cudaHostRegister", CT_API_ALLOC | CT_API_HOST_MEM,
+	       CT_ARGS(PTR("ptr", 0, CT_ROLE_ALLOC_PTR), SIZE("size", 1, CT_ROLE_BYTES), FLAGS("flags", 2))),
+	CT_API("cudaHostUnregister", CT_API_FREE | CT_API_HOST_MEM, CT_ARGS(PTR("ptr", 0, CT_ROLE_FREE_PTR))),
 	CT_API("cudaMemGetInfo", 0, CT_READS(CT_OUT_WORD(0, 0), CT_OUT_WORD(1, 1)),
 	       CT_ARGS(CT_ARG("free", CT_ARG_SIZE, CT_MEMW(0), 8, CT_ROLE_NONE),
 		       CT_ARG("total", CT_ARG_SIZE, CT_MEMW(1), 8, CT_ROLE_NONE))),

@@ -17,6 +17,23 @@ extern const struct ct_enum hip_memcpy_kinds; /* generated: hipMemcpyKind */
 #define KIND(n, s) CT_ARG_NAMED(n, CT_SLOT(s), 4, CT_ROLE_COPY_KIND, &hip_memcpy_kinds)
 /* The word an out-pointer argument points to, copied after the call. */
 #define OUT(slot, word) CT_READS(CT_OUT_WORD(slot, word))
+/* hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height, ...):
+ * the pitch, read after the call into memory word 1, times height rows. */
+#define PITCH_READS CT_READS(CT_OUT_WORD(0, 0), CT_OUT_WORD(1, 1))
+#define PITCH_ARGS(p) CT_ARG(p, CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR), \
+	CT_ARG("pitch", CT_ARG_SIZE, CT_MEMW(1), 8, CT_ROLE_BYTES), \
+	CT_ARG("width", CT_ARG_SIZE, CT_SLOT(2), 8, CT_ROLE_NONE), \
+	CT_ARG("height", CT_ARG_SIZE, CT_SLOT(3), 8, CT_ROLE_HEIGHT)
+/* The bits of each channel of the hipChannelFormatDesc in slot 1 (its first
+ * two words, copied at entry into memory words 1-2): an element's size. */
+#define DESC_BITS CT_ARG("desc_x", CT_ARG_INT, CT_IN_MEM(8), 4, CT_ROLE_ELEM_BITS), \
+	CT_ARG("desc_y", CT_ARG_INT, CT_IN_MEM(12), 4, CT_ROLE_ELEM_BITS), \
+	CT_ARG("desc_z", CT_ARG_INT, CT_IN_MEM(16), 4, CT_ROLE_ELEM_BITS), \
+	CT_ARG("desc_w", CT_ARG_INT, CT_IN_MEM(20), 4, CT_ROLE_ELEM_BITS)
+/* The pointer to host memory the call allocated, written through slot 0. */
+#define HOST_PTR(n) CT_ARG(n, CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR)
+#define SIZE_BYTES(n, s) CT_ARG(n, CT_ARG_SIZE, CT_SLOT(s), 8, CT_ROLE_BYTES)
+#define FREE_PTR(n) CT_ARG(n, CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_FREE_PTR)
 
 
 static const struct ct_api hip_apis[] = {
@@ -43,6 +60,36 @@ static const struct ct_api hip_apis[] = {
 	CT_API("hipFreeAsync", CT_API_DEV_FREE,
 	    CT_ARGS(CT_ARG("dev_ptr", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_FREE_PTR),
 		 CT_ARG("stream", CT_ARG_HANDLE, CT_SLOT(1), 8, CT_ROLE_STREAM))),
+	CT_API("hipMallocFromPoolAsync", CT_API_DEV_ALLOC, OUT(0, 0),
+	    CT_ARGS(CT_ARG("dev_ptr", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR), SIZE_BYTES("size", 1),
+		 CT_ARG("mem_pool", CT_ARG_HANDLE, CT_SLOT(2), 8, CT_ROLE_NONE),
+		 CT_ARG("stream", CT_ARG_HANDLE, CT_SLOT(3), 8, CT_ROLE_STREAM))),
+	CT_API("hipExtMallocWithFlags", CT_API_DEV_ALLOC, OUT(0, 0),
+	    CT_ARGS(CT_ARG("ptr", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR), SIZE_BYTES("sizeBytes", 1),
+		 CT_ARG("flags", CT_ARG_HEX, CT_SLOT(2), 4, CT_ROLE_NONE))),
+	CT_API("hipMallocPitch", CT_API_DEV_ALLOC, PITCH_READS, CT_ARGS(PITCH_ARGS("ptr"))),
+	CT_API("hipMemAllocPitch", CT_API_DEV_ALLOC, PITCH_READS,
+	    CT_ARGS(PITCH_ARGS("dptr"), CT_ARG("elementSizeBytes", CT_ARG_UINT, CT_SLOT(4), 4, CT_ROLE_NONE))),
+	/* hipMallocArray(array, desc, width, height, flags): width (times
+	 * height; 0 is 1) elements of the channel format's bits. */
+	CT_API("hipMallocArray", CT_API_DEV_ALLOC, CT_READS(CT_OUT_WORD(0, 0), CT_IN_WORDS(1, 2, 1)),
+	    CT_ARGS(CT_ARG("array", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR), DESC_BITS,
+		 CT_ARG("width", CT_ARG_SIZE, CT_SLOT(2), 8, CT_ROLE_ELEMENTS),
+		 CT_ARG("height", CT_ARG_SIZE, CT_SLOT(3), 8, CT_ROLE_HEIGHT),
+		 CT_ARG("flags", CT_ARG_HEX, CT_SLOT(4), 4, CT_ROLE_NONE))),
+	CT_API("hipFreeArray", CT_API_DEV_FREE,
+	    CT_ARGS(CT_ARG("array", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	/* The deprecated names of hipHostMalloc and hipHostFree. */
+	CT_API("hipMallocHost", CT_API_ALLOC | CT_API_HOST_MEM, OUT(0, 0),
+	    CT_ARGS(HOST_PTR("ptr"), SIZE_BYTES("size", 1))),
+	CT_API("hipMemAllocHost", CT_API_ALLOC | CT_API_HOST_MEM, OUT(0, 0),
+	    CT_ARGS(HOST_PTR("ptr"), SIZE_BYTES("size", 1))),
+	CT_API("hipFreeHost", CT_API_FREE | CT_API_HOST_MEM, CT_ARGS(FREE_PTR("ptr"))),
+	/* The program's own memory, pinned until unregistered. */
+	CT_API("hipHostRegister", CT_API_ALLOC | CT_API_HOST_MEM,
+	    CT_ARGS(CT_ARG("hostPtr", CT_ARG_PTR, CT_SLOT(0), 8, CT_ROLE_ALLOC_PTR), SIZE_BYTES("sizeBytes", 1),
+		 CT_ARG("flags", CT_ARG_HEX, CT_SLOT(2), 4, CT_ROLE_NONE))),
+	CT_API("hipHostUnregister", CT_API_FREE | CT_API_HOST_MEM, CT_ARGS(FREE_PTR("hostPtr"))),
 
 	/* copies and sets */
 	CT_API("hipMemcpy", CT_API_COPY,

@@ -55,7 +55,8 @@ static const struct ct_api opencl_apis[] = {
 		    CT_ARG("properties", CT_ARG_PTR, CT_SLOT(2), 8, CT_ROLE_NONE),
 		    ERRCODE_ARG)),
 
-	/* buffers: a cl_mem is the allocation, released when its count drops */
+	/* buffers: a cl_mem is the allocation, held by each retain and freed
+	 * by the release that drops its count to zero */
 	CT_API("clCreateBuffer", CT_API_ALLOC | CT_API_DEVICE_MEM, CT_RETURNS_HANDLE(5), CT_READS(CT_OUT_WORD(4, 0)),
 	       CT_ARGS(CT_ARG("context", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
 		    CT_ARG("flags", CT_ARG_HEX, CT_SLOT(1), 8, CT_ROLE_NONE),
@@ -65,6 +66,19 @@ static const struct ct_api opencl_apis[] = {
 		    ERRCODE_ARG)),
 	CT_API("clReleaseMemObject", CT_API_FREE | CT_API_DEVICE_MEM,
 	    CT_ARGS(CT_ARG("memobj", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	CT_API("clRetainMemObject", CT_API_RETAIN | CT_API_DEVICE_MEM,
+	    CT_ARGS(CT_ARG("memobj", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	/* Shared virtual memory: one address on host and device, as managed
+	 * memory is; clSVMAlloc returns it (NULL: failed), clSVMFree returns nothing. */
+	CT_API("clSVMAlloc", CT_API_ALLOC | CT_API_MANAGED_MEM, CT_RETURNS_HANDLE(-1),
+	       CT_ARGS(CT_ARG("context", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
+		    CT_ARG("flags", CT_ARG_HEX, CT_SLOT(1), 8, CT_ROLE_NONE),
+		    CT_ARG("size", CT_ARG_SIZE, CT_SLOT(2), 8, CT_ROLE_BYTES),
+		    CT_ARG("alignment", CT_ARG_UINT, CT_SLOT(3), 4, CT_ROLE_NONE),
+		    CT_ARG("svm_pointer", CT_ARG_PTR, CT_IN_RET, 8, CT_ROLE_ALLOC_PTR))),
+	CT_API("clSVMFree", CT_API_FREE | CT_API_MANAGED_MEM, CT_RETURNS_VOID,
+	    CT_ARGS(CT_ARG("context", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_NONE),
+		 CT_ARG("svm_pointer", CT_ARG_PTR, CT_SLOT(1), 8, CT_ROLE_FREE_PTR))),
 
 	/* programs and kernels */
 	CT_API("clCreateProgramWithSource", 0, CT_RETURNS_HANDLE(4), CT_READS(CT_OUT_WORD(4, 0)),

@@ -18,7 +18,7 @@ LIB = "/usr/local/cuda/lib64/libcudart.so"
 # (api, {arg: value}) in program order.
 EXPECTED = [
     ("cudaMallocPitch", {"width": 300, "height": 20}),
-    ("cudaMalloc3D", {"extent.width": 64, "extent.height": 32, "extent.depth": 4}),
+    ("cudaMalloc3D", {"width": 64, "height": 32, "depth": 4}),  # hand-written: the extent's words
     ("cudaMemcpyPeer", {"dst": "0x1000", "dstDevice": 1, "src": "0x2000", "srcDevice": 2, "count": 777}),
     ("cudaMemcpyToSymbol", {"count": 16, "offset": 4, "kind": "cudaMemcpyHostToDevice"}),
     ("cudaMemset2D", {"devPtr": "0x3000", "pitch": 512, "value": 9, "width": 100, "height": 7}),

@@ -84,8 +84,10 @@ static void check_api(const struct loaded_plugin *lp, const struct ct_api *a)
 			fail_msg("%s: err_arg must be an error enum read from memory", a->symbol);
 	}
 	/* What the runtime-agnostic sinks rely on. */
-	if ((a->flags & CT_API_ALLOC) && (!has_role(a, CT_ROLE_ALLOC_PTR) || !has_role(a, CT_ROLE_BYTES)))
-		fail_msg("%s: an allocation needs ALLOC_PTR and BYTES", a->symbol);
+	if ((a->flags & CT_API_ALLOC) && (!has_role(a, CT_ROLE_ALLOC_PTR) ||
+					  (!has_role(a, CT_ROLE_BYTES) && !has_role(a, CT_ROLE_ELEMENTS))))
+		fail_msg("%s: an allocation needs ALLOC_PTR and a size (BYTES, or an array's ELEMENTS)",
+			 a->symbol);
 	if ((a->flags & CT_API_FREE) && !has_role(a, CT_ROLE_FREE_PTR))
 		fail_msg("%s: a free needs FREE_PTR", a->symbol);
 	if ((a->flags & CT_API_MOVES_BYTES) && !has_role(a, CT_ROLE_BYTES))

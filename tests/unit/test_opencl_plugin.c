@@ -28,7 +28,7 @@ static int teardown(void **state)
 
 static void test_table(void **state)
 {
-	check_plugin(&lp, "opencl", 23);
+	check_plugin(&lp, "opencl", 26);
 	assert_string_equal(lp.p->libraries[0], "libOpenCL.so");
 	assert_int_equal(lp.p->n_libraries, 1);
 }

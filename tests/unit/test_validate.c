@@ -158,8 +158,8 @@ DEFECT(symbol_chars, -EINVAL,
        f.apis[0].symbol = "toy Malloc")
 DEFECT(symbol_wild, -EINVAL, "plugin toy: row 0: symbol points to unreadable memory",
        f.apis[0].symbol = unreadable())
-DEFECT(flags, -EINVAL, "plugin toy: row 0 (toyMalloc): flags 0x100104 have unknown bits 0x100000",
-       f.apis[0].flags |= 1u << 20)
+DEFECT(flags, -EINVAL, "plugin toy: row 0 (toyMalloc): flags 0x200104 have unknown bits 0x200000",
+       f.apis[0].flags |= 1u << 21)
 DEFECT(result, -EINVAL, "plugin toy: row 0 (toyMalloc): result 7 is not a ct_result", f.apis[0].result = 7)
 DEFECT(str_slot, -EINVAL, "plugin toy: row 2 (toyLaunch): str_slot 12 is past the 12 argument slots",
        f.apis[2].str_slot = 12)
@@ -259,6 +259,26 @@ static const struct ct_elem_size sizes_unsorted_v[] = { { 1, 4 }, { 0, 2 } };
 static const struct ct_elem_size sizes_zero_v[] = { { 0, 2 }, { 1, 0 } };
 static const struct ct_elem_sizes sizes_unsorted = { sizes_unsorted_v, 2 }, sizes_zero = { sizes_zero_v, 2 };
 static const struct ct_elem_sizes sizes_empty = { sizes_zero_v, 0 };
+/* The size roles (ct_event_bytes()) and the memory flags hold together. */
+DEFECT(size_role_twice, -EINVAL, "plugin toy: row 1 (toyMemcpy): 2 arguments with the role BYTES: a size has one",
+       f.args[1][0].role = CT_ROLE_BYTES)
+DEFECT(size_role_kind, -EINVAL,
+       "plugin toy: row 1 (toyMemcpy): dst has the role HEIGHT and is not a number (INT, UINT or SIZE)",
+       f.args[1][0].role = CT_ROLE_HEIGHT)
+DEFECT(channels_untyped, -EINVAL,
+       "plugin toy: row 0 (toyMalloc): CT_ROLE_CHANNELS multiplies an ELEM_TYPE's size: the row has none",
+       f.args[0][1].role = CT_ROLE_CHANNELS)
+DEFECT(elements_unsized, -EINVAL,
+       "plugin toy: row 0 (toyMalloc): CT_ROLE_ELEMENTS without an element's size (ELEM_TYPE or ELEM_BITS)",
+       f.args[0][1].role = CT_ROLE_ELEMENTS)
+DEFECT(levels_without_elements, -EINVAL,
+       "plugin toy: row 0 (toyMalloc): mipmap levels of no array: CT_ROLE_LEVELS without CT_ROLE_ELEMENTS",
+       f.args[0][1].role = CT_ROLE_LEVELS)
+DEFECT(bits_shown, 0, "", f.args[2][2].role = CT_ROLE_ELEM_BITS)
+DEFECT(retain_alloc, -EINVAL, "plugin toy: row 0 (toyMalloc): CT_API_RETAIN is neither an allocation nor a free",
+       f.apis[0].flags |= CT_API_RETAIN)
+DEFECT(free_without_ptr, -EINVAL, "plugin toy: row 1 (toyMemcpy): a free or retain without CT_ROLE_FREE_PTR",
+       f.apis[1].flags = CT_API_DEV_FREE)
 DEFECT(elem_sizes_missing, -EINVAL,
        "plugin toy: row 1 (toyMemcpy): arg 3 (kind): a CT_ROLE_ELEM_TYPE argument without elem_sizes",
        f.args[1][3].role = CT_ROLE_ELEM_TYPE)
@@ -439,6 +459,14 @@ int main(void)
 		cmocka_unit_test(test_duplicate), cmocka_unit_test(test_duplicate_variant),
 		cmocka_unit_test(test_read_slot), cmocka_unit_test(test_read_phase),
 		cmocka_unit_test(test_read_words), cmocka_unit_test(test_read_past),
+		cmocka_unit_test(test_size_role_twice),
+		cmocka_unit_test(test_size_role_kind),
+		cmocka_unit_test(test_channels_untyped),
+		cmocka_unit_test(test_elements_unsized),
+		cmocka_unit_test(test_levels_without_elements),
+		cmocka_unit_test(test_bits_shown),
+		cmocka_unit_test(test_retain_alloc),
+		cmocka_unit_test(test_free_without_ptr),
 		cmocka_unit_test(test_elem_sizes_missing), cmocka_unit_test(test_elem_sizes_role),
 		cmocka_unit_test(test_elem_sizes_unsorted), cmocka_unit_test(test_elem_sizes_zero),
 		cmocka_unit_test(test_elem_sizes_empty),

@@ -172,8 +172,9 @@ struct ct_gpu_event {
 /* Field lookup by role; NULL if the API has no such argument. */
 const struct ct_field *ct_event_role(const struct ct_event *ev, enum ct_role role);
 
-/* Bytes moved by a copy/set or allocated: BYTES (times HEIGHT for 2D); or
- * ELEMENTS times the size of the ELEM_TYPE argument's type. 0 if none. */
+/* Bytes moved by a copy/set or allocated: BYTES (times HEIGHT and DEPTH);
+ * or an array's ELEMENTS (times HEIGHT, DEPTH, LEVELS) times the size of one
+ * element (ELEM_TYPE's times CHANNELS, or the ELEM_BITS). 0 if none. */
 uint64_t ct_event_bytes(const struct ct_event *ev);
 
 #endif

@@ -97,8 +97,8 @@ enum ct_area {
 enum ct_role {
 	CT_ROLE_NONE = 0,
 	CT_ROLE_BYTES,      /* size of an allocation, copy or set */
-	CT_ROLE_ALLOC_PTR,  /* the pointer an allocation returned */
-	CT_ROLE_FREE_PTR,   /* the pointer being freed */
+	CT_ROLE_ALLOC_PTR,  /* the pointer (or handle) an allocation returned or registered */
+	CT_ROLE_FREE_PTR,   /* the pointer being freed (CT_API_RETAIN: held once more) */
 	CT_ROLE_COPY_KIND,  /* direction of a copy (enum) */
 	CT_ROLE_STREAM,
 	CT_ROLE_DEVICE,
@@ -128,6 +128,16 @@ enum ct_role {
 	 * exit, or one it was asked the device of). */
 	CT_ROLE_CONTEXT,
 	CT_ROLE_CONTEXT_NEW,
+	/* The size of pitched memory and arrays (docs/plugins.md, "Bytes"):
+	 * BYTES * HEIGHT * DEPTH (a pitch, rows, slices); or ELEMENTS * HEIGHT *
+	 * DEPTH elements of ELEM_TYPE's size times CHANNELS, or of ELEM_BITS
+	 * bits (every ELEM_BITS argument adds: a channel format's x, y, z, w),
+	 * where a HEIGHT or DEPTH of 0 counts as 1 (an array of fewer
+	 * dimensions) and LEVELS mipmap levels add up, each dimension halved. */
+	CT_ROLE_DEPTH,
+	CT_ROLE_CHANNELS,
+	CT_ROLE_ELEM_BITS,
+	CT_ROLE_LEVELS,
 	CT_ROLE_MAX
 };
 
@@ -196,10 +206,13 @@ struct ct_read {
 #define CT_API_SET_CONTEXT   (1u << 16)
 #define CT_API_PUSH_CONTEXT  (1u << 17)
 #define CT_API_POP_CONTEXT   (1u << 18)
+/* With a memory kind: the FREE_PTR allocation is held once more, and only
+ * the last of its frees releases it (clRetainMemObject). */
+#define CT_API_RETAIN        (1u << 19)
 /* A row that tools/gen_apis.py made from the runtime's header: arguments
  * shown by their C types, no roles, no out-parameters read. */
-#define CT_API_GENERATED     (1u << 19)
-#define CT_API_FLAGS_ALL  ((1u << 20) - 1)
+#define CT_API_GENERATED     (1u << 20)
+#define CT_API_FLAGS_ALL  ((1u << 21) - 1)
 #define CT_API_DEV_ALLOC (CT_API_ALLOC | CT_API_DEVICE_MEM)
 #define CT_API_DEV_FREE (CT_API_FREE | CT_API_DEVICE_MEM)
 /* Calls that move bytes: copies and sets. */
