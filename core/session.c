@@ -949,6 +949,28 @@ static int check_inproc(struct session *s)
 	return err;
 }
 
+/*
+ * One link per symbol (a kernel without uprobe_multi) costs about a quarter
+ * second a symbol to attach to a mapped library (docs/performance.md,
+ * Attaching): the hundreds of rows generated from the runtimes' headers would
+ * take minutes. Those are left out unless an include glob names what to trace.
+ */
+static void single_links_trim(struct session *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->n_plugins; i++)
+		for (size_t k = 0; k < s->plugins[i].p->n_apis; k++)
+			if (s->enabled[i][k] && (s->plugins[i].p->apis[k].flags & CT_API_GENERATED)) {
+				s->enabled[i][k] = false;
+				n++;
+			}
+	if (n)
+		ct_warn("one link per symbol (this kernel has no uprobe_multi): the %d API%s generated from the "
+			"runtimes' headers %s left out, as each costs about a quarter second to attach; "
+			"--include names the APIs to trace", n, CT_S(n), n > 1 ? "are" : "is");
+}
+
 /* The engine for every plugin, its ring, and each plugin's probes into it. */
 static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 {
@@ -976,6 +998,8 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 		close(eo.cgroup_fd);
 	if (err)
 		return err;
+	if (s->engine.links == CT_LINK_SINGLE && !c->filter.include.n)
+		single_links_trim(s);
 	if (c->stacks.enabled && c->stacks.python && !s->aggregate) {
 		int procs, stacks, codes;
 
