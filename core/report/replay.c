@@ -66,8 +66,8 @@ static int plugin_add(struct ct_replay *r, const char *name_or_path)
 		ct_err("report: the trace names more than %d plugins", CT_MAX_PLUGINS);
 		return -E2BIG;
 	}
-	err = ct_plugin_load(name_or_path, r->dirs, &r->plugins[r->n_plugins]);
-	if (err)
+	err = ct_plugin_load_once(name_or_path, r->dirs, r->plugins, r->n_plugins);
+	if (err <= 0)
 		return err;
 	r->n_plugins++;
 	return index_plugin(r, r->n_plugins - 1);
