@@ -100,8 +100,9 @@ foreach(variant fp nofp)
 	set_target_properties(stack_calls_${variant} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/fake"
 		BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
 endforeach()
-target_compile_options(stack_calls_fp PRIVATE -O0 -fno-omit-frame-pointer)
-target_compile_options(stack_calls_nofp PRIVATE -O2 -fomit-frame-pointer -fno-optimize-sibling-calls)
+# -g whatever the build type: their frames' source lines are checked.
+target_compile_options(stack_calls_fp PRIVATE -O0 -g -fno-omit-frame-pointer)
+target_compile_options(stack_calls_nofp PRIVATE -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls)
 add_library(stack_lib SHARED "${P}/stack_lib.c")
 target_link_libraries(stack_lib PRIVATE fake_cudart)
 set_target_properties(stack_lib PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${PB}/fake")

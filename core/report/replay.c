@@ -291,6 +291,10 @@ static int frame_key(void *ctx, const char *key, struct ct_jp *j)
 		str = &f->py_file, f->kind = CT_FRAME_PYTHON;
 	else if (!strcmp(key, "py_line"))
 		return f->kind = CT_FRAME_PYTHON, ct_jp_u32(j, &f->py_line);
+	else if (!strcmp(key, "file"))
+		str = &f->src_file;
+	else if (!strcmp(key, "line"))
+		return ct_jp_u32(j, &f->src_line);
 	else if (!strcmp(key, "why"))
 		return f->kind = CT_FRAME_UNWOUND, ct_jp_skip(j);
 	else if (!strcmp(key, "offset"))

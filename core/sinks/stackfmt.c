@@ -34,7 +34,7 @@ size_t ct_stack_json_max(const struct ct_callstack *cs)
 		const struct ct_frame_info *f = &cs->frames[i];
 
 		n += FRAME_FIXED + str_max(f->module) + str_max(f->function) + str_max(f->py_function) +
-		     str_max(f->py_file);
+		     str_max(f->py_file) + str_max(f->src_file);
 	}
 	return n;
 }
@@ -70,6 +70,13 @@ static char *put_frame(char *w, const struct ct_frame_info *f)
 	w = put_str_or(w, f->module, "[unknown]");
 	w = ct_w_lit(w, ",\"addr\":\"");
 	w = ct_w_hex(w, f->addr);
+	if (f->src_file) {
+		w = ct_w_lit(w, "\",\"file\":");
+		w = ct_w_json_str(w, f->src_file);
+		w = ct_w_lit(w, ",\"line\":");
+		w = ct_w_u64(w, f->src_line);
+		return ct_w_lit(w, "}");
+	}
 	return ct_w_lit(w, "\"}");
 }
 
@@ -103,6 +110,8 @@ void ct_py_frame_text(const struct ct_py_frame_info *p, char *buf, size_t n)
 
 static void frame_raw(const struct ct_frame_info *f, char *buf, size_t n)
 {
+	int len;
+
 	switch (f->kind) {
 	case CT_FRAME_PYTHON:
 		snprintf(buf, n, "%s (%s:%" PRIu32 ")", f->py_function ? f->py_function : "[unknown]",
@@ -118,19 +127,22 @@ static void frame_raw(const struct ct_frame_info *f, char *buf, size_t n)
 		break;
 	}
 	if (f->function)
-		snprintf(buf, n, "%s+0x%" PRIx64 " (%s)", f->function, f->offset, f->module ? f->module : "[unknown]");
+		len = snprintf(buf, n, "%s+0x%" PRIx64 " (%s)", f->function, f->offset, f->module ? f->module : "[unknown]");
 	else if (f->module)
-		snprintf(buf, n, "[unknown] 0x%" PRIx64 " (%s+0x%" PRIx64 ")", f->addr, f->module, f->offset);
+		len = snprintf(buf, n, "[unknown] 0x%" PRIx64 " (%s+0x%" PRIx64 ")", f->addr, f->module, f->offset);
 	else
-		snprintf(buf, n, "[unknown] 0x%" PRIx64, f->addr);
+		len = snprintf(buf, n, "[unknown] 0x%" PRIx64, f->addr);
+	if (f->src_file && len >= 0 && (size_t)len < n)
+		snprintf(buf + len, n - (size_t)len, " at %s:%" PRIu32, f->src_file, f->src_line);
 }
 
-/* A line of ct_frame_text() is at most its raw text (names and ~48 bytes)
+/* A line of ct_frame_text() is at most its raw text (names and ~64 bytes)
  * escaped for a terminal (x4), then for JSON (x2 more at most). */
 static size_t line_max(const struct ct_frame_info *f)
 {
-	size_t raw = 64 + (f->module ? strlen(f->module) : 0) + (f->function ? strlen(f->function) : 0) +
-		     (f->py_function ? strlen(f->py_function) : 0) + (f->py_file ? strlen(f->py_file) : 0);
+	size_t raw = 80 + (f->module ? strlen(f->module) : 0) + (f->function ? strlen(f->function) : 0) +
+		     (f->py_function ? strlen(f->py_function) : 0) + (f->py_file ? strlen(f->py_file) : 0) +
+		     (f->src_file ? strlen(f->src_file) : 0);
 
 	return 8 * (raw < 1024 ? raw : 1024) + 3;
 }
