@@ -73,6 +73,12 @@ add_dependencies(test_core badplugin_abi badplugin_size badplugin_none badplugin
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
 ct_integration_test(cudart_sequence "${I}/test_cudart_sequence.py" LABELS root)
 ct_integration_test(stacks "${I}/test_stacks.py" LABELS root)
+# Names that demangle to gigabytes, and one past what is kept, through the real probe path.
+add_executable(exploding_names "${P}/exploding_names.c")
+target_link_libraries(exploding_names PRIVATE dl)
+target_compile_options(exploding_names PRIVATE -fno-omit-frame-pointer) # its frames, by method fp
+set_target_properties(exploding_names PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
+ct_integration_test(cudart_exploding_names "${I}/test_cudart_exploding_names.py" LABELS root)
 ct_integration_test(cudart_targets "${I}/test_cudart_targets.py" LABELS root)
 ct_integration_test(attach_busy "${I}/test_attach_busy.py" LABELS root)
 # Six tracers against a loop of hundreds of millions of calls a second: minutes under ASan.
