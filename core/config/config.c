@@ -243,7 +243,8 @@ static const struct ct_key stacks_keys[] = {
 	  "method fp: distinct stacks the kernel keeps; calls from stacks past them are counted and "
 	  "carry none", NULL, check_stack_entries },
 	{ "dwarf_bytes", CT_KEY_SIZE, "16K", offsetof(struct ct_stacks_conf, dwarf_bytes),
-	  "method dwarf: bytes of the stack copied per call, whole pages from the one the stack pointer is in "
+	  "method dwarf: bytes of the stack copied per call, whole pages from the one the stack pointer is in, "
+	  "so that dwarf_bytes - 4K to dwarf_bytes of them hold frames, as the pointer falls in its page "
 	  "(frames above them are lost: [truncated])",
 	  NULL, check_dwarf_bytes },
 	SK("python", CT_KEY_BOOL, "true", python,
