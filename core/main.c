@@ -83,11 +83,11 @@ static int info_command(struct ct_config *c, int what, const struct ct_target *t
 		ct_plugin_dirs_free(dirs);
 		return 0;
 	}
-	for (; n < names->n; n++) {
-		err = ct_plugin_load(names->v[n], dirs, &lps[n]);
-		if (err)
-			break;
+	for (size_t i = 0; i < names->n && err >= 0; i++) {
+		err = ct_plugin_load_once(names->v[i], dirs, lps, (int)n);
+		n += err > 0;
 	}
+	err = err < 0 ? err : 0;
 	if (!err && what == OPT_EXPLAIN) {
 		if (!t->pid && !t->argv) {
 			ct_err("--explain needs -p PID or a command");

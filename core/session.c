@@ -1076,34 +1076,34 @@ static int setup(struct session *s)
 		goto out;
 	/* The config checked the list: 1 to CT_MAX_PLUGINS names. */
 	for (size_t n = 0; n < c->tracer.plugins.n; n++) {
-		struct ct_loaded_plugin *lp = &s->plugins[s->n_plugins];
+		int i = s->n_plugins;
+		struct ct_loaded_plugin *lp = &s->plugins[i];
 
-		err = ct_plugin_load(c->tracer.plugins.v[n], dirs, lp);
-		if (err)
+		err = ct_plugin_load_once(c->tracer.plugins.v[n], dirs, s->plugins, i);
+		if (err < 0)
 			goto out;
-		s->enabled[s->n_plugins] = calloc(lp->p->n_apis, sizeof(bool));
-		if (!s->enabled[s->n_plugins]) {
+		if (!err)
+			continue; /* named twice */
+		err = 0;
+		s->n_plugins++; /* the cleanup unloads it from here on */
+		s->enabled[i] = calloc(lp->p->n_apis, sizeof(bool));
+		s->entry_only[i] = calloc(lp->p->n_apis, sizeof(bool));
+		if (!s->enabled[i] || !s->entry_only[i]) {
 			err = -ENOMEM;
 			goto out;
 		}
-		ct_session_select(c, lp->p, s->enabled[s->n_plugins]);
-		s->entry_only[s->n_plugins] = calloc(lp->p->n_apis, sizeof(bool));
-		if (!s->entry_only[s->n_plugins]) {
-			err = -ENOMEM;
-			goto out;
-		}
+		ct_session_select(c, lp->p, s->enabled[i]);
 		for (size_t k = 0; k < lp->p->n_apis; k++) {
 			enum ct_timing tm = ct_session_timing(c, &lp->p->apis[k]);
 
-			s->entry_only[s->n_plugins][k] = ct_timing_entry_only(tm);
-			if (s->enabled[s->n_plugins][k] && tm != CT_TIMING_TIMED)
+			s->entry_only[i][k] = ct_timing_entry_only(tm);
+			if (s->enabled[i][k] && tm != CT_TIMING_TIMED)
 				ct_info("plugin %s: %s is %s", lp->p->name, lp->p->apis[k].symbol, ct_timing_names[tm]);
 		}
 		for (size_t k = 0; k < lp->p->n_libraries && s->n_patterns < CT_WATCH_PATTERNS; k++) {
 			s->patterns[s->n_patterns] = lp->p->libraries[k];
-			s->pattern_plugin[s->n_patterns++] = s->n_plugins;
+			s->pattern_plugin[s->n_patterns++] = i;
 		}
-		s->n_plugins++;
 	}
 	err = check_patterns(s);
 	if (err)

@@ -83,6 +83,12 @@ set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
 ct_integration_test(cudart_sequence "${I}/test_cudart_sequence.py" LABELS root)
 ct_integration_test(cudart_wide "${I}/test_cudart_wide.py" LABELS root)
 ct_integration_test(stacks "${I}/test_stacks.py" LABELS root)
+# Names that demangle to gigabytes, and one past what is kept, through the real probe path.
+add_executable(exploding_names "${P}/exploding_names.c")
+target_link_libraries(exploding_names PRIVATE dl)
+target_compile_options(exploding_names PRIVATE -fno-omit-frame-pointer) # its frames, by method fp
+set_target_properties(exploding_names PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
+ct_integration_test(cudart_exploding_names "${I}/test_cudart_exploding_names.py" LABELS root)
 ct_integration_test(cudart_targets "${I}/test_cudart_targets.py" LABELS root)
 ct_integration_test(attach_busy "${I}/test_attach_busy.py" LABELS root)
 # Six tracers against a loop of hundreds of millions of calls a second: minutes under ASan.
@@ -110,8 +116,9 @@ foreach(variant fp nofp)
 	set_target_properties(stack_calls_${variant} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/fake"
 		BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
 endforeach()
-target_compile_options(stack_calls_fp PRIVATE -O0 -fno-omit-frame-pointer)
-target_compile_options(stack_calls_nofp PRIVATE -O2 -fomit-frame-pointer -fno-optimize-sibling-calls)
+# -g whatever the build type: their frames' source lines are checked.
+target_compile_options(stack_calls_fp PRIVATE -O0 -g -fno-omit-frame-pointer)
+target_compile_options(stack_calls_nofp PRIVATE -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls)
 add_library(stack_lib SHARED "${P}/stack_lib.c")
 target_link_libraries(stack_lib PRIVATE fake_cudart)
 set_target_properties(stack_lib PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${PB}/fake")

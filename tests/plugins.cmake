@@ -19,3 +19,5 @@ ct_integration_test(test_plugin_refused "${CMAKE_CURRENT_SOURCE_DIR}/integration
 	LABELS plugin)
 ct_integration_test(test_plugin_listing "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_plugin_listing.py"
 	LABELS plugin)
+ct_integration_test(test_plugin_twice "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_plugin_twice.py"
+	LABELS plugin root)

@@ -42,8 +42,7 @@ static const char *const mode_words[] = {
 	[CT_MODE_EVENTS] = "events", [CT_MODE_AGGREGATE] = "aggregate", NULL };
 
 /* Every user of the list (the session, --list-apis, --explain) can take it
- * as it is. A plugin named twice is loaded twice: test_privilege_verifier
- * loads the watcher with 8 plugins that way. */
+ * as it is: a plugin named twice is loaded once (ct_plugin_load_once). */
 static int check_plugins(const void *dst, char *why, size_t n)
 {
 	const struct ct_list *l = dst;
@@ -101,7 +100,7 @@ static int check_api_globs(const void *dst, char *why, size_t n)
 static const struct ct_key tracer_keys[] = {
 	{ "plugins", CT_KEY_LIST, "cudart", offsetof(struct ct_tracer_conf, plugins),
 	  "Runtime plugins to load, at most " CT_STRINGIFY(CT_MAX_PLUGINS) ": names (cudart, cuda, hip, "
-	  "opencl) or paths to .so files", NULL, check_plugins },
+	  "opencl) or paths to .so files; one named twice is loaded once", NULL, check_plugins },
 	TC("profile", "default", profile, profile_words,
 	   "default leaves out getters that frameworks call thousands of times a second; full traces them too, "
 	   "at two uprobe traps per call (about 1.5 us on a VM, for getters that take 60 ns: said at start)"),
@@ -244,7 +243,8 @@ static const struct ct_key stacks_keys[] = {
 	  "method fp: distinct stacks the kernel keeps; calls from stacks past them are counted and "
 	  "carry none", NULL, check_stack_entries },
 	{ "dwarf_bytes", CT_KEY_SIZE, "16K", offsetof(struct ct_stacks_conf, dwarf_bytes),
-	  "method dwarf: bytes of the stack copied per call, whole pages from the one the stack pointer is in "
+	  "method dwarf: bytes of the stack copied per call, whole pages from the one the stack pointer is in, "
+	  "so that dwarf_bytes - 4K to dwarf_bytes of them hold frames, as the pointer falls in its page "
 	  "(frames above them are lost: [truncated])",
 	  NULL, check_dwarf_bytes },
 	SK("python", CT_KEY_BOOL, "true", python,

@@ -187,6 +187,31 @@ int ct_plugin_load(const char *name, char *const *dirs, struct ct_loaded_plugin 
 	return err;
 }
 
+static int loaded_index(const char *name, const struct ct_loaded_plugin *loaded, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(loaded[i].p->name, name))
+			return i;
+	return -1;
+}
+
+int ct_plugin_load_once(const char *name, char *const *dirs, struct ct_loaded_plugin *loaded, int n)
+{
+	int err, i = strchr(name, '/') ? -1 : loaded_index(name, loaded, n);
+
+	if (i < 0) {
+		err = ct_plugin_load(name, dirs, &loaded[n]);
+		if (err)
+			return err;
+		i = loaded_index(loaded[n].p->name, loaded, n);
+		if (i < 0)
+			return 1;
+		ct_plugin_unload(&loaded[n]);
+	}
+	ct_warn("plugin '%s' is named twice (%s, then %s): loaded once", loaded[i].p->name, loaded[i].path, name);
+	return 0;
+}
+
 void ct_plugin_unload(struct ct_loaded_plugin *lp)
 {
 	free((void *)lp->p);

@@ -20,6 +20,13 @@ void ct_plugin_dirs_free(char **dirs);
 /* Load by name (searched in dirs) or by path (contains '/'). Logs why on failure. */
 int ct_plugin_load(const char *name_or_path, char *const *dirs, struct ct_loaded_plugin *out);
 void ct_plugin_unload(struct ct_loaded_plugin *lp);
+/*
+ * Load into loaded[n] unless a plugin of the same name is among
+ * loaded[0..n): named twice (by name, by path, or both) it is the same
+ * runtime, and probed twice every call would be recorded twice. Returns 1
+ * (loaded), 0 (a duplicate: warned, nothing kept) or a negative errno.
+ */
+int ct_plugin_load_once(const char *name_or_path, char *const *dirs, struct ct_loaded_plugin *loaded, int n);
 
 /* --list-plugins */
 int ct_plugin_list(char *const *dirs, FILE *out);

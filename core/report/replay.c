@@ -66,8 +66,8 @@ static int plugin_add(struct ct_replay *r, const char *name_or_path)
 		ct_err("report: the trace names more than %d plugins", CT_MAX_PLUGINS);
 		return -E2BIG;
 	}
-	err = ct_plugin_load(name_or_path, r->dirs, &r->plugins[r->n_plugins]);
-	if (err)
+	err = ct_plugin_load_once(name_or_path, r->dirs, r->plugins, r->n_plugins);
+	if (err <= 0)
 		return err;
 	r->n_plugins++;
 	return index_plugin(r, r->n_plugins - 1);
@@ -291,6 +291,10 @@ static int frame_key(void *ctx, const char *key, struct ct_jp *j)
 		str = &f->py_file, f->kind = CT_FRAME_PYTHON;
 	else if (!strcmp(key, "py_line"))
 		return f->kind = CT_FRAME_PYTHON, ct_jp_u32(j, &f->py_line);
+	else if (!strcmp(key, "file"))
+		str = &f->src_file;
+	else if (!strcmp(key, "line"))
+		return ct_jp_u32(j, &f->src_line);
 	else if (!strcmp(key, "why"))
 		return f->kind = CT_FRAME_UNWOUND, ct_jp_skip(j);
 	else if (!strcmp(key, "offset"))

@@ -90,7 +90,7 @@ static int kind_add(struct ct_kind_stat **v, size_t *n, const char *name, uint64
 }
 
 /* One more failed call with error `name`, at the event's site if it has a stack. */
-static int err_add(struct ct_api_stat *a, const char *name, const struct ct_callstack *cs)
+static int err_add(struct ct_api_stat *a, const char *name, const struct ct_event *ev)
 {
 	struct ct_err_stat *e = NULL;
 	struct ct_site *site;
@@ -110,14 +110,15 @@ static int err_add(struct ct_api_stat *a, const char *name, const struct ct_call
 		a->n_errs++;
 	}
 	e->calls++;
-	if (!cs)
+	if (!ev->stack && !ev->py_stack)
 		return 0;
 	e->stacked++;
-	if (!ct_u64map_get(&e->sites.by_key, cs->site) && e->sites.by_key.n >= CT_ERR_SITES_MAX) {
+	if (!ct_u64map_get(&e->sites.by_key, ct_site_key(ev->stack, ev->py_stack)) &&
+	    e->sites.by_key.n >= CT_ERR_SITES_MAX) {
 		e->unlisted++;
 		return 0;
 	}
-	site = ct_sites_get(&e->sites, cs);
+	site = ct_sites_get(&e->sites, ev->stack, ev->py_stack);
 	if (!site)
 		return -ENOMEM;
 	site->count++;
@@ -145,7 +146,7 @@ int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev)
 		a->errors++;
 		p->errors++;
 		snprintf(num, sizeof(num), "%lld", (long long)ev->result);
-		err = err_add(a, ev->result_name ? ev->result_name : num, ev->stack);
+		err = err_add(a, ev->result_name ? ev->result_name : num, ev);
 		if (err)
 			return err;
 	}

@@ -322,16 +322,17 @@ static void td_size(FILE *o, uint64_t v)
 	fprintf(o, "<td class=\"n\" title=\"%" PRIu64 " bytes\">%s</td>", v, h);
 }
 
-/* A site's cell: its first CT_SITE_FRAMES_SHOWN frames, one a line. */
+static void html_line(FILE *o, const char *line)
+{
+	ct_html_str(o, line);
+	fputc('\n', o);
+}
+
+/* A site's cell: its first CT_SITE_FRAMES_SHOWN native and Python frames, one a line. */
 static void td_stack(FILE *o, const struct ct_site *site)
 {
 	fputs("<td><pre class=\"stack\">", o);
-	for (uint32_t f = 0; f < site->n_lines && f < CT_SITE_FRAMES_SHOWN; f++) {
-		ct_html_str(o, site->lines[f]);
-		fputc('\n', o);
-	}
-	if (site->n_lines > CT_SITE_FRAMES_SHOWN)
-		fprintf(o, "... %u more frames\n", site->n_lines - CT_SITE_FRAMES_SHOWN);
+	ct_site_text(o, site, CT_SITE_FRAMES_SHOWN, html_line);
 	fputs("</pre></td>", o);
 }
 

@@ -62,8 +62,8 @@ static int text_sites(struct memory_ctx *s, const struct ct_mem_space *sp)
 	for (size_t i = 0; i < n && i < s->max_list && (n > 1 || v[0].site); i++) {
 		fprintf(s->c.out, "    %" PRIu64 " bytes in %" PRIu64 " allocation%s %s\n", v[i].bytes, v[i].count,
 			CT_S(v[i].count), v[i].site ? "at:" : "with no stack");
-		for (uint32_t f = 0; v[i].site && f < v[i].site->n_lines; f++)
-			fprintf(s->c.out, "      %s\n", v[i].site->lines[f]);
+		if (v[i].site)
+			ct_site_text(s->c.out, v[i].site, 0, ct_site_line_indented);
 	}
 	free(v);
 	return 0;
@@ -78,10 +78,10 @@ static void json_sites(struct memory_ctx *s, const struct ct_mem_space *sp)
 	fputs(",\"unfreed_sites\":[", out);
 	if (!ct_memtrack_live_sites(sp, &v, &n)) {
 		for (size_t i = 0; i < n; i++) {
-			fprintf(out, "%s{\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"stack\":", i ? "," : "",
+			fprintf(out, "%s{\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 ",", i ? "," : "",
 				v[i].count, v[i].bytes);
 			if (!v[i].site) {
-				fputs("null}", out);
+				fputs("\"stack\":null}", out);
 				continue;
 			}
 			ct_site_json(out, v[i].site, 0);

@@ -110,8 +110,8 @@ static int on_alloc(struct ct_memtrack *t, struct ct_mem_space *sp, int pn,
 	a->tid = ev->tid;
 	a->kind = (uint8_t)kind_of(ev->api->flags);
 	a->api = api_name(t, pn, ev);
-	if (ev->stack)
-		a->site = ct_sites_get(&t->sites, ev->stack); /* NULL (no memory): shown as no stack */
+	if (ev->stack || ev->py_stack) /* NULL (no memory): shown as no stack */
+		a->site = ct_sites_get(&t->sites, ev->stack, ev->py_stack);
 	if (!a->api) {
 		free(a);
 		return -ENOMEM;

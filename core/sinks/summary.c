@@ -103,11 +103,7 @@ static int print_table_err_sites(FILE *out, struct ct_api_stat *const *v, size_t
 				CT_S(es->calls));
 			for (size_t k = 0; k < ns && k < CT_SITES_SHOWN; k++) {
 				fprintf(out, "  %" PRIu64 " call%s at:\n", sv[k]->count, CT_S(sv[k]->count));
-				for (uint32_t f = 0; f < sv[k]->n_lines && f < CT_SITE_FRAMES_SHOWN; f++)
-					fprintf(out, "      %s\n", sv[k]->lines[f]);
-				if (sv[k]->n_lines > CT_SITE_FRAMES_SHOWN)
-					fprintf(out, "      ... %u more frame%s\n", sv[k]->n_lines - CT_SITE_FRAMES_SHOWN,
-						CT_S(sv[k]->n_lines - CT_SITE_FRAMES_SHOWN));
+				ct_site_text(out, sv[k], CT_SITE_FRAMES_SHOWN, ct_site_line_indented);
 			}
 			more = other_calls(es, sv, ns);
 			if (more)
@@ -590,8 +586,8 @@ static int print_json_errs(FILE *out, const struct ct_api_stat *a)
 		json_u64(out, "stacked", es->stacked, true);
 		fputs(",\"sites\":[", out);
 		for (size_t k = 0; k < ns && k < CT_SITES_SHOWN; k++) {
-			fprintf(out, "%s{\"count\":%" PRIu64 ",\"frames\":%u,\"stack\":", k ? "," : "",
-				sv[k]->count, sv[k]->n_lines);
+			fprintf(out, "%s{\"count\":%" PRIu64 ",\"frames\":%u,", k ? "," : "", sv[k]->count,
+				sv[k]->n_lines);
 			ct_site_json(out, sv[k], CT_SITE_FRAMES_SHOWN);
 			fputc('}', out);
 		}

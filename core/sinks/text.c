@@ -90,7 +90,7 @@ static int text_event(void *ctx, const struct ct_event *ev)
 {
 	struct text_sink *s = ctx;
 	FILE *out = s->c.out;
-	char when[32], comm[CT_COMM_TEXT], res[64], dur[32], dev[16];
+	char when[32], comm[CT_COMM_TEXT], res[64], dur[32], dev[16], frame[1024];
 
 	header(s, ev->plugin);
 	clock_text(when, sizeof(when), ev->ts_ns);
@@ -123,13 +123,18 @@ static int text_event(void *ctx, const struct ct_event *ev)
 	if (ev->parent_api)
 		fprintf(out, " [in %s]", ev->parent_api);
 	fputc('\n', out);
-	/* --stacks: the frames under the call, indented past its columns. */
+	/* --stacks: the frames under the call, indented past its columns: the
+	 * native ones, then the Python ones (their callers), innermost first. */
 	for (uint32_t i = 0; ev->stack && i < ev->stack->n; i++) {
-		char frame[1024];
-
 		ct_frame_text(&ev->stack->frames[i], frame, sizeof(frame));
 		fprintf(out, "%*s%s\n", 20, "", frame);
 	}
+	for (uint32_t i = 0; ev->py_stack && i < ev->py_stack->n; i++) {
+		ct_py_frame_text(&ev->py_stack->f[i], frame, sizeof(frame));
+		fprintf(out, "%*s%s\n", 20, "", frame);
+	}
+	if (ev->py_stack && ev->py_stack->truncated)
+		fprintf(out, "%*s[truncated]\n", 20, "");
 	return 0;
 }
 

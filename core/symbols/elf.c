@@ -18,11 +18,6 @@
 #include <unistd.h>
 #include "symbols/elf.h"
 
-/* An executable PT_LOAD segment's file bytes. */
-struct seg {
-	uint64_t vaddr, off, filesz;
-};
-
 /* A symbol table section, with .gnu.version for .dynsym. */
 struct tab {
 	Elf_Data *syms, *versym;
@@ -32,7 +27,7 @@ struct tab {
 struct ct_elf {
 	int fd;
 	Elf *elf;
-	struct seg *segs;
+	struct ct_elf_seg *segs;
 	size_t n_segs;
 	struct tab tabs[2]; /* .symtab, then .dynsym */
 	size_t n_tabs;
@@ -95,7 +90,7 @@ int ct_elf_open_fd_in_root(const char *root, const char *path)
 static uint64_t vaddr_to_off(const struct ct_elf *e, uint64_t va)
 {
 	for (size_t i = 0; i < e->n_segs; i++) {
-		const struct seg *s = &e->segs[i];
+		const struct ct_elf_seg *s = &e->segs[i];
 
 		if (va >= s->vaddr && va - s->vaddr < s->filesz)
 			return va - s->vaddr + s->off;
@@ -103,22 +98,29 @@ static uint64_t vaddr_to_off(const struct ct_elf *e, uint64_t va)
 	return 0;
 }
 
-static int read_segments(struct ct_elf *e)
+int ct_elf_exec_segs(Elf *elf, struct ct_elf_seg **out, size_t *n_out)
 {
 	size_t n;
 
-	if (elf_getphdrnum(e->elf, &n) || !n)
+	*out = NULL;
+	*n_out = 0;
+	if (elf_getphdrnum(elf, &n) || !n)
 		return 0; /* no program headers: no function has a file offset */
-	e->segs = calloc(n, sizeof(*e->segs));
-	if (!e->segs)
+	*out = calloc(n, sizeof(**out));
+	if (!*out)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
-		if (gelf_getphdr(e->elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
-			e->segs[e->n_segs++] = (struct seg){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+			(*out)[(*n_out)++] = (struct ct_elf_seg){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
 	}
 	return 0;
+}
+
+static int read_segments(struct ct_elf *e)
+{
+	return ct_elf_exec_segs(e->elf, &e->segs, &e->n_segs);
 }
 
 static void read_tables(struct ct_elf *e)

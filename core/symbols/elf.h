@@ -40,6 +40,7 @@
 #ifndef CT_ELFSYM_H
 #define CT_ELFSYM_H
 
+#include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,6 +67,16 @@ struct ct_elf_fn {
 };
 
 struct ct_elf;
+
+/* An executable PT_LOAD segment's file bytes: they turn a file offset of
+ * code into its address, and back. */
+struct ct_elf_seg {
+	uint64_t vaddr, off, filesz;
+};
+
+/* The executable PT_LOAD segments of a file libelf has open, into *out
+ * (free it). Returns 0 (none: *n 0) or -ENOMEM. */
+int ct_elf_exec_segs(Elf *elf, struct ct_elf_seg **out, size_t *n);
 
 /*
  * Open `path` for reading its symbols: what it names must be a regular file

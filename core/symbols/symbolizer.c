@@ -16,6 +16,7 @@
 #include <cudatracer/event.h>
 #include "symbols/demangle.h"
 #include "symbols/elf.h"
+#include "symbols/srcline.h"
 #include "symbols/symbolizer.h"
 #include "symbols/unwind.h"
 #include "util/log.h"
@@ -25,6 +26,8 @@ struct sym_file {
 	uint64_t dev, ino;
 	struct ct_elf_funcs funcs;
 	char **names;          /* per function, made on first use (ct_name_keep) */
+	struct ct_srclines *lines; /* its DWARF line tables, read for the first frame in it; NULL: none */
+	bool lines_read;
 	struct sym_file *next;
 };
 
@@ -156,6 +159,7 @@ static void file_free(struct sym_file *f)
 	for (size_t i = 0; f->names && i < f->funcs.n; i++)
 		free(f->names[i]);
 	free(f->names);
+	ct_srclines_close(f->lines);
 	ct_elf_funcs_free(&f->funcs);
 	free(f);
 }
@@ -420,15 +424,12 @@ int ct_sym_each_file(uint32_t pid, ct_sym_file_fn fn, void *ctx)
 	return p->n_maps ? err : -ESRCH;
 }
 
-int ct_sym_open_mapped(uint32_t pid, uint64_t addr)
+/* The mapped file of m, opened as ct_sym_open_mapped() says. */
+static int map_open(const struct sym_map *m, uint32_t pid)
 {
-	struct sym_proc *p = proc_get(pid, true);
-	struct sym_map *m = p ? proc_map_of(p, addr) : NULL;
 	char path[4096];
 	struct stat st;
 
-	if (!m)
-		return -ENOENT;
 	for (int cand = 0; cand < 3; cand++) {
 		int fd;
 
@@ -443,6 +444,14 @@ int ct_sym_open_mapped(uint32_t pid, uint64_t addr)
 		close(fd);
 	}
 	return -ENOENT;
+}
+
+int ct_sym_open_mapped(uint32_t pid, uint64_t addr)
+{
+	struct sym_proc *p = proc_get(pid, true);
+	struct sym_map *m = p ? proc_map_of(p, addr) : NULL;
+
+	return m ? map_open(m, pid) : -ENOENT;
 }
 
 static uint64_t fnv(uint64_t h, const void *data, size_t n)
@@ -491,11 +500,31 @@ uint64_t ct_sym_site(const struct ct_frame_info *fr, uint32_t n)
 	return site;
 }
 
-/* One frame: its module, function and offset, names copied to *pool. */
+/* One frame: its module, function, offset and source line, names copied to *pool. */
 struct frame_names {
-	const char *module, *function;
+	const char *module, *function, *src_file;
 	uint64_t offset;
+	uint32_t src_line;
 };
+
+/* The source line of the call at file offset `call` of m's file, when the
+ * file has DWARF lines (read at its first frame, once). */
+static void frame_line(struct sym_proc *p, struct sym_map *m, uint64_t call, struct frame_names *out)
+{
+	struct sym_file *f = m->file;
+
+	if (!f->lines_read) {
+		int fd = map_open(m, p->pid);
+
+		f->lines_read = true;
+		if (fd >= 0) {
+			f->lines = ct_srclines_open(fd);
+			close(fd);
+		}
+	}
+	if (f->lines && ct_srclines_at(f->lines, call, &out->src_file, &out->src_line))
+		out->src_file = NULL;
+}
 
 static void frame_resolve(struct sym_proc *p, uint64_t addr, struct frame_names *out)
 {
@@ -505,7 +534,7 @@ static void frame_resolve(struct sym_proc *p, uint64_t addr, struct frame_names 
 	if (m && !m->exec)
 		m = NULL;
 
-	*out = (struct frame_names){ NULL, NULL, addr };
+	*out = (struct frame_names){ .offset = addr };
 	if (!m)
 		return;
 	out->module = m->path;
@@ -517,6 +546,8 @@ static void frame_resolve(struct sym_proc *p, uint64_t addr, struct frame_names 
 	 * can be a function's last instruction). */
 	if (m->file && (out->function = file_lookup_at(m->file, off - 1, &start)))
 		out->offset = off - start;
+	if (m->file)
+		frame_line(p, m, off - 1, out);
 }
 
 const struct ct_callstack *ct_sym_stack(uint32_t pid, uint64_t key, const uint64_t *pcs, uint32_t n,
@@ -551,7 +582,8 @@ const struct ct_callstack *ct_sym_stack(uint32_t pid, uint64_t key, const uint64
 	for (uint32_t i = 0; i < n; i++) {
 		frame_resolve(p, pcs[i], &names[i]);
 		pool += (names[i].module ? strlen(names[i].module) + 1 : 0) +
-			(names[i].function ? strlen(names[i].function) + 1 : 0);
+			(names[i].function ? strlen(names[i].function) + 1 : 0) +
+			(names[i].src_file ? strlen(names[i].src_file) + 1 : 0);
 	}
 	/* One block: the stack, its frames, their names; it outlives the maps
 	 * it was read from (they are read again when libraries come and go). */
@@ -570,6 +602,11 @@ const struct ct_callstack *ct_sym_stack(uint32_t pid, uint64_t key, const uint64
 		}
 		if (names[i].function) {
 			fr[i].function = strcpy(at, names[i].function);
+			at += strlen(at) + 1;
+		}
+		if (names[i].src_file) {
+			fr[i].src_file = strcpy(at, names[i].src_file);
+			fr[i].src_line = names[i].src_line;
 			at += strlen(at) + 1;
 		}
 	}

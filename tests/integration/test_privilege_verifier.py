@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Every BPF program passes this kernel's verifier: the watcher, with one to
-eight plugins loaded (its library-name patterns loop once per plugin
-library), and each plugin's capture engine in its three attach modes (one
+eight distinct plugins loaded (its library-name patterns loop once per
+plugin library; test plugins of one API make up the eight), and each plugin's capture engine in its three attach modes (one
 uprobe session link per file, the default; one uprobe_multi link per file
 and direction, for kernels before 6.13; or one link per symbol, for kernels
 before 6.6), events and aggregate, then attached for real to a library of that runtime when the
@@ -9,6 +9,7 @@ machine has one (in single mode, to the small stand-in runtime only: each
 link takes about 0.1 s to attach and detach). docs/reliability.md lists the kernels and features."""
 import os
 import platform
+import re
 import subprocess
 import cttest as t
 
@@ -34,11 +35,17 @@ def main():
     if not have:
         t.skip("no plugin was built")
     print("kernel %s, BTF %s" % (platform.release(), os.path.exists("/sys/kernel/btf/vmlinux")))
-    # The watcher with 1..8 plugins (the same plugin may be named twice).
-    names = (have * 8)[:8]
+    # The watcher with 1..8 plugins, so 1..8 patterns: the runtimes built, then
+    # test plugins of one API each (a plugin named twice is loaded once).
+    watch = [os.path.join(t.PROGRAMS, "plugins", "libct-watch%d.so" % i) for i in range(1, 8)]
+    t.check(all(os.path.exists(w) for w in watch), "test plugins not built: %s" % watch)
+    names = (have + watch)[:8]
     for n in range(1, 9):
         p, ok = trace(["--plugin", ",".join(names[:n])])
         t.check(ok, "%d plugins (%s): rc %d\n%s" % (n, ",".join(names[:n]), p.returncode, p.stderr[-3000:]))
+        # Each one's library watched for, and not found: said once per plugin.
+        unseen = set(re.findall(r"no process loaded a library of plugin (\S+) ", p.stderr))
+        t.check(len(unseen) == n, "%d plugins, %d loaded:\n%s" % (n, len(unseen), p.stderr[-3000:]))
     for name in have:
         for mode, agg in (("session", False), ("session", True), ("multi", False), ("multi", True),
                           ("single", False)):

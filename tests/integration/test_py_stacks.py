@@ -8,6 +8,7 @@ executable) and for each pyenv CPython 3.10 to 3.13 found (shared
 libpython). An interpreter of a version the tracer has no layout for, and
 one that lacks a symbol the tracer needs, are said once; their calls are traced
 all the same, without py_stack."""
+import json
 import os
 import shutil
 import struct
@@ -83,6 +84,50 @@ def test_frames(py, script):
         t.check(all(f[2] > 0 for f in got), "%s: a thread frame without a line: %s" % (what, got), tr)
         t.check("Python frames" not in tr.stderr and "no layout" not in tr.stderr,
                 "%s: a warning of Python frames" % what, tr)
+
+
+SINKS = """
+[sink.text]
+type = text
+path = @TMP@/calls.txt
+[sink.summary]
+type = summary
+path = @TMP@/summary.txt
+[sink.sjson]
+type = summary
+format = json
+path = @TMP@/summary.json
+"""
+
+
+def test_sinks(script):
+    """The text sink and the summary's error sites show the Python frames,
+    as jsonl does: under each call, its native frames, then its Python ones
+    innermost first (`inner (calls.py:6)`); the summary's site of the main
+    thread's call ends with the script's three frames."""
+    inner, outer, module = line_of("# L_INNER"), line_of("# L_OUTER"), line_of("# L_MODULE")
+    want = ["inner (%s:%d)" % (script, inner), "outer (%s:%d)" % (script, outer),
+            "<module> (%s:%d)" % (script, module)]
+    tr = t.run(["--plugin", "cudart", "--stacks"], command=[DEBIAN, script, "cdll", CUDART], extra_sinks=SINKS)
+    main = [e for e in tr.calls("cudaGetDeviceCount") if e["tid"] == e["pid"]]
+    t.check(tr.rc == 0 and len(main) == 1 and frames(main[0])[0][0] == "inner", "sinks: no main call", tr)
+    native = len(main[0].get("stack", []))
+    with open(os.path.join(tr.files, "calls.txt")) as f:
+        text = f.read().splitlines()
+    at = [i for i, l in enumerate(text) if "cudaGetDeviceCount(" in l and " %d " % main[0]["tid"] in l]
+    t.check(len(at) >= 1, "text: no line of the main thread's call:\n" + "\n".join(text))
+    under = [l.strip() for l in text[at[0] + 1:at[0] + 1 + native + len(want)]]
+    t.check(under[native:] == want, "text: the frames under the call end %r, not %r" % (under[native:], want))
+    with open(os.path.join(tr.files, "summary.txt")) as f:
+        summary = f.read()
+    t.check("\n".join("      " + l for l in want) + "\n" in summary,
+            "summary: no site ends with the Python frames:\n" + summary)
+    with open(os.path.join(tr.files, "summary.json")) as f:
+        sites = [s for p in json.load(f)["processes"] for a in p["apis"] for e in a.get("errors_by_name", [])
+                 for s in e["sites"]]
+    t.check(len(sites) == 2 and sorted(s["count"] for s in sites) == [1, 1] and
+            any(s.get("py_stack") == want for s in sites),
+            "summary json: the sites %r" % sites)
 
 
 def test_no_stacks(script):
@@ -212,6 +257,7 @@ def main():
     script = script_path()
     for py in pythons():
         test_frames(py, script)
+    test_sinks(script)
     test_no_stacks(script)
     test_refused(script)
     test_deep_threads()

@@ -5,7 +5,9 @@ stack_calls (tests/programs/stack_calls.c) calls cudaMalloc of the stand-in
 libcudart.so.99 through main -> outer -> inner. Built with frame pointers,
 method fp gives inner, outer, main, in that order, each in the test binary
 at an offset inside the function; built at -O2 without frame pointers,
-method dwarf (the unwinder, from .eh_frame) gives the same. The memory
+method dwarf (the unwinder, from .eh_frame) gives the same. Built with -g,
+each of those frames has the source file and line of its call; libc's (no
+DWARF) have none, nor has a module whose compressed DWARF inflates to 1 GiB. The memory
 sink names the never-freed allocations' site. A stack deeper than
 stacks.depth ends in [truncated]; a library deleted from disk before its
 call is still named (through /proc/PID/map_files). Failing calls from two
@@ -16,7 +18,10 @@ json) and the html report, live and replayed from the jsonl trace by
 import json
 import os
 import shutil
+import resource
+import struct
 import subprocess
+import zlib
 
 import cttest
 
@@ -41,6 +46,15 @@ def symbols(binary):
     return syms
 
 
+SOURCE = os.path.realpath(os.path.join(cttest.SOURCE, "tests", "programs", "stack_calls.c"))
+with open(SOURCE) as f:
+    _src = f.read().splitlines()
+# The line of each frame's call (the binaries are built with -g).
+CALL_LINES = {fn: _src.index(text) + 1 for fn, text in (
+    ("inner", "\tint r = cudaMalloc(&p, bytes);"), ("outer", "\tint r = inner(bytes);"),
+    ("main", "\t\touter((size_t)i << 20);"))}
+
+
 def check_frames(t, binary, method):
     mallocs = t.calls("cudaMalloc")
     cttest.check(len(mallocs) == 3, "%s: %d cudaMalloc events, expected 3" % (method, len(mallocs)), t)
@@ -53,10 +67,19 @@ def check_frames(t, binary, method):
         for f in top:
             cttest.check(f["module"] == os.path.realpath(binary),
                          "%s: frame %s in %s, not the test binary" % (method, f["function"], f["module"]), t)
+            cttest.check((f.get("file"), f.get("line")) == (SOURCE, CALL_LINES[f["function"]]),
+                         "%s: %s at %s:%s, not %s:%d" % (method, f["function"], f.get("file"), f.get("line"),
+                                                          SOURCE, CALL_LINES[f["function"]]), t)
             off = int(f["offset"], 16)
             cttest.check(0 < off < syms[f["function"]][1],
                          "%s: %s+%#x lies outside the function (size %#x)"
                          % (method, f["function"], off, syms[f["function"]][1]), t)
+        # libc has no DWARF of its own (its debug file is not read): no line.
+        # (Below main, method fp follows libc's rbp, which is no frame pointer:
+        # the unwinder's frames are the ones that reach libc every time.)
+        libc = [f for f in ev["stack"] if "/libc.so" in f.get("module", "")]
+        cttest.check(method != "dwarf" or (libc and not any("file" in f or "line" in f for f in libc)),
+                     "%s: libc frames %s" % (method, libc), t)
     # One site in inner and outer for both calls: the same frames, the same
     # return addresses (main's loop may be unrolled at -O2).
     cttest.check(mallocs[0]["stack"][:2] == mallocs[1]["stack"][:2], "%s: one site gave two stacks" % method, t)
@@ -81,6 +104,51 @@ cttest.check(site[1].strip() == "3145728 bytes in 2 allocations at:", "site line
 cttest.check([l.strip().split("+")[0] for l in site[2:5]] == ["inner", "outer", "main"],
              "site frames:\n%s" % mem)
 
+
+
+def zip_bomb(path, section, size):
+    """Make the compressed `section` of the ELF64 file at path `size` zero bytes
+    deflated (about size / 1000 bytes in the file), placed at the file's end."""
+    z = zlib.compressobj(9)
+    payload = struct.pack("<IIQQ", 1, 0, size, 1)  # Elf64_Chdr: ELFCOMPRESS_ZLIB
+    payload += b"".join(z.compress(bytes(1 << 20)) for _ in range(size >> 20)) + z.flush()
+    with open(path, "r+b") as f:
+        data = bytearray(f.read())
+        shoff, = struct.unpack_from("<Q", data, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+        names = struct.unpack_from("<Q", data, shoff + shstrndx * shentsize + 0x18)[0]
+        for i in range(shnum):
+            sh = shoff + i * shentsize
+            name, = struct.unpack_from("<I", data, sh)
+            flags, = struct.unpack_from("<Q", data, sh + 8)
+            if data[names + name:].split(b"\0", 1)[0] == section.encode() and flags & 0x800:  # SHF_COMPRESSED
+                at = (len(data) + 7) & ~7
+                struct.pack_into("<QQ", data, sh + 0x18, at, len(payload))  # sh_offset, sh_size
+                f.seek(0)
+                f.write(data + bytes(at - len(data)) + payload)
+                return
+    raise AssertionError("%s has no compressed %s" % (path, section))
+
+
+# Source lines from compressed DWARF (objcopy --compress-debug-sections); none
+# from a module whose .debug_info inflates to 1 GiB (past the 64 MiB of DWARF
+# read of a module): its frames are named all the same, and the tracer does
+# not grow by the gigabyte.
+for bomb in (False, True):
+    copy = os.path.join(t.files, "stack_calls_z")
+    subprocess.run(["objcopy", "--compress-debug-sections=zlib", fp, copy], check=True)
+    if bomb:
+        zip_bomb(copy, ".debug_info", 1 << 30)
+    z = cttest.run(["--stacks", "-q"], command=[copy], env={"LD_LIBRARY_PATH": os.path.join(os.path.dirname(fp), "lib")})
+    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    cttest.check(rss_mb < 512, "compressed DWARF: %.0f MB at most" % rss_mb, z)
+    m = z.calls("cudaMalloc")
+    cttest.check(z.rc == 0 and len(m) == 3 and funcs(m[0])[:3] == ["inner", "outer", "main"],
+                 "compressed DWARF%s: %s" % (" (1 GiB claimed)" if bomb else "", m and funcs(m[0])), z)
+    got = [(f.get("file"), f.get("line")) for f in m[0]["stack"][:3]]
+    want = [(None, None)] * 3 if bomb else [(SOURCE, CALL_LINES[f]) for f in ("inner", "outer", "main")]
+    cttest.check(got == want, "compressed DWARF%s: lines %s, not %s" % (" (1 GiB claimed)" if bomb else "", got, want), z)
+
 # No frame pointers: the unwinder.
 t = cttest.run(["--stacks", "-q"], config="[stacks]\nmethod = dwarf\n", command=[nofp])
 cttest.check(t.rc == 0, "tracer exited %d" % t.rc, t)
@@ -91,11 +159,19 @@ t = cttest.run(["--stacks", "-q"], config="[stacks]\ndepth = 8\n", command=[fp, 
 m = t.calls("cudaMalloc")
 cttest.check(len(m) == 1 and len(m[0]["stack"]) == 9, "deep: %s" % m, t)
 cttest.check(funcs(m[0]) == ["inner", "outer"] + ["recurse"] * 6 + ["[truncated]"], "deep: %s" % funcs(m[0]), t)
-t = cttest.run(["--stacks", "-q"], config="[stacks]\nmethod = dwarf\ndwarf_bytes = 4K\n",
+# Method dwarf: the copy ends first. It is whole pages from the one sp is in,
+# so of 8K, 4K to 8K lie above sp (where sp falls in its page differs from
+# run to run: the kernel places the stack's top at random within a page,
+# and the environment's size moves it): 4K hold inner, outer and some
+# fifteen recurse() frames of ~300 bytes (stack_calls.c), 8K some thirty,
+# far under the 126 frames kept. (With 4K, a sp near its page's end left
+# room for inner alone.)
+t = cttest.run(["--stacks", "-q"], config="[stacks]\nmethod = dwarf\ndwarf_bytes = 8K\n",
                command=[nofp, "deep", "400"])
 m = t.calls("cudaMalloc")
-cttest.check(len(m) == 1 and funcs(m[0])[:3] == ["inner", "outer", "recurse"] and
-             funcs(m[0])[-1] == "[truncated]", "dwarf deep: %s" % (m and funcs(m[0])), t)
+fr = funcs(m[0]) if len(m) == 1 and "stack" in m[0] else []
+cttest.check(fr[:3] == ["inner", "outer", "recurse"] and fr[-1] == "[truncated]" and
+             set(fr[2:-1]) == {"recurse"} and 12 <= len(fr) - 3 <= 40, "dwarf deep: %s" % fr, t)
 
 # A module deleted from disk before its call: named through its mapping
 # (/proc/PID/map_files) while the process lives; once it has exited too,
@@ -167,8 +243,10 @@ cttest.check([funcs(e)[:2] for e in fails] == [["err_site_a", "main"]] * 2 + [["
 
 
 def site_lines(ev, n):
-    """The first n frames of a jsonl stack as the sinks write them: "inner+0x1a (/path/app)"."""
-    return ["%s+0x%x (%s)" % (f["function"], int(f["offset"], 16), f["module"]) for f in ev["stack"][:n]]
+    """The first n frames of a jsonl stack as the sinks write them:
+    "inner+0x1a (/path/app) at /src/app.c:12" (its source line when known)."""
+    return ["%s+0x%x (%s)%s" % (f["function"], int(f["offset"], 16), f["module"],
+                                " at %s:%d" % (f["file"], f["line"]) if "file" in f else "") for f in ev["stack"][:n]]
 
 
 want_a, want_b = site_lines(fails[0], 2), site_lines(fails[2], 2)

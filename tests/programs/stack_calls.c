@@ -5,7 +5,7 @@
  * stack_calls_nofp at -O2 without them); the functions are noinline and
  * not tail calls, so both keep every frame. Modes:
  *   (none)        inner's cudaMalloc twice from one site (never freed), other_site's once and freed
- *   deep N        cudaMalloc under N frames of recurse()
+ *   deep N        cudaMalloc under N frames of recurse(), some 300 bytes each
  *   errors        failing calls from two sites: err_site_a's cudaFree(NULL) twice, err_site_b's once
  *   deleted LIB [hold]  dlopen LIB, delete it, call its stack_lib_alloc() (cudaMalloc
  *                 under it); with hold, wait a second before exiting
@@ -67,12 +67,17 @@ KEEP int err_site_b(void)
 	return r;
 }
 
+/* A frame of some 300 bytes: a copy of a few KiB of stack (method dwarf)
+ * ends within tens of them, well before stacks' 126 frames at most. */
 KEEP int recurse(int n)
 {
-	int r = n > 0 ? recurse(n - 1) : outer(64);
+	volatile char pad[256];
+	int r;
 
+	pad[0] = (char)n;
+	r = n > 0 ? recurse(n - 1) : outer(64);
 	__asm__ volatile("" ::: "memory");
-	return r;
+	return r + pad[0];
 }
 
 /*

@@ -69,6 +69,10 @@ struct ct_frame_info {
 	uint64_t offset;       /* from the function's start; without a function, from the file's start */
 	const char *py_function, *py_file; /* Python frames */
 	uint32_t py_line;
+	/* native: the source file and line of the call, from the module's DWARF
+	 * line table (built with -g); NULL: none */
+	const char *src_file;
+	uint32_t src_line;
 };
 
 /* A call's stack, innermost frame first (the caller of the traced API). */
