@@ -368,6 +368,7 @@ def main():
         for n, c in parse(a.header, base + extra).items():
             decls.setdefault(n, c)
     prefixes = tuple(words(cfg, "prefixes"))
+    also = words(cfg, "also")
     exclude = set(words(cfg, "exclude"))
     hot = words(cfg, "hot")
     if a.library:
@@ -379,7 +380,7 @@ def main():
     g = Gen(cfg, a.name)
     rows = []
     for s in syms:
-        if s in exclude or not s.startswith(prefixes):
+        if s in exclude or not (s.startswith(prefixes) or any(fnmatch.fnmatchcase(s, x) for x in also)):
             continue
         flags = ["CT_API_GENERATED"]
         if any(fnmatch.fnmatchcase(s, h) for h in hot):

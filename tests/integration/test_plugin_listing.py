@@ -16,7 +16,7 @@ with open(os.path.join(t.BUILD, "CMakeCache.txt")) as f:
 WANT = {  # name: (APIs: every function the build's library exports, docs/plugins.md, description)
     "cuda": (637, "CUDA driver API (libcuda)"),
     "cudart": (420, "CUDA runtime API (libcudart)"),
-    "hip": (399, "AMD HIP runtime (libamdhip64)"),
+    "hip": (404, "AMD HIP runtime (libamdhip64)"),
     "opencl": (133, "OpenCL through the ICD loader (libOpenCL)"),
 }
 
