@@ -109,6 +109,7 @@ struct session {
 	uint32_t *gone;        /* ended before the watcher knew them: their exit, once the batch is read */
 	size_t n_gone, cap_gone;
 	uint64_t unfollowed;   /* could not be added (the map is full): their state stays */
+	uint64_t exits_swept;  /* ended unheard, found by sweep_followed */
 	struct ct_stacks stacks;  /* --stacks: the engine's stacks, by process */
 	/* From SIGUSR1 to SIGUSR2 recording is paused (pause_apply). */
 	bool paused;
@@ -424,42 +425,27 @@ static void proc_exit(struct session *s, uint32_t pid);
 static void pause_apply(struct session *s);
 
 /* /proc/PID/stat says it has ended, or is ending (PF_EXITING, past the
- * point where the watcher's exit tracepoint ran). */
-static bool proc_gone(uint32_t pid)
+ * point where the watcher's exit tracepoint ran); else *start is when the
+ * process that has the pid now started. */
+static bool proc_gone(uint32_t pid, unsigned long long *start)
 {
 	struct ct_proc_stat st;
 	int err = ct_proc_stat(pid, &st);
 
+	*start = st.start;
 	if (err)
 		return err == -ENOENT || err == -ESRCH;
 	return st.state == 'Z' || st.state == 'X' || (st.flags & CT_PF_EXITING);
 }
 
-/*
- * System-wide, the watcher knows no process until it is told of one: each
- * that makes a traced call is named to it, so that its exit is heard and
- * what is kept for it (the sinks' per-process series, the decoders' maps)
- * goes with it. One that ended before it was named is taken as ended now.
- */
-static void follow_exit(struct session *s, uint32_t pid)
+/* What s->followed keeps of a pid: when its process started (never NULL). */
+#define FOLLOWED(start) ((void *)(uintptr_t)((start) + 1))
+
+/* Not here: the ring is being read. As many as a batch brings (a job that
+ * starts hundreds of short processes at once): one left out would keep its
+ * state, its series and its place in the watcher's map for good. */
+static void gone_later(struct session *s, uint32_t pid)
 {
-	if (pid == s->last_followed || s->target->pid || s->target->argv || !pid)
-		return;
-	s->last_followed = pid;
-	if (ct_u64map_get(&s->followed, pid))
-		return;
-	if (ct_u64map_put(&s->followed, pid, (void *)1))
-		return;
-	if (ct_watcher_add_pid(&s->watcher, (pid_t)pid)) {
-		s->unfollowed++;
-		ct_u64map_del(&s->followed, pid);
-		return;
-	}
-	if (!proc_gone(pid))
-		return;
-	/* Not here: the ring is being read. As many as a batch brings (a job
-	 * that starts hundreds of short processes at once): one left out would
-	 * keep its state, its series and its place in the watcher's map for good. */
 	if (s->n_gone == s->cap_gone) {
 		size_t cap = s->cap_gone ? 2 * s->cap_gone : 64;
 		uint32_t *g = realloc(s->gone, cap * sizeof(*g));
@@ -474,10 +460,62 @@ static void follow_exit(struct session *s, uint32_t pid)
 	s->gone[s->n_gone++] = pid;
 }
 
+/*
+ * System-wide, the watcher knows no process until it is told of one: each
+ * that makes a traced call is named to it, so that its exit is heard and
+ * what is kept for it (the sinks' per-process series, the decoders' maps)
+ * goes with it. One that ended before it was named is taken as ended now.
+ */
+static void follow_exit(struct session *s, uint32_t pid)
+{
+	unsigned long long start;
+
+	if (pid == s->last_followed || s->target->pid || s->target->argv || !pid)
+		return;
+	s->last_followed = pid;
+	if (ct_u64map_get(&s->followed, pid))
+		return;
+	if (ct_u64map_put(&s->followed, pid, FOLLOWED(0)))
+		return;
+	if (ct_watcher_add_pid(&s->watcher, (pid_t)pid)) {
+		s->unfollowed++;
+		ct_u64map_del(&s->followed, pid);
+		return;
+	}
+	if (!proc_gone(pid, &start)) {
+		ct_u64map_put(&s->followed, pid, FOLLOWED(start));
+		return;
+	}
+	gone_later(s, pid);
+}
+
 static void follow_gone(struct session *s)
 {
 	while (s->n_gone)
 		proc_exit(s, s->gone[--s->n_gone]);
+}
+
+/*
+ * The pids of s->followed whose process has ended unheard: an exit the
+ * watcher could not send (its ring full: counted), or one whose pid another
+ * process has taken since (it started later). Every 2 s, from the main
+ * loop (one read of /proc/PID/stat a pid: some microseconds each); without
+ * it, such a process's state and series would be kept for good.
+ */
+static void sweep_followed(struct session *s)
+{
+	uint64_t pid;
+	void *v;
+
+	for (size_t it = 0; ct_u64map_next(&s->followed, &it, &pid, &v);) {
+		unsigned long long start;
+
+		if (proc_gone((uint32_t)pid, &start) || (v != FOLLOWED(0) && v != FOLLOWED(start))) {
+			s->exits_swept++;
+			gone_later(s, (uint32_t)pid);
+		}
+	}
+	follow_gone(s);
 }
 
 /* The ring's records: every plugin's, in the order each thread made its calls;
@@ -620,6 +658,18 @@ static void test_hold_delay(void)
 		nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000L }, NULL);
 }
 
+/*
+ * A test hook (docs/reliability.md): CUDATRACER_TEST_DROP_EXITS=1 ignores
+ * the watcher's exit events, as if its ring had been full when each process
+ * ended, so that a test can see sweep_followed find them (exits_unheard).
+ */
+static bool test_drop_exits(void)
+{
+	const char *v = getenv("CUDATRACER_TEST_DROP_EXITS");
+
+	return v && !strcmp(v, "1");
+}
+
 static int on_watch(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
@@ -658,7 +708,8 @@ static int on_watch(void *ctx, void *data, size_t len)
 		ct_py_scan(e->pid); /* a libpython3.X.so loaded late */
 		break;
 	case CT_WATCH_EXIT:
-		proc_exit(s, e->pid);
+		if (!test_drop_exits())
+			proc_exit(s, e->pid);
 		break;
 	}
 	return 0;
@@ -1587,12 +1638,16 @@ static void say_totals(const struct session *s)
 		report_attach(s, more + len, sizeof(more) - len);
 	ct_note("%llu event%s, %llu record%s lost%s", (unsigned long long)s->stats.events, CT_S(s->stats.events),
 		(unsigned long long)s->stats.lost, CT_S(s->stats.lost), more);
+	if (s->exits_swept || s->unfollowed)
+		ct_info("system-wide: %llu process%s ended unheard (found gone by /proc, or its pid taken by another), "
+			"%llu could not be followed", (unsigned long long)s->exits_swept,
+			s->exits_swept == 1 ? "" : "es", (unsigned long long)s->unfollowed);
 }
 
 int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_session_daemon *d)
 {
 	struct session *s = calloc(1, sizeof(*s));
-	uint64_t last_tick;
+	uint64_t last_tick, ticks = 0;
 	int err, ret = 1, outerr;
 	bool failed = false, stopped, reload = false, sinks_gone = false;
 
@@ -1720,6 +1775,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 			if (refresh_stats(s, st))
 				say_loss_live(s, last_tick);
 			ct_output_stats(&s->out, &s->stats);
+			if (++ticks % 2 == 0)
+				sweep_followed(s);
 			ct_output_tick(&s->out, now_ns(CLOCK_REALTIME));
 		}
 	}

@@ -13,3 +13,5 @@ endforeach()
 ct_integration_test(cli_sink_where "${I}/test_cli_sink_where.py" LABELS root)
 # The network sinks' libraries are opened only for such a sink (sinks/netlibs.c).
 ct_integration_test(sink_libs "${I}/test_sink_libs.py" LABELS root)
+# A process whose exit was never heard is found gone by the tracer's look at /proc.
+ct_integration_test(exits_unheard "${I}/test_exits_unheard.py" LABELS root)

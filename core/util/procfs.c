@@ -78,7 +78,8 @@ int ct_proc_stat(uint32_t pid, struct ct_proc_stat *st)
 	open_paren = strchr(buf, '(');
 	close_paren = strrchr(buf, ')');
 	if (open_paren && close_paren && close_paren > open_paren &&
-	    sscanf(close_paren + 1, " %c %d %*d %*d %*d %*d %lu", &st->state, &st->ppid, &st->flags) == 3) {
+	    sscanf(close_paren + 1, " %c %d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &st->state, &st->ppid, &st->flags, &st->start) >= 3) {
 		snprintf(st->comm, sizeof(st->comm), "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
 		ret = 0;
 	}

@@ -23,6 +23,7 @@ struct ct_proc_stat {
 	char state;    /* R, S, D, Z (zombie), X (dead), ... */
 	int ppid;
 	unsigned long flags; /* PF_* */
+	unsigned long long start; /* when it started, in clock ticks after boot: a pid used again starts later */
 };
 
 /* /proc/PID/stat's flags (include/linux/sched.h) */
