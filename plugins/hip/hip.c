@@ -128,6 +128,15 @@ static const struct ct_api hip_apis[] = {
 		 CT_ARG("Flags", CT_ARG_HEX, CT_IN_MEM(40), 4, CT_ROLE_NONE))),
 	CT_API("hipArrayDestroy", CT_API_DEV_FREE,
 	    CT_ARGS(CT_ARG("array", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	/* Virtual memory management, as for the driver (cuMemCreate): physical
+	 * memory by handle until hipMemRelease; reserving, mapping, unmapping
+	 * hold nothing of their own (their rows are generated from the header). */
+	CT_API("hipMemCreate", CT_API_DEV_ALLOC, OUT(0, 0),
+	    CT_ARGS(CT_ARG("handle", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR), SIZE_BYTES("size", 1),
+		 CT_ARG("prop", CT_ARG_PTR, CT_SLOT(2), 8, CT_ROLE_NONE),
+		 CT_ARG("flags", CT_ARG_HEX, CT_SLOT(3), 8, CT_ROLE_NONE))),
+	CT_API("hipMemRelease", CT_API_DEV_FREE,
+	    CT_ARGS(CT_ARG("handle", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
 	/* The deprecated names of hipHostMalloc and hipHostFree. */
 	CT_API("hipMallocHost", CT_API_ALLOC | CT_API_HOST_MEM, OUT(0, 0),
 	    CT_ARGS(HOST_PTR("ptr"), SIZE_BYTES("size", 1))),

@@ -48,7 +48,8 @@ FAMILIES = {
         ("hipMallocArray", 32 * 16 * 4, True),
         ("hipMalloc3D", 1024 * 4 * 3, True), ("hipMalloc3DArray", 16 * 16 * 2 * 4, True),
         ("hipMallocMipmappedArray", (256 + 64 + 16) * 4, True), ("hipArrayCreate", 100 * 3 * 2 * 2, True),
-        ("hipArray3DCreate", 16 * 8 * 2 * 4, True), ("hipHostRegister", 4 * KiB, True),
+        ("hipArray3DCreate", 16 * 8 * 2 * 4, True), ("hipMemCreate", 2 * MiB, True),
+        ("hipHostRegister", 4 * KiB, True),
         ("hipMalloc", 2700, False),
     ],
     "opencl": [

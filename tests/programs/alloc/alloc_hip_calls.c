@@ -15,6 +15,8 @@ int main(void)
 	HIP_ARRAY3D_DESCRIPTOR int1 = { .Width = 16, .Height = 8, .Depth = 2, .Format = HIP_AD_FORMAT_SIGNED_INT32,
 					.NumChannels = 1 };
 	hipMipmappedArray_t mip;
+	hipMemGenericAllocationHandle_t vmm;
+	hipMemAllocationProp prop = { .type = hipMemAllocationTypePinned };
 	hipPitchedPtr pp;
 	void *host = aligned_alloc(4096, 4096), *p;
 	hipArray *arr;
@@ -46,6 +48,8 @@ int main(void)
 	hipArrayDestroy(arr);
 	hipArray3DCreate(&arr, &int1);                           /* 16 x 8 x 2 x 4 */
 	hipArrayDestroy(arr);
+	hipMemCreate(&vmm, 2 << 20, &prop, 0);                   /* physical memory, by handle */
+	hipMemRelease(vmm);
 	hipHostRegister(host, 4096, 0);
 	hipHostUnregister(host);
 	hipMalloc(&p, 2700);                                     /* leaked */

@@ -48,6 +48,13 @@ hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *m, const struct hipChann
 hipError_t hipArrayCreate(hipArray **a, const HIP_ARRAY_DESCRIPTOR *d) { *a = NEW(hipArray *); return hipSuccess; }
 hipError_t hipArray3DCreate(hipArray **a, const HIP_ARRAY3D_DESCRIPTOR *d) { *a = NEW(hipArray *); return hipSuccess; }
 hipError_t hipFreeMipmappedArray(hipMipmappedArray_t m) { return hipSuccess; }
+hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *h, size_t n, const hipMemAllocationProp *p,
+			unsigned long long f)
+{
+	*h = NEW(hipMemGenericAllocationHandle_t);
+	return hipSuccess;
+}
+hipError_t hipMemRelease(hipMemGenericAllocationHandle_t h) { return hipSuccess; }
 hipError_t hipArrayDestroy(hipArray *a) { return hipSuccess; }
 hipError_t hipHostRegister(void *p, size_t n, unsigned int f) { return hipSuccess; }
 hipError_t hipHostUnregister(void *p) { return hipSuccess; }
