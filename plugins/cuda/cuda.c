@@ -205,6 +205,11 @@ static const struct ct_api cuda_apis[] = {
 	CT_API("cuArray3DCreate_v2", CT_API_DEV_ALLOC, ARRAY_READS(5), CT_ARGS(ARRAY3D_ARGS(8))),
 	CT_API("cuArrayDestroy", CT_API_DEV_FREE,
 	       CT_ARGS(CT_ARG("hArray", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	/* Every level, each dimension halved from the last (docs/plugins.md). */
+	CT_API("cuMipmappedArrayCreate", CT_API_DEV_ALLOC, ARRAY_READS(5),
+	       CT_ARGS(ARRAY3D_ARGS(8), CT_ARG("numMipmapLevels", CT_ARG_UINT, CT_SLOT(2), 4, CT_ROLE_LEVELS))),
+	CT_API("cuMipmappedArrayDestroy", CT_API_DEV_FREE,
+	       CT_ARGS(CT_ARG("hMipmappedArray", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
 	/*
 	 * Virtual memory management, as PyTorch's expandable segments use it:
 	 * cuMemCreate makes physical memory, a handle, which holds the bytes

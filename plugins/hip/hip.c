@@ -13,6 +13,20 @@
 
 extern const struct ct_enum hip_errors;       /* generated: hipError_t */
 extern const struct ct_enum hip_memcpy_kinds; /* generated: hipMemcpyKind */
+extern const struct ct_enum hip_array_formats; /* generated: hipArray_Format */
+
+/*
+ * Bytes of one channel of an array element, by hipArray_Format (the header
+ * says them only in its names).
+ */
+static const struct ct_elem_size channel_bytes_v[] = {
+	{ 0x01, 1 }, { 0x02, 2 }, { 0x03, 4 }, /* HIP_AD_FORMAT_UNSIGNED_INT8, 16, 32 */
+	{ 0x08, 1 }, { 0x09, 2 }, { 0x0a, 4 }, /* HIP_AD_FORMAT_SIGNED_INT8, 16, 32 */
+	{ 0x10, 2 }, { 0x20, 4 },              /* HIP_AD_FORMAT_HALF, FLOAT */
+};
+static const struct ct_elem_sizes channel_bytes = {
+	channel_bytes_v, sizeof(channel_bytes_v) / sizeof(channel_bytes_v[0])
+};
 
 #define KIND(n, s) CT_ARG_NAMED(n, CT_SLOT(s), 4, CT_ROLE_COPY_KIND, &hip_memcpy_kinds)
 /* The word an out-pointer argument points to, copied after the call. */
@@ -30,6 +44,16 @@ extern const struct ct_enum hip_memcpy_kinds; /* generated: hipMemcpyKind */
 	CT_ARG("desc_y", CT_ARG_INT, CT_IN_MEM(12), 4, CT_ROLE_ELEM_BITS), \
 	CT_ARG("desc_z", CT_ARG_INT, CT_IN_MEM(16), 4, CT_ROLE_ELEM_BITS), \
 	CT_ARG("desc_w", CT_ARG_INT, CT_IN_MEM(20), 4, CT_ROLE_ELEM_BITS)
+/* A hipExtent by value (24 bytes, class MEMORY): stack words, slots 6-8. */
+#define EXTENT(role_w) CT_ARG("width", CT_ARG_SIZE, CT_SLOT(6), 8, role_w), \
+	CT_ARG("height", CT_ARG_SIZE, CT_SLOT(7), 8, CT_ROLE_HEIGHT), \
+	CT_ARG("depth", CT_ARG_SIZE, CT_SLOT(8), 8, CT_ROLE_DEPTH)
+/* hipArrayCreate's and hipArray3DCreate's descriptor, copied at entry from
+ * memory word 1 on: Width, Height (and Depth), then Format and NumChannels. */
+#define ARRAY_FORMAT(at) \
+	CT_ARG_ELEM_TYPE("Format", CT_IN_MEM(at), 4, &hip_array_formats, &channel_bytes), \
+	CT_ARG("NumChannels", CT_ARG_UINT, CT_IN_MEM((at) + 4), 4, CT_ROLE_CHANNELS)
+#define ARRAY_HANDLE(n) CT_ARG(n, CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR)
 /* The pointer to host memory the call allocated, written through slot 0. */
 #define HOST_PTR(n) CT_ARG(n, CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR)
 #define SIZE_BYTES(n, s) CT_ARG(n, CT_ARG_SIZE, CT_SLOT(s), 8, CT_ROLE_BYTES)
@@ -79,6 +103,40 @@ static const struct ct_api hip_apis[] = {
 		 CT_ARG("flags", CT_ARG_HEX, CT_SLOT(4), 4, CT_ROLE_NONE))),
 	CT_API("hipFreeArray", CT_API_DEV_FREE,
 	    CT_ARGS(CT_ARG("array", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	/* hipMalloc3D(hipPitchedPtr *, hipExtent): the pitched pointer's ptr and
+	 * pitch read after the call; pitch times height times depth. */
+	CT_API("hipMalloc3D", CT_API_DEV_ALLOC, CT_READS(CT_OUT_WORDS(0, 2, 0)),
+	    CT_ARGS(CT_ARG("ptr", CT_ARG_PTR, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR),
+		 CT_ARG("pitch", CT_ARG_SIZE, CT_MEMW(1), 8, CT_ROLE_BYTES), EXTENT(CT_ROLE_NONE))),
+	CT_API("hipMalloc3DArray", CT_API_DEV_ALLOC, CT_READS(CT_OUT_WORD(0, 0), CT_IN_WORDS(1, 2, 1)),
+	    CT_ARGS(ARRAY_HANDLE("array"), DESC_BITS, EXTENT(CT_ROLE_ELEMENTS),
+		 CT_ARG("flags", CT_ARG_HEX, CT_SLOT(2), 4, CT_ROLE_NONE))),
+	/* Every level, each dimension halved from the last (docs/plugins.md). */
+	CT_API("hipMallocMipmappedArray", CT_API_DEV_ALLOC, CT_READS(CT_OUT_WORD(0, 0), CT_IN_WORDS(1, 2, 1)),
+	    CT_ARGS(ARRAY_HANDLE("mipmappedArray"), DESC_BITS, EXTENT(CT_ROLE_ELEMENTS),
+		 CT_ARG("numLevels", CT_ARG_UINT, CT_SLOT(2), 4, CT_ROLE_LEVELS),
+		 CT_ARG("flags", CT_ARG_HEX, CT_SLOT(3), 4, CT_ROLE_NONE))),
+	CT_API("hipFreeMipmappedArray", CT_API_DEV_FREE,
+	    CT_ARGS(CT_ARG("mipmappedArray", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	CT_API("hipArrayCreate", CT_API_DEV_ALLOC, CT_READS(CT_OUT_WORD(0, 0), CT_IN_WORDS(1, 3, 1)),
+	    CT_ARGS(ARRAY_HANDLE("pHandle"), CT_ARG("Width", CT_ARG_SIZE, CT_IN_MEM(8), 8, CT_ROLE_ELEMENTS),
+		 CT_ARG("Height", CT_ARG_SIZE, CT_IN_MEM(16), 8, CT_ROLE_HEIGHT), ARRAY_FORMAT(24))),
+	CT_API("hipArray3DCreate", CT_API_DEV_ALLOC, CT_READS(CT_OUT_WORD(0, 0), CT_IN_WORDS(1, 5, 1)),
+	    CT_ARGS(ARRAY_HANDLE("array"), CT_ARG("Width", CT_ARG_SIZE, CT_IN_MEM(8), 8, CT_ROLE_ELEMENTS),
+		 CT_ARG("Height", CT_ARG_SIZE, CT_IN_MEM(16), 8, CT_ROLE_HEIGHT),
+		 CT_ARG("Depth", CT_ARG_SIZE, CT_IN_MEM(24), 8, CT_ROLE_DEPTH), ARRAY_FORMAT(32),
+		 CT_ARG("Flags", CT_ARG_HEX, CT_IN_MEM(40), 4, CT_ROLE_NONE))),
+	CT_API("hipArrayDestroy", CT_API_DEV_FREE,
+	    CT_ARGS(CT_ARG("array", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
+	/* Virtual memory management, as for the driver (cuMemCreate): physical
+	 * memory by handle until hipMemRelease; reserving, mapping, unmapping
+	 * hold nothing of their own (their rows are generated from the header). */
+	CT_API("hipMemCreate", CT_API_DEV_ALLOC, OUT(0, 0),
+	    CT_ARGS(CT_ARG("handle", CT_ARG_HANDLE, CT_MEMW(0), 8, CT_ROLE_ALLOC_PTR), SIZE_BYTES("size", 1),
+		 CT_ARG("prop", CT_ARG_PTR, CT_SLOT(2), 8, CT_ROLE_NONE),
+		 CT_ARG("flags", CT_ARG_HEX, CT_SLOT(3), 8, CT_ROLE_NONE))),
+	CT_API("hipMemRelease", CT_API_DEV_FREE,
+	    CT_ARGS(CT_ARG("handle", CT_ARG_HANDLE, CT_SLOT(0), 8, CT_ROLE_FREE_PTR))),
 	/* The deprecated names of hipHostMalloc and hipHostFree. */
 	CT_API("hipMallocHost", CT_API_ALLOC | CT_API_HOST_MEM, OUT(0, 0),
 	    CT_ARGS(HOST_PTR("ptr"), SIZE_BYTES("size", 1))),

@@ -46,7 +46,8 @@ static const char *const traced[] = {
 	"cuCtxPopCurrent", "cuCtxGetCurrent", "cuCtxGetDevice", "cuDevicePrimaryCtxRetain",
 	/* every allocation family (issue 30) */
 	"cuMemAllocPitch", "cuMemHostAlloc", "cuMemAllocFromPoolAsync", "cuMemHostRegister",
-	"cuMemHostUnregister", "cuArrayCreate", "cuArray3DCreate", "cuArrayDestroy", "cuMemCreate",
+	"cuMemHostUnregister", "cuArrayCreate", "cuArray3DCreate", "cuArrayDestroy", "cuMipmappedArrayCreate",
+	"cuMipmappedArrayDestroy", "cuMemCreate",
 	"cuMemRelease", "cuMemAddressReserve", "cuMemAddressFree", "cuMemMap", "cuMemUnmap",
 };
 

@@ -29,7 +29,7 @@ static int teardown(void **state)
 
 static void test_table(void **state)
 {
-	check_plugin(&lp, "hip", 44);
+	check_plugin(&lp, "hip", 53);
 	assert_string_equal(lp.p->libraries[0], "libamdhip64.so");
 	assert_int_equal(lp.p->n_libraries, 1);
 }

@@ -72,6 +72,7 @@ static void driver_families(void *host)
 	CUmemGenericAllocationHandle h;
 	CUdeviceptr d, va;
 	CUarray arr;
+	CUmipmappedArray mip;
 	size_t pitch;
 	void *p;
 
@@ -95,6 +96,8 @@ static void driver_families(void *host)
 	cuArrayDestroy(arr);
 	cuArray3DCreate(&arr, &short4);                          /* 64 x 8 x 4 x 4 x 2 */
 	cuArrayDestroy(arr);
+	cuMipmappedArrayCreate(&mip, &short4, 2);                /* (64 x 8 x 4 + 32 x 4 x 2) x 4 x 2 */
+	cuMipmappedArrayDestroy(mip);
 	/* Expandable segments: physical memory by handle, mapped into a reserved range. */
 	cuMemCreate(&h, 2 * MiB, &prop, 0);
 	cuMemAddressReserve(&va, 4 * MiB, 0, 0, 0);

@@ -29,6 +29,12 @@ CUresult cuMemAllocFromPoolAsync(CUdeviceptr *d, size_t n, CUmemoryPool pool, CU
 
 CUresult cuArrayCreate(CUarray *a, const CUDA_ARRAY_DESCRIPTOR *d) { *a = NEW(CUarray); return CUDA_SUCCESS; }
 CUresult cuArray3DCreate(CUarray *a, const CUDA_ARRAY3D_DESCRIPTOR *d) { *a = NEW(CUarray); return CUDA_SUCCESS; }
+CUresult cuMipmappedArrayCreate(CUmipmappedArray *m, const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned int levels)
+{
+	*m = NEW(CUmipmappedArray);
+	return CUDA_SUCCESS;
+}
+CUresult cuMipmappedArrayDestroy(CUmipmappedArray m) { return CUDA_SUCCESS; }
 CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t n, const CUmemAllocationProp *p,
 		     unsigned long long f)
 {

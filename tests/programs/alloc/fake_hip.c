@@ -26,6 +26,36 @@ hipError_t hipMallocArray(hipArray **a, const hipChannelFormatDesc *d, size_t w,
 	return hipSuccess;
 }
 
+hipError_t hipMalloc3D(hipPitchedPtr *pp, hipExtent e)
+{
+	*pp = (hipPitchedPtr){ NEW(void *), pitch_of(e.width), e.width, e.height };
+	return hipSuccess;
+}
+
+hipError_t hipMalloc3DArray(hipArray **a, const struct hipChannelFormatDesc *d, struct hipExtent e, unsigned int f)
+{
+	*a = NEW(hipArray *);
+	return hipSuccess;
+}
+
+hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *m, const struct hipChannelFormatDesc *d, struct hipExtent e,
+				   unsigned int levels, unsigned int f)
+{
+	*m = NEW(hipMipmappedArray_t);
+	return hipSuccess;
+}
+
+hipError_t hipArrayCreate(hipArray **a, const HIP_ARRAY_DESCRIPTOR *d) { *a = NEW(hipArray *); return hipSuccess; }
+hipError_t hipArray3DCreate(hipArray **a, const HIP_ARRAY3D_DESCRIPTOR *d) { *a = NEW(hipArray *); return hipSuccess; }
+hipError_t hipFreeMipmappedArray(hipMipmappedArray_t m) { return hipSuccess; }
+hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *h, size_t n, const hipMemAllocationProp *p,
+			unsigned long long f)
+{
+	*h = NEW(hipMemGenericAllocationHandle_t);
+	return hipSuccess;
+}
+hipError_t hipMemRelease(hipMemGenericAllocationHandle_t h) { return hipSuccess; }
+hipError_t hipArrayDestroy(hipArray *a) { return hipSuccess; }
 hipError_t hipHostRegister(void *p, size_t n, unsigned int f) { return hipSuccess; }
 hipError_t hipHostUnregister(void *p) { return hipSuccess; }
 hipError_t hipFree(void *p) { return hipSuccess; }
