@@ -97,6 +97,11 @@ int ct_daemon_check(const struct ct_config *c, const char *file)
 		ct_err("%s: tracer.daemon traces every process: tracer.gpu_activity needs a command", from);
 		return -EINVAL;
 	}
+	if (c->tracer.duration) {
+		ct_err("%s: tracer.daemon runs until SIGTERM: tracer.duration (--duration) has no place in it; for a "
+		       "window on one process, ask the daemon: cudatracer capture -p PID --duration D -o FILE", from);
+		return -EINVAL;
+	}
 	if (!c->n_sinks) {
 		ct_err("%s: tracer.daemon and no sink: a daemon has no terminal to show calls on; add one "
 		       "([sink.metrics] type = prometheus, or -o jsonl:/var/lib/cudatracer/calls.jsonl)", from);

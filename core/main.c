@@ -293,6 +293,7 @@ int main(int argc, char **argv)
 		case OPT_LIB: OV("--lib", "tracer", "lib", optarg); break;
 		case OPT_CGROUP: OV("--cgroup", "filter", "cgroup", optarg); break;
 		case OPT_DAEMON: OV("--daemon", "tracer", "daemon", "true"); break;
+		case OPT_DURATION: OV("--duration", "tracer", "duration", optarg); break;
 		case 'P': OV("--plugin", "tracer", "plugins", optarg); break;
 		case OPT_PROFILE: OV("--profile", "tracer", "profile", optarg); break;
 		case OPT_INCLUDE: OV("--include", "filter", "include", optarg); break;

@@ -1,0 +1,4 @@
+# SPDX-License-Identifier: MIT
+# Capture windows (docs/daemon.md): --duration stops tracing after a time in
+# every mode, the target going on untraced; the daemon's capture requests.
+ct_integration_test(duration "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_duration.py" LABELS root)
