@@ -1765,6 +1765,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 		if (s->child_done || s->target_gone)
 			break;
 		pause_apply(s);
+		if (d && d->serve)
+			d->serve(d->ctx);
 		if (hup_pending) {
 			hup_pending = 0;
 			if (d->reload(d->ctx) > 0) {
