@@ -28,6 +28,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "control/server.h"
 #include "daemon.h"
 #include "plugin/loader.h"
 #include "session.h"
@@ -95,6 +96,11 @@ int ct_daemon_check(const struct ct_config *c, const char *file)
 	}
 	if (c->tracer.gpu_activity) {
 		ct_err("%s: tracer.daemon traces every process: tracer.gpu_activity needs a command", from);
+		return -EINVAL;
+	}
+	if (c->tracer.duration) {
+		ct_err("%s: tracer.daemon runs until SIGTERM: tracer.duration (--duration) has no place in it; for a "
+		       "window on one process, ask the daemon: cudatracer capture -p PID --duration D -o FILE", from);
 		return -EINVAL;
 	}
 	if (!c->n_sinks) {
@@ -311,7 +317,33 @@ struct daemon {
 	void *ctx;
 	struct ct_config *next, *next_spare; /* an accepted reload: to run, and a copy not run */
 	struct written written;
+	struct ct_control control;   /* capture requests: across sessions */
+	const struct ct_config *running;
 };
+
+/* From the running session's loop. */
+static void on_serve(void *ctx)
+{
+	struct daemon *d = ctx;
+
+	ct_control_serve(&d->control, d->running);
+}
+
+/*
+ * The control socket of the first config, kept across reloads (a reload
+ * that names another is said to take effect at the next start). Should it
+ * not open (another daemon holds it, its folder is not root's alone), the
+ * daemon traces on without it, said.
+ */
+static void control_open(struct daemon *d, const struct ct_config *c)
+{
+	const char *path = c->tracer.control_socket;
+
+	if (!path || !*path)
+		return;
+	if (ct_control_open(&d->control, path))
+		ct_warn("no capture requests: the control socket %s did not open (said above)", path);
+}
 
 /* A config read again and checked, with a copy of it to fall back on (a
  * config run once is not run again: its sinks' contexts are spent). */
@@ -364,9 +396,9 @@ static int on_reload(void *ctx)
 
 int ct_daemon_run(struct ct_config *conf, ct_daemon_load_fn load, void *ctx)
 {
-	struct daemon d = { load, ctx, NULL, NULL, { NULL, 0 } };
+	struct daemon d = { load, ctx, NULL, NULL, { NULL, 0 }, { 0 }, NULL };
 	struct ct_config *run = malloc(sizeof(*run)), *spare = calloc(1, sizeof(*spare)), *back = NULL;
-	struct ct_session_daemon sd = { on_reload, &d, false, 0 };
+	struct ct_session_daemon sd = { on_reload, &d, on_serve, false, 0 };
 	const struct ct_target t = { 0 };
 	int ret = 1;
 
@@ -377,6 +409,8 @@ int ct_daemon_run(struct ct_config *conf, ct_daemon_load_fn load, void *ctx)
 	}
 	*run = *conf;
 	memset(conf, 0, sizeof(*conf));
+	ct_control_init(&d.control);
+	control_open(&d, run);
 	ct_listeners_handover(true);
 	if (load(ctx, spare)) {
 		free(spare);
@@ -388,6 +422,7 @@ int ct_daemon_run(struct ct_config *conf, ct_daemon_load_fn load, void *ctx)
 			ret = 1;
 			break;
 		}
+		d.running = run;
 		ret = ct_session_run(run, &t, &sd);
 		if (sd.started && note_written(&d.written, run)) {
 			ret = 1;
@@ -414,6 +449,7 @@ int ct_daemon_run(struct ct_config *conf, ct_daemon_load_fn load, void *ctx)
 		}
 		break;
 	}
+	ct_control_close(&d.control);
 	config_drop(run);
 	config_drop(spare);
 	config_drop(back);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "capture/ring.h"
 #include "config/config.h"
+#include "control/client.h"
 #include "daemon.h"
 #include "explain.h"
 #include "options.h"
@@ -275,6 +276,9 @@ int main(int argc, char **argv)
 		return ct_merge_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return ct_report_main(argc - 1, argv + 1);
+	/* A request to the daemon, which checks that it comes from root. */
+	if (argc > 1 && !strcmp(argv[1], "capture"))
+		return ct_capture_main(argc - 1, argv + 1);
 	ct_config_init(&conf);
 	/* Every option is at most one of each: no limit to drop one at. */
 	cli.ov = calloc(2 * (size_t)argc, sizeof(*cli.ov)); /* --stacks=APIS sets two keys */
@@ -293,6 +297,7 @@ int main(int argc, char **argv)
 		case OPT_LIB: OV("--lib", "tracer", "lib", optarg); break;
 		case OPT_CGROUP: OV("--cgroup", "filter", "cgroup", optarg); break;
 		case OPT_DAEMON: OV("--daemon", "tracer", "daemon", "true"); break;
+		case OPT_DURATION: OV("--duration", "tracer", "duration", optarg); break;
 		case 'P': OV("--plugin", "tracer", "plugins", optarg); break;
 		case OPT_PROFILE: OV("--profile", "tracer", "profile", optarg); break;
 		case OPT_INCLUDE: OV("--include", "filter", "include", optarg); break;

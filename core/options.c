@@ -14,6 +14,7 @@ static const char synopsis[] =
 	"usage: cudatracer [options] [-- COMMAND [ARGS...]]\n"
 	"       cudatracer report TRACE.jsonl[.gz] [-o TYPE[:FILE]]...\n"
 	"       cudatracer merge TRACE.jsonl... -o chrome:PATH [-o summary[:PATH]]\n"
+	"       cudatracer capture -p PID --duration D -o FILE.jsonl [--stacks] (ask the daemon)\n"
 	"\n"
 	"Trace GPU runtime API calls with eBPF uprobes, without changing the program.\n";
 
@@ -26,6 +27,9 @@ const struct ct_option ct_options[] = {
 					   "(filtered in the kernel; with or without a target)"),
 	FLAG("daemon", 0, OPT_DAEMON, "run as a service: every process until SIGTERM, SIGHUP\n"
 				      "reloads the config, logs on stderr (docs/daemon.md)"),
+	{ .name = "duration", .has_arg = required_argument, .val = OPT_DURATION, .arg = "D",
+	  .help = "stop tracing after D (10s, 500ms, 2m), every file complete;\n"
+		  "a command goes on untraced and is waited for", .key = "tracer.duration" },
 
 	GROUP("What to trace"),
 	ARG("plugin", 'P', 'P', "LIST", "runtime plugins: cudart, cuda, hip, opencl, nccl, or a .so path"),

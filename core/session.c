@@ -1562,7 +1562,7 @@ static void say_profile_cost(const struct session *s)
 /* "Tracing 57 APIs of cudart in PID 4242 (app). Ctrl-C to end." (not with -q) */
 static void say_tracing(const struct session *s)
 {
-	char what[512], where[PATH_MAX + 64];
+	char what[512], where[PATH_MAX + 64], lasts[64];
 	size_t len = 0;
 
 	for (int i = 0; i < s->n_plugins && len < sizeof(what); i++) {
@@ -1585,11 +1585,13 @@ static void say_tracing(const struct session *s)
 		snprintf(where, sizeof(where), "every process that maps %s", s->conf->tracer.lib);
 	else
 		snprintf(where, sizeof(where), "every process");
-	ct_note("Tracing %s in %s%s. %s%s", what, where,
+	ct_note("Tracing %s in %s%s. %s%s%s", what, where,
 		s->aggregate ? ", counting in the kernel (tracer.mode = aggregate)" :
 		s->inproc ? ", in-process (--engine inproc)" : "",
 		s->conf->tracer.daemon ? "SIGHUP reloads the config, SIGTERM stops." : "Ctrl-C to end.",
-		s->paused ? " Paused: nothing is recorded until SIGUSR2." : "");
+		s->paused ? " Paused: nothing is recorded until SIGUSR2." : "",
+		s->conf->tracer.duration ? (snprintf(lasts, sizeof(lasts), " Stops after %g s (--duration).",
+						     (double)s->conf->tracer.duration / 1e9), lasts) : "");
 	say_profile_cost(s);
 }
 
@@ -1644,12 +1646,65 @@ static void say_totals(const struct session *s)
 			s->exits_swept == 1 ? "" : "es", (unsigned long long)s->unfollowed);
 }
 
+/*
+ * --duration (tracer.duration): how long the loop may wait for records
+ * before it looks again (at most 100 ms: records below the wake-up
+ * threshold are read that often), or -1 once the window is over.
+ */
+static int window_wait_ms(const struct session *s)
+{
+	uint64_t d = s->conf->tracer.duration, now, left;
+
+	if (!d)
+		return 100;
+	now = now_ns(CLOCK_MONOTONIC);
+	if (now - s->traced_at >= d)
+		return -1;
+	left = (d - (now - s->traced_at) + 999999) / 1000000;
+	return left < 100 ? (int)left : 100;
+}
+
+static void say_window_over(const struct session *s)
+{
+	char who[PATH_MAX + 64] = "";
+
+	if (s->child && !s->child_done)
+		snprintf(who, sizeof(who), "; %s (PID %d) goes on untraced, and is waited for", s->target->argv[0],
+			 (int)s->child);
+	else if (s->target->pid && !s->target_gone)
+		snprintf(who, sizeof(who), "; PID %d goes on untraced", (int)s->target->pid);
+	ct_note("tracing stopped: --duration (tracer.duration) of %g s is over%s",
+		(double)s->conf->tracer.duration / 1e9, who);
+}
+
+/*
+ * After a window: every probe is gone and every file closed; the command
+ * runs on, and the tracer ends with it, with its status, as a run that
+ * traced it to the end would. A signal meanwhile ends the wait (the
+ * command had it too if it came from the terminal).
+ */
+static int wait_untraced(struct session *s)
+{
+	int status;
+
+	while (waitpid(s->child, &status, 0) < 0) {
+		if (errno != EINTR)
+			return 1;
+		if (stop_signal) {
+			ct_note("SIG%s: no longer waiting for %s (PID %d)", sigabbrev_np(stop_signal),
+				s->target->argv[0], (int)s->child);
+			return 128 + (int)stop_signal;
+		}
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_session_daemon *d)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	uint64_t last_tick, ticks = 0;
 	int err, ret = 1, outerr;
-	bool failed = false, stopped, reload = false, sinks_gone = false;
+	bool failed = false, stopped, reload = false, sinks_gone = false, window_over = false;
 
 	if (!s)
 		return 1;
@@ -1727,13 +1782,19 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 
 	last_tick = now_ns(CLOCK_MONOTONIC);
 	while (!stop_signal) {
+		int wait_ms = window_wait_ms(s);
+
+		if (wait_ms < 0) {
+			window_over = true;
+			break;
+		}
 		if (s->inproc) {
 			/* No wake-ups from a process's hot path: read, and nap while it is idle. */
 			err = ct_shmring_consume(&s->shm);
 			if (err == 0)
 				nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
 		} else {
-			err = ct_rings_poll(&s->rings, 100);
+			err = ct_rings_poll(&s->rings, wait_ms);
 			if (err == 0) /* records below the wake-up threshold are read at least every 100 ms */
 				err = ct_rings_consume(&s->rings, -1);
 		}
@@ -1759,6 +1820,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 		if (s->child_done || s->target_gone)
 			break;
 		pause_apply(s);
+		if (d && d->serve)
+			d->serve(d->ctx);
 		if (hup_pending) {
 			hup_pending = 0;
 			if (d->reload(d->ctx) > 0) {
@@ -1780,6 +1843,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 			ct_output_tick(&s->out, now_ns(CLOCK_REALTIME));
 		}
 	}
+	if (window_over)
+		say_window_over(s);
 	if (stop_signal)
 		ct_info("stopping on signal %d", (int)stop_signal);
 	if (stop_signal && d) {
@@ -1788,7 +1853,9 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 	}
 	ret = failed ? 1 : reload ? CT_SESSION_RELOAD : 0;
 	if (s->child) {
-		if (!s->child_done) {
+		if (window_over) {
+			ret = 0; /* the command's own status, once it ends (wait_untraced) */
+		} else if (!s->child_done) {
 			/* Stopped by a signal: the command goes on untraced unless it got it too. */
 			waitpid(s->child, NULL, WNOHANG);
 			ret = sinks_gone ? 1 : 128 + (int)stop_signal;
@@ -1850,6 +1917,8 @@ out:
 			CT_S(s->stats.lost), s->inproc ? INPROC_RING_ADVICE : RINGBUF_ADVICE);
 	teardown(s);
 	ct_guard_stop(&s->guard);
+	if (window_over && s->child && !s->child_done)
+		ret = wait_untraced(s);
 	if (failed && !s->child)
 		ret = err == -EINTR && stop_signal ? 128 + (int)stop_signal : 1;
 	if (outerr && !ret)

@@ -16,6 +16,9 @@ struct ct_session_daemon {
 	 * 0, it goes on. */
 	int (*reload)(void *ctx);
 	void *ctx;
+	/* At every turn of the run's loop (100 ms at most apart): the
+	 * daemon's own work, which must never block (the control socket). */
+	void (*serve)(void *ctx);
 	bool started;    /* set by the run: tracing went live */
 	int stop_signal; /* set by the run: the SIGTERM or SIGINT that ended it, or 0 */
 };

@@ -63,6 +63,7 @@ def main():
         "OPTIONS": words(options(run(a.binary, "--help"))),
         "REPORT_OPTIONS": words(options(run(a.binary, "report", "--help"))),
         "MERGE_OPTIONS": words(options(run(a.binary, "merge", "--help"))),
+        "CAPTURE_OPTIONS": words(options(run(a.binary, "capture", "--help"))),
         "PLUGINS": words(plugins),
         "SINK_TYPES": words(sinks),
         "KEYS": words(keys),

@@ -97,6 +97,18 @@ static int check_api_globs(const void *dst, char *why, size_t n)
 	return 0;
 }
 
+/* A bare number is microseconds: "--duration 10" meant as seconds would
+ * stop at once. Below a millisecond, no window is meant. */
+static int check_duration(const void *dst, char *why, size_t n)
+{
+	uint64_t v = *(const uint64_t *)dst;
+
+	if (!v || v >= 1000000)
+		return 0;
+	snprintf(why, n, "expected 0 (no limit) or at least 1ms, with its unit (10s, 500ms, 2m; a bare number is us)");
+	return -EINVAL;
+}
+
 static const struct ct_key tracer_keys[] = {
 	{ "plugins", CT_KEY_LIST, "cudart", offsetof(struct ct_tracer_conf, plugins),
 	  "Runtime plugins to load, at most " CT_STRINGIFY(CT_MAX_PLUGINS) ": names (cudart, cuda, hip, "
@@ -169,6 +181,15 @@ static const struct ct_key tracer_keys[] = {
 	   "Run as a service (--daemon sets it): every process, until SIGTERM; SIGHUP reloads the "
 	   "config file (a bad one is refused and the running one kept); every sink needs a path "
 	   "or a listener, nothing goes to standard output (docs/daemon.md)"),
+	{ "duration", CT_KEY_DUR, "0", offsetof(struct ct_tracer_conf, duration),
+	  "Stop tracing after this long (10s, 500ms, 2m; 0: until the target ends or a signal), counted from "
+	  "when the probes went live, a pause included; every file is closed complete and the reason said. A "
+	  "command goes on untraced and is waited for (its exit status is the tracer's); -p and system-wide, "
+	  "the tracer exits. Not with daemon (a daemon takes capture requests instead); --duration sets it",
+	  NULL, check_duration },
+	TK("control_socket", CT_KEY_STR, CT_CONTROL_SOCKET, control_socket,
+	   "daemon: the socket that takes capture requests (cudatracer capture), root only, in a folder of "
+	   "root's that no one else may enter (made 0700 if missing); empty: none (docs/daemon.md)"),
 	TK("start_paused", CT_KEY_BOOL, "false", start_paused,
 	   "Start attached (probes in place, the in-process engine preloaded) but record nothing until "
 	   "SIGUSR2 resumes; SIGUSR1 pauses again, at any time and in any mode. Calls in flight at a pause "

@@ -8,6 +8,9 @@
 #include "config/choices.h"
 #include "sinks/sink.h"
 
+/* Where a daemon takes capture requests, and `cudatracer capture` sends them. */
+#define CT_CONTROL_SOCKET "/run/cudatracer/control.sock"
+
 /* At most this many plugins in one session ([tracer] plugins). */
 #define CT_MAX_PLUGINS 8
 
@@ -34,6 +37,8 @@ struct ct_tracer_conf {
 	char *cupti_path;    /* the libcupti the injection library opens; unset: it looks (docs/gpu.md) */
 	bool daemon;         /* system-wide, long-running: SIGHUP reloads the config (docs/daemon.md) */
 	bool start_paused;   /* attach, record nothing until SIGUSR2 (SIGUSR1 pauses again) */
+	uint64_t duration;   /* ns: tracing stops this long after it began (0: no limit) */
+	char *control_socket; /* daemon: capture requests (control/server.c); empty: none */
 };
 
 struct ct_filter_conf {

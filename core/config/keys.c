@@ -50,13 +50,13 @@ static int parse_bool(const char *s, bool *out)
 
 /*
  * A duration in whole ns: digits, an optional fraction, a unit (ns, us, ms,
- * s; none: us), so "0.2ms", "1.5s" and "50" (us) all work. A value finer
+ * s, m, h; none: us), so "0.2ms", "1.5s", "2m" and "50" (us) all work. A value finer
  * than a nanosecond ("0.5ns") is refused rather than rounded.
  */
 static int parse_dur(const char *s, uint64_t *out)
 {
-	static const char *const units[] = { "ns", "us", "ms", "s", "", NULL };
-	static const uint64_t mult[] = { 1, 1000, 1000000, 1000000000ull, 1000 };
+	static const char *const units[] = { "ns", "us", "ms", "s", "m", "h", "", NULL };
+	static const uint64_t mult[] = { 1, 1000, 1000000, 1000000000ull, 60000000000ull, 3600000000000ull, 1000 };
 	uint64_t whole = 0, frac = 0, scale = 1;
 	const char *p = s;
 
@@ -209,7 +209,7 @@ int ct_key_set(const struct ct_key *k, void *base, const char *val, char *why, s
 		break;
 	case CT_KEY_DUR:
 		err = parse_dur(val, dst);
-		expected = "expected a duration: a number with unit ns, us, ms or s, such as 0.2ms, 50us or 1.5s "
+		expected = "expected a duration: a number with unit ns, us, ms, s, m or h, such as 0.2ms, 50us, 1.5s or 2m "
 			   "(a bare number is us; at most ns precision)";
 		break;
 	default:

@@ -25,6 +25,7 @@ struct out_user {
 	bool sudo;
 	uid_t sudo_uid;
 	gid_t sudo_gid;
+	bool own_folder; /* ct_out_create_private: the file's folder is no other user's to change */
 };
 
 static bool parse_id(const char *s, unsigned *v)
@@ -154,6 +155,17 @@ out:
 	return err;
 }
 
+/* A folder where another user may rename, remove or replace what we
+ * create: theirs, or writable by a group other than root's, or by anyone;
+ * unless sticky (/tmp), where only a file's owner may. */
+static bool folder_shared(const struct out_user *u, const struct stat *ds)
+{
+	if (ds->st_mode & S_ISVTX)
+		return false;
+	return (ds->st_uid != 0 && ds->st_uid != u->uid) || ((ds->st_mode & S_IWGRP) && ds->st_gid != 0) ||
+	       (ds->st_mode & S_IWOTH);
+}
+
 /* One step of ct_out_open: path relative to the folder `at`. */
 static int open_at(const char *what, const char *shown, const struct out_user *u, int at, const char *path,
 		   int *links, enum ct_out_mode mode, int *fdp)
@@ -179,6 +191,13 @@ static int open_at(const char *what, const char *shown, const struct out_user *u
 	if (fstat(dfd, &ds)) {
 		err = -errno;
 		goto cant_open;
+	}
+	if (u->own_folder && folder_shared(u, &ds)) {
+		ct_err("%s: refusing to create %s: its folder (mode %04o, uid %u, gid %u) may be changed by other "
+		       "users and is not sticky (give a path in a folder of root's)", what, shown,
+		       (unsigned)(ds.st_mode & 07777), (unsigned)ds.st_uid, (unsigned)ds.st_gid);
+		err = -EPERM;
+		goto out;
 	}
 	for (int tries = 0; fd < 0; tries++) {
 		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW)) {
@@ -301,12 +320,12 @@ out:
 	return err;
 }
 
-static int out_open(const char *what, const char *path, enum ct_out_mode mode, FILE **out)
+static int out_open_as(const struct out_user *as, const char *what, const char *path, enum ct_out_mode mode,
+		       FILE **out)
 {
-	struct out_user u;
+	struct out_user u = *as;
 	int fd = -1, links = 0, err;
 
-	out_user(&u);
 	err = open_at(what, path, &u, AT_FDCWD, path, &links, mode, &fd);
 	if (err)
 		return err;
@@ -317,6 +336,24 @@ static int out_open(const char *what, const char *path, enum ct_out_mode mode, F
 		ct_err("%s: cannot open %s for writing: %s", what, path, strerror(-err));
 	}
 	return err;
+}
+
+static int out_open(const char *what, const char *path, enum ct_out_mode mode, FILE **out)
+{
+	struct out_user u;
+
+	out_user(&u);
+	return out_open_as(&u, what, path, mode, out);
+}
+
+int ct_out_create_private(const char *what, const char *path, FILE **out)
+{
+	struct out_user u;
+
+	out_user(&u);
+	u.sudo = false; /* a request's file is root's alone */
+	u.own_folder = true;
+	return out_open_as(&u, what, path, CT_OUT_NEW, out);
 }
 
 int ct_out_open(const char *what, const char *path, FILE **out)

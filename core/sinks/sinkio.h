@@ -42,6 +42,11 @@ int ct_out_open(const char *what, const char *path, FILE **out);
 /* The same for a new file only: -EEXIST, unsaid, when the name is taken by
  * anything (a file, a link, a folder), so the caller can pick another. */
 int ct_out_create(const char *what, const char *path, FILE **out);
+/* The same for a file the daemon makes for a request: new only (-EEXIST,
+ * unsaid), root's alone, and refused (-EPERM, said) in a folder another
+ * user may change (theirs, or writable by a group not root's or by anyone)
+ * unless it is sticky. */
+int ct_out_create_private(const char *what, const char *path, FILE **out);
 /* How a sink's file is opened: emptied (ct_out_open), only if it is new
  * (ct_out_create), or continued, keeping what it holds, every write going
  * at its end (a daemon's session after another wrote the file). */

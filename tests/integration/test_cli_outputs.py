@@ -105,11 +105,11 @@ def names(prog):
 
 
 def durations(prog):
-    for v in ("0.2ms", "1.5us", "200000ns", "0.000001s", "50"):
+    for v in ("0.2ms", "1.5us", "200000ns", "0.000001s", "50", "2m", "1.5h"):
         p = run(["--min-duration", v, "--list-apis"])
         t.check(p.returncode == 0, "--min-duration %s: %s" % (v, p.stderr))
-    for v, why in (("0.5ns", "at most ns precision"), ("2 ms", "a number with unit ns, us, ms or s"),
-                   ("-1ms", "such as 0.2ms"), ("1.5h", "a bare number is us")):
+    for v, why in (("0.5ns", "at most ns precision"), ("2 ms", "a number with unit ns, us, ms, s, m or h"),
+                   ("-1ms", "such as 0.2ms"), ("1.5d", "a bare number is us")):
         p = run(["--min-duration", v, "--list-apis"])
         t.check(p.returncode == 2 and ("--min-duration %s: bad value '%s' for filter.min_duration: expected a "
                                        "duration" % (v, v)) in p.stderr and why in p.stderr, p.stderr)

@@ -88,7 +88,9 @@ cttest.check("bash" in complete("cudatracer", "--", "bas"), "-- bas<TAB>: %s" % 
 cttest.check(complete("cudatracer", "--", "./app", "--plugin", "trace-b") == ["trace-b.jsonl"],
              "after --, the command's words are files")
 cttest.check(complete("cudatracer", "me") == ["merge"], "me<TAB>")
-cttest.check(complete("cudatracer", "") == ["merge", "report"], "cudatracer <TAB>: %s" % complete("cudatracer", ""))
+cttest.check(complete("cudatracer", "") == ["capture", "merge", "report"], "cudatracer <TAB>: %s" %
+             complete("cudatracer", ""))
+cttest.check("--duration" in complete("cudatracer", "capture", "--"), "capture --<TAB>")
 cttest.check(complete("cudatracer", "rep") == ["report"], "rep<TAB>")
 cttest.check(complete("cudatracer", "report", "trace-") == ["trace-a.jsonl", "trace-b.jsonl"], "report trace-<TAB>")
 report_opts = sorted(set(re.findall(r"^ +(?:-\w, )?(--[\w-]+)", tracer("report", "--help"), re.M)))
