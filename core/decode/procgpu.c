@@ -124,6 +124,13 @@ static int32_t open_gpu(uint32_t pid)
 	return p->minor;
 }
 
+const struct ct_gpu_info *ct_procgpu_of(uint32_t pid)
+{
+	int32_t minor = open_gpu(pid);
+
+	return minor >= 0 ? ct_nvgpus_by_minor(minor) : NULL;
+}
+
 void ct_procgpu_note(struct ct_event *ev)
 {
 	int32_t minor = open_gpu(ev->pid);

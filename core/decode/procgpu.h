@@ -31,6 +31,8 @@ int32_t ct_procgpu_minor_of_link(const char *link, size_t n);
 
 /* Set ev->gpu and ev->device_from, and ev->device where the calls left it -1. */
 void ct_procgpu_note(struct ct_event *ev);
+/* The one GPU the process holds open, named; NULL: none known. */
+const struct ct_gpu_info *ct_procgpu_of(uint32_t pid);
 /* Forget a pid (it exec'd or exited). */
 void ct_procgpu_forget(uint32_t pid);
 void ct_procgpu_reset(void);

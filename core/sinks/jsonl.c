@@ -601,6 +601,10 @@ static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 	ct_sb_u64(b, g->pid);
 	ct_sb_lit(b, ",\"device\":");
 	ct_sb_u64(b, g->device);
+	if (g->gpu) {
+		ct_sb_lit(b, ",\"gpu_uuid\":");
+		ct_sb_json_str(b, g->gpu->uuid);
+	}
 	ct_sb_lit(b, ",\"context\":");
 	ct_sb_u64(b, g->context);
 	ct_sb_lit(b, ",\"stream\":");

@@ -85,6 +85,8 @@ def main():
     tr = trace(CUDART, ["open:/dev/nvidiactl", "open:/dev/nvidia0", "set:0", "memset"])
     want(tr, devices(tr), [("cudaSetDevice", None, "open_gpu", UUID0), ("cudaMemsetAsync", None, "open_gpu", UUID0)],
          "one GPU open, real runtime")
+    t.check("\nunknown  " in tr.summary and UUID0 + "  0000:3b:00.0" in tr.summary,
+            "the summary's row by device names the GPU:\n" + tr.summary, tr)
 
     # ... and with CUDA_VISIBLE_DEVICES naming one device, the runtime's index 0.
     tr = trace(CUDART, ["open:/dev/nvidia1", "memset"], env={"CUDA_VISIBLE_DEVICES": UUID1})

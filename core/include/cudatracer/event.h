@@ -195,6 +195,8 @@ struct ct_gpu_event {
 	uint32_t launch_tid;
 	const char *launch_api;
 	uint64_t launch_mono_ns, launch_ts_ns;
+	/* The GPU, when the process holds exactly one open (as ct_event's); NULL otherwise. */
+	const struct ct_gpu_info *gpu;
 };
 
 /* The name of where a device came from as jsonl writes it ("call",
