@@ -42,6 +42,7 @@
 #include "sinks/hist.h"
 #include "decode/cgroup.h"
 #include "decode/procenv.h"
+#include "decode/procgpu.h"
 #include "symbols/python.h"
 #include "sinks/output.h"
 #include "sinks/sinkio.h"
@@ -417,6 +418,7 @@ static void inproc_started(uint32_t pid)
 	ct_sym_forget(pid);
 	ct_procenv_forget(pid);
 	ct_procenv_get(pid);
+	ct_procgpu_forget(pid);
 	ct_cgroup_of_pid(pid); /* its records carry no cgroup id: read while it lives */
 	ct_sym_refresh(pid);
 }
@@ -691,6 +693,7 @@ static int on_watch(void *ctx, void *data, size_t len)
 			 * before its first record is decoded. */
 			ct_procenv_forget(e->pid);
 			ct_procenv_get(e->pid);
+			ct_procgpu_forget(e->pid); /* its descriptors looked at anew */
 			/* A static interpreter (Debian's python3.X) is in the executable. */
 			ct_py_forget(e->pid);
 			ct_py_scan(e->pid);

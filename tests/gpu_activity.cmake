@@ -54,3 +54,14 @@ set_target_properties(launch_layers PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
 add_dependencies(launch_layers fake_launch_cudart fake_gpu_cuda)
 ct_integration_test(test_cuda_launch_layers "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cuda_launch_layers.py"
 	LABELS gpu)
+
+# The device of calls whose thread never said: the GPU the process holds
+# open, named by a stand-in /proc/driver/nvidia in a mount namespace; the
+# parsers of what it reads.
+ct_unit_test(test_device_sources "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_device_sources.c")
+add_executable(open_gpus "${P}/open_gpus.c")
+target_link_libraries(open_gpus PRIVATE dl)
+set_target_properties(open_gpus PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
+add_dependencies(open_gpus fake_gpu_cudart)
+ct_integration_test(test_device_fallback "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_device_fallback.py"
+	LABELS gpu)

@@ -394,6 +394,17 @@ uint8_t ct_record_arg_slots(const struct ct_api *a)
 	return (uint8_t)slots;
 }
 
+const char *ct_device_from_name(enum ct_device_from from)
+{
+	static const char *const names[] = {
+		[CT_DEVICE_FROM_CALL] = "call",
+		[CT_DEVICE_FROM_VISIBLE] = "visible_devices",
+		[CT_DEVICE_FROM_OPEN_GPU] = "open_gpu",
+	};
+
+	return (unsigned)from < sizeof(names) / sizeof(names[0]) ? names[from] : NULL;
+}
+
 const struct ct_field *ct_event_role(const struct ct_event *ev, enum ct_role role)
 {
 	for (int i = 0; i < ev->n_fields; i++)

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include "decode/device.h"
+#include "decode/procgpu.h"
 #include "util/pidmap.h"
 
 #define CTX_STACK 8
@@ -58,7 +59,7 @@ static void top_changed(struct thread_dev *t, uint32_t pid)
 	t->device = t->depth && t->depth <= CTX_STACK ? device_of_context(pid, t->ctx[t->depth - 1]) : -1;
 }
 
-void ct_device_note(struct ct_event *ev)
+static void from_calls(struct ct_event *ev)
 {
 	uint32_t flags = ev->api ? ev->api->flags : 0;
 	const struct ct_field *dev, *ctx, *made;
@@ -111,14 +112,22 @@ void ct_device_note(struct ct_event *ev)
 	ev->device = t->device;
 }
 
+void ct_device_note(struct ct_event *ev)
+{
+	from_calls(ev);
+	ct_procgpu_note(ev); /* what the process says where its calls did not */
+}
+
 void ct_device_forget(uint32_t pid)
 {
 	ct_pidmap_forget(&threads, pid);
 	ct_pidmap_forget(&contexts, pid);
+	ct_procgpu_forget(pid);
 }
 
 void ct_device_reset(void)
 {
 	ct_pidmap_reset(&threads);
 	ct_pidmap_reset(&contexts);
+	ct_procgpu_reset();
 }

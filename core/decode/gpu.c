@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decode/gpu.h"
+#include "decode/procgpu.h"
 #include "symbols/demangle.h"
 #include "util/u64map.h"
 
@@ -233,6 +234,7 @@ static void common(struct gpu_proc *p, struct ct_gpu_event *ev, enum ct_gpu_kind
 	ev->dur_ns = end > start ? end - start : 0;
 	ev->ts_ns = (uint64_t)((int64_t)ev->mono_ns + wall);
 	ev->device = device;
+	ev->gpu = ct_procgpu_of(p->pid);
 	ev->context = context;
 	ev->stream = stream;
 	ev->correlation = correlation;

@@ -116,54 +116,97 @@ bool ct_procenv_parse(const char *env, size_t n, struct ct_proc_env *out)
 	return best[0] < N_VARS || best[1] < N_VARS || best[2] < N_VARS || best[3] < N_VARS;
 }
 
-/* A process whose environment says nothing is remembered too, as this. */
-static const struct ct_proc_env none;
-static struct ct_u64map procs; /* pid -> struct ct_proc_env * (or &none) */
-static uint32_t last_pid;
-static const struct ct_proc_env *last;
-
-static const struct ct_proc_env *read_environ(uint32_t pid)
+int ct_visible_devices_count(const char *v, size_t n)
 {
-	size_t len;
-	char *buf = ct_proc_read(pid, "environ", CT_ENVIRON_MAX, &len);
-	struct ct_proc_env *e;
+	int count = 0;
 
-	if (!buf)
-		return &none; /* gone: its last records say nothing of a job */
-	e = malloc(sizeof(*e));
-	if (e && !ct_procenv_parse(buf, len, e)) {
-		free(e);
-		e = NULL;
+	for (const char *p = v, *end = v + n; p < end;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p)), *e = comma ? comma : end;
+		size_t len = (size_t)(e - p), i = 0;
+
+		if (len > 4 && (!memcmp(p, "GPU-", 4) || !memcmp(p, "MIG-", 4)))
+			i = len;
+		while (i < len && p[i] >= '0' && p[i] <= '9')
+			i++;
+		if (!len || i < len)
+			break; /* the runtime ignores this entry and those after it */
+		count++;
+		p = e + 1;
 	}
-	free(buf);
-	return e ? e : &none;
+	return count;
 }
 
-const struct ct_proc_env *ct_procenv_get(uint32_t pid)
+/* What the cache keeps of a process, remembered even when it says nothing. */
+struct proc_entry {
+	struct ct_proc_env env;
+	bool has_env;
+	int visible; /* devices CUDA_VISIBLE_DEVICES names; -1: unset */
+};
+
+static struct ct_u64map procs; /* pid -> struct proc_entry * */
+static uint32_t last_pid;
+static const struct proc_entry *last;
+/* A process gone before it was read, or out of memory: nothing known. */
+static const struct proc_entry unknown = { .visible = -1 };
+
+static const struct proc_entry *read_environ(uint32_t pid)
 {
-	const struct ct_proc_env *e;
+	static const char cvd[] = "CUDA_VISIBLE_DEVICES=";
+	size_t len;
+	char *buf = ct_proc_read(pid, "environ", CT_ENVIRON_MAX, &len);
+	struct proc_entry *e;
+
+	if (!buf)
+		return &unknown; /* gone: its last records say nothing of a job */
+	e = calloc(1, sizeof(*e));
+	if (e) {
+		e->has_env = ct_procenv_parse(buf, len, &e->env);
+		e->visible = -1;
+		for (const char *p = buf, *end = buf + len; p < end; p += strlen(p) + 1)
+			if (!strncmp(p, cvd, sizeof(cvd) - 1))
+				e->visible = ct_visible_devices_count(p + sizeof(cvd) - 1, strlen(p + sizeof(cvd) - 1));
+	}
+	free(buf);
+	return e ? e : &unknown;
+}
+
+static const struct proc_entry *entry_of(uint32_t pid)
+{
+	const struct proc_entry *e;
 
 	if (last && pid == last_pid)
-		return last == &none ? NULL : last;
+		return last;
 	e = ct_u64map_get(&procs, pid);
 	if (!e) {
 		e = read_environ(pid);
 		if (ct_u64map_put(&procs, pid, (void *)e)) {
-			if (e != &none)
+			if (e != &unknown)
 				free((void *)e);
-			return NULL;
+			return &unknown;
 		}
 	}
 	last_pid = pid;
 	last = e;
-	return e == &none ? NULL : e;
+	return e;
+}
+
+const struct ct_proc_env *ct_procenv_get(uint32_t pid)
+{
+	const struct proc_entry *e = entry_of(pid);
+
+	return e->has_env ? &e->env : NULL;
+}
+
+int ct_procenv_visible_devices(uint32_t pid)
+{
+	return entry_of(pid)->visible;
 }
 
 void ct_procenv_forget(uint32_t pid)
 {
 	void *e = ct_u64map_del(&procs, pid);
 
-	if (e && e != &none)
+	if (e && e != &unknown)
 		free(e);
 	if (pid == last_pid)
 		last = NULL;
@@ -175,7 +218,7 @@ void ct_procenv_reset(void)
 	void *val;
 
 	for (size_t it = 0; ct_u64map_next(&procs, &it, &key, &val);)
-		if (val != &none)
+		if (val != &unknown)
 			free(val);
 	ct_u64map_free(&procs);
 	last = NULL;

@@ -2,7 +2,9 @@
 /*
  * A traced process's place in a distributed job, read once from
  * /proc/PID/environ: rank, local rank, world size and job id, as launchers
- * set them (torchrun, Slurm, Open MPI). Not thread-safe: the poll loop is
+ * set them (torchrun, Slurm, Open MPI); and how many devices its
+ * CUDA_VISIBLE_DEVICES names. The environment the process was started
+ * with: what it sets itself later (os.environ) is not in the file. Not thread-safe: the poll loop is
  * the only user.
  */
 #ifndef CT_PROCENV_H
@@ -28,6 +30,16 @@ bool ct_procenv_parse(const char *env, size_t n, struct ct_proc_env *out);
  * is forgotten.
  */
 const struct ct_proc_env *ct_procenv_get(uint32_t pid);
+
+/*
+ * How many devices CUDA_VISIBLE_DEVICES's value (n bytes) names as the CUDA
+ * runtime reads it: indices, GPU-<uuid> or MIG-<uuid> entries separated by
+ * commas, up to the first entry that is none of these (the runtime ignores
+ * it and those after it).
+ */
+int ct_visible_devices_count(const char *v, size_t n);
+/* The process's count (read with its job environment); -1: the variable is unset. */
+int ct_procenv_visible_devices(uint32_t pid);
 
 /* Forget a pid (it exec'd a new environment, or exited). */
 void ct_procenv_forget(uint32_t pid);

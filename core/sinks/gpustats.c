@@ -57,9 +57,16 @@ static uint64_t pid_key(uint32_t pid, uint64_t v)
 	return ((uint64_t)pid << 32 | (v & 0xffffffffu)) * 0x9e3779b97f4a7c15ull ^ (v >> 32);
 }
 
-static struct ct_device_stat *device_get(struct ct_gpustats *s, uint32_t pid, int32_t device)
+/* The key of a device's row: minors are 0..253, indices far below 2^24. */
+static uint64_t device_key(uint32_t pid, int32_t device, int32_t minor)
 {
-	uint64_t key = (uint64_t)pid << 32 | (uint32_t)(device + 1);
+	return (uint64_t)pid << 32 | ((uint32_t)(device + 1) & 0xffffffu) | (uint32_t)(minor + 1) << 24;
+}
+
+static struct ct_device_stat *device_get(struct ct_gpustats *s, uint32_t pid, int32_t device,
+					 const struct ct_gpu_info *gpu)
+{
+	uint64_t key = device_key(pid, device, gpu ? gpu->minor : -1);
 	struct ct_device_stat *d = ct_u64map_get(&s->devices, key);
 
 	if (d)
@@ -69,6 +76,11 @@ static struct ct_device_stat *device_get(struct ct_gpustats *s, uint32_t pid, in
 		return NULL;
 	d->pid = pid;
 	d->device = device;
+	d->gpu_minor = gpu ? gpu->minor : -1;
+	if (gpu) {
+		memcpy(d->gpu_uuid, gpu->uuid, sizeof(d->gpu_uuid));
+		memcpy(d->gpu_bus, gpu->bus, sizeof(d->gpu_bus));
+	}
 	if (ct_u64map_put(&s->devices, key, d)) {
 		free(d);
 		return NULL;
@@ -137,7 +149,7 @@ static struct ct_copy_stat *copy_get(struct ct_gpustats *s, uint32_t pid, const 
 
 int ct_gpustats_gpu(struct ct_gpustats *s, const struct ct_gpu_event *g)
 {
-	struct ct_device_stat *d = device_get(s, g->pid, (int32_t)g->device);
+	struct ct_device_stat *d = device_get(s, g->pid, (int32_t)g->device, g->gpu);
 
 	if (!d)
 		return -ENOMEM;
@@ -167,7 +179,7 @@ int ct_gpustats_gpu(struct ct_gpustats *s, const struct ct_gpu_event *g)
 
 int ct_gpustats_call(struct ct_gpustats *s, const struct ct_event *ev)
 {
-	struct ct_device_stat *d = device_get(s, ev->pid, ev->device);
+	struct ct_device_stat *d = device_get(s, ev->pid, ev->device, ev->gpu);
 
 	if (!d)
 		return -ENOMEM;
@@ -224,7 +236,7 @@ static int by_device(const void *a, const void *b)
 	/* unknown (-1) after every device */
 	uint32_t dx = (uint32_t)x->device, dy = (uint32_t)y->device;
 
-	return dx < dy ? -1 : dx > dy;
+	return dx != dy ? (dx < dy ? -1 : 1) : strcmp(x->gpu_uuid, y->gpu_uuid);
 }
 
 /* The process's rows of one kind, sorted. */
@@ -288,7 +300,7 @@ void ct_gpustats_drop_pid(struct ct_gpustats *s, uint32_t pid)
 	for (size_t i = 0; i < p->n[ROW_DEVICE]; i++) {
 		struct ct_device_stat *d = p->v[ROW_DEVICE][i];
 
-		free(ct_u64map_del(&s->devices, (uint64_t)pid << 32 | (uint32_t)(d->device + 1)));
+		free(ct_u64map_del(&s->devices, device_key(pid, d->device, d->gpu_minor)));
 	}
 	gpu_proc_free(p);
 }

@@ -26,10 +26,14 @@ struct ct_copy_stat {
 	uint64_t count, bytes, ns;
 };
 
-/* One process on one device (device -1: calls whose device is not known). */
+/* One process on one device (device -1: calls whose device is not known),
+ * and on one GPU where it is known (the one the process holds open: empty
+ * uuid where not). */
 struct ct_device_stat {
 	uint32_t pid;
 	int32_t device;
+	int32_t gpu_minor; /* -1: no GPU known */
+	char gpu_uuid[sizeof(((struct ct_gpu_info *)0)->uuid)], gpu_bus[sizeof(((struct ct_gpu_info *)0)->bus)];
 	uint64_t calls, call_ns;          /* API calls made with it current */
 	uint64_t kernels, kernel_ns;      /* work it ran */
 	uint64_t copies, copy_bytes, copy_ns;
@@ -38,7 +42,7 @@ struct ct_device_stat {
 struct ct_gpustats {
 	struct ct_u64map kernels;  /* hash of (pid, name) -> ct_kernel_stat chain */
 	struct ct_u64map copies;   /* (pid, kind) -> ct_copy_stat */
-	struct ct_u64map devices;  /* (pid, device) -> ct_device_stat */
+	struct ct_u64map devices;  /* (pid, device, GPU minor) -> ct_device_stat */
 	struct ct_u64map procs;    /* pid -> its rows of each of the three (gpustats.c) */
 	uint64_t gpu_events;
 };

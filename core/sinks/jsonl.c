@@ -459,6 +459,7 @@ static size_t line_max(const struct api_text *t, const struct ct_event *ev)
 		n += 128 + 6 * (sizeof(ev->env->job_id) + sizeof(((struct jsonl_sink *)0)->host));
 	if (ev->comm_info)
 		n += 128;
+	n += 32 + (ev->gpu ? 16 + 6 * sizeof(ev->gpu->uuid) : 0); /* device_from, gpu_uuid */
 	if (ev->stack)
 		n += 16 + ct_stack_json_max(ev->stack);
 	for (uint32_t i = 0; ev->py_stack && i < ev->py_stack->n; i++)
@@ -522,6 +523,14 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 		w = ct_w_u64(w, (uint64_t)ev->device);
 	} else {
 		w = ct_w_lit(w, ",\"device\":null");
+	}
+	if (ct_device_from_name(ev->device_from)) {
+		w = ct_w_lit(w, ",\"device_from\":");
+		w = ct_w_json_str(w, ct_device_from_name(ev->device_from));
+	}
+	if (ev->gpu) {
+		w = ct_w_lit(w, ",\"gpu_uuid\":");
+		w = ct_w_json_str(w, ev->gpu->uuid);
 	}
 	if (cg)
 		w = put_cached(w, cg);
@@ -592,6 +601,10 @@ static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 	ct_sb_u64(b, g->pid);
 	ct_sb_lit(b, ",\"device\":");
 	ct_sb_u64(b, g->device);
+	if (g->gpu) {
+		ct_sb_lit(b, ",\"gpu_uuid\":");
+		ct_sb_json_str(b, g->gpu->uuid);
+	}
 	ct_sb_lit(b, ",\"context\":");
 	ct_sb_u64(b, g->context);
 	ct_sb_lit(b, ",\"stream\":");

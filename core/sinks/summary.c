@@ -353,13 +353,14 @@ static int print_table_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
 					     "Max", "P50", "P99", "Kernel" };
 	static const char *const chead[] = { "Kind", "Count", "Bytes", "Total", "GB/s" };
 	static const char *const dhead[] = { "Device", "Calls", "Call time", "Kernels", "Kernel time",
-					     "Copies", "Copy bytes", "Copy time" };
-	struct ct_table kt = { 9, "rrrrrrrrl" }, ct = { 5, "lrrrr" }, dt = { 8, "lrrrrrrr" };
+					     "Copies", "Copy bytes", "Copy time", "GPU", "Bus" };
+	struct ct_table kt = { 9, "rrrrrrrrl" }, ct = { 5, "lrrrr" }, dt = { 10, "lrrrrrrrll" };
 	struct ct_kernel_stat **k = NULL;
 	struct ct_copy_stat **c = NULL;
 	struct ct_device_stat **d = NULL;
 	size_t nk = 0, nc = 0, nd = 0;
 	uint64_t total = 0;
+	bool any_gpu = false;
 	char v[9][32];
 	int err;
 
@@ -372,6 +373,11 @@ static int print_table_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
 		err = ct_table_row(&kt, khead);
 	if (!err)
 		err = ct_table_row(&ct, chead);
+	/* The GPU and its bus where the process holds one open (docs/gpu.md). */
+	for (size_t i = 0; i < nd; i++)
+		any_gpu |= d[i]->gpu_uuid[0] != 0;
+	if (!any_gpu)
+		dt.cols = 8;
 	if (!err)
 		err = ct_table_row(&dt, dhead);
 	for (size_t i = 0; i < nk; i++)
@@ -400,7 +406,7 @@ static int print_table_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
 		err = ct_table_row(&ct, row);
 	}
 	for (size_t i = 0; i < nd && !err; i++) {
-		const char *row[8] = { v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] };
+		const char *row[10] = { v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], d[i]->gpu_uuid, d[i]->gpu_bus };
 
 		if (d[i]->device < 0)
 			strcpy(v[0], "unknown");
@@ -424,7 +430,7 @@ static int print_table_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
 		ct_table_print(out, &ct, 0);
 	}
 	/* Only where a device is known: a run that never said has nothing to split. */
-	if (!err && nd && (nd > 1 || d[0]->device >= 0)) {
+	if (!err && nd && (nd > 1 || d[0]->device >= 0 || d[0]->gpu_uuid[0])) {
 		fputs("\nBy device (calls by the device current on their thread):\n", out);
 		ct_table_print(out, &dt, 0);
 	}
@@ -516,6 +522,14 @@ static int print_json_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
 			fputs(i ? ",{\"device\":null" : "{\"device\":null", out);
 		else
 			fprintf(out, "%s{\"device\":%d", i ? "," : "", d[i]->device);
+		if (d[i]->gpu_uuid[0]) {
+			fputs(",\"gpu_uuid\":", out);
+			ct_json_str(out, d[i]->gpu_uuid);
+			if (d[i]->gpu_bus[0]) {
+				fputs(",\"gpu_bus\":", out);
+				ct_json_str(out, d[i]->gpu_bus);
+			}
+		}
 		json_u64(out, "calls", d[i]->calls, true);
 		json_u64(out, "calls_ns", d[i]->call_ns, true);
 		json_u64(out, "kernels", d[i]->kernels, true);

@@ -10,15 +10,22 @@
 
 char *ct_proc_read(uint32_t pid, const char *name, size_t max, size_t *len)
 {
-	char path[64], *buf = NULL, *nb;
-	size_t n = 0, cap = 0;
-	struct stat st;
-	int fd, err = 0;
+	char path[64];
 
 	if (snprintf(path, sizeof(path), "/proc/%u/%s", pid, name) >= (int)sizeof(path)) {
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
+	return ct_file_read(path, max, len);
+}
+
+char *ct_file_read(const char *path, size_t max, size_t *len)
+{
+	char *buf = NULL, *nb;
+	size_t n = 0, cap = 0;
+	struct stat st;
+	int fd, err = 0;
+
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;

@@ -16,6 +16,8 @@
  * read (ENOENT: the process is gone).
  */
 char *ct_proc_read(uint32_t pid, const char *name, size_t max, size_t *len);
+/* The same for any kernel file named by its path (/proc/driver/...). */
+char *ct_file_read(const char *path, size_t max, size_t *len);
 
 /* What /proc/PID/stat says of a process. */
 struct ct_proc_stat {

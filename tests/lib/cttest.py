@@ -104,9 +104,10 @@ def read_jsonl(path, meta=False):
     return (head, events) if meta else events
 
 
-def run(args, config=None, command=None, timeout=120, env=None, extra_sinks="", jsonl_sink=True):
+def run(args, config=None, command=None, timeout=120, env=None, extra_sinks="", jsonl_sink=True, wrap=()):
     """Run the tracer with a jsonl sink to a temp file (unless jsonl_sink is
-    False); return a Trace. @TMP@ in args and extra_sinks is the temp folder."""
+    False); return a Trace. @TMP@ in args and extra_sinks is the temp folder.
+    wrap: a command line the tracer's own is appended to (unshare ...)."""
     tmp = tempfile.mkdtemp(prefix="cttest.")
     jsonl = os.path.join(tmp, "events.jsonl")
     conf = os.path.join(tmp, "ct.ini")
@@ -116,7 +117,7 @@ def run(args, config=None, command=None, timeout=120, env=None, extra_sinks="", 
         if jsonl_sink:
             f.write("\n[sink.test]\ntype = jsonl\npath = %s\n" % jsonl)
         f.write(extra_sinks.replace("@TMP@", tmp))
-    cmd = [TRACER, "-c", conf] + list(args)
+    cmd = list(wrap) + [TRACER, "-c", conf] + list(args)
     if command:
         cmd += ["--"] + list(command)
     e = dict(os.environ)

@@ -51,6 +51,25 @@ struct ct_cgroup {
 };
 
 /*
+ * An NVIDIA GPU as its driver names it (/proc/driver/nvidia/gpus/BUS/information).
+ * The minor number is the N of /dev/nvidiaN, not the CUDA index a process
+ * sees (CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER renumber).
+ */
+struct ct_gpu_info {
+	int32_t minor;
+	char uuid[48];  /* "GPU-" and 8-4-4-4-12 hex digits */
+	char bus[24];   /* PCI domain:bus:device.function, "0000:3b:00.0" */
+};
+
+/* Where an event's device came from (jsonl `device_from`, docs/events.md). */
+enum ct_device_from {
+	CT_DEVICE_FROM_NONE,     /* not known: device -1, no gpu */
+	CT_DEVICE_FROM_CALL,     /* device: the thread's calls said */
+	CT_DEVICE_FROM_VISIBLE,  /* device 0: CUDA_VISIBLE_DEVICES names one, and the process holds one GPU open */
+	CT_DEVICE_FROM_OPEN_GPU, /* gpu only: the one GPU the process holds open; device -1 */
+};
+
+/*
  * One frame of a call stack (--stacks, docs/stacks.md). A native frame has
  * a module and an address; a Python frame (kind CT_FRAME_PYTHON) has
  * py_function, py_file and py_line. The last frame of a stack may instead
@@ -141,6 +160,11 @@ struct ct_event {
 	const struct ct_callstack *stack;
 	/* The Python frames of the call (--stacks); NULL: none. */
 	const struct ct_py_frames *py_stack;
+	/* Where `device` came from; and the GPU itself when the process holds
+	 * exactly one open (decode/procgpu.c), NULL otherwise: whatever device
+	 * says, all of such a process's work is on that GPU. */
+	enum ct_device_from device_from;
+	const struct ct_gpu_info *gpu;
 };
 
 /*
@@ -171,7 +195,14 @@ struct ct_gpu_event {
 	uint32_t launch_tid;
 	const char *launch_api;
 	uint64_t launch_mono_ns, launch_ts_ns;
+	/* The GPU, when the process holds exactly one open (as ct_event's); NULL otherwise. */
+	const struct ct_gpu_info *gpu;
 };
+
+/* The name of where a device came from as jsonl writes it ("call",
+ * "visible_devices", "open_gpu"); NULL for CT_DEVICE_FROM_NONE or a value
+ * out of range. */
+const char *ct_device_from_name(enum ct_device_from from);
 
 /* Field lookup by role; NULL if the API has no such argument. */
 const struct ct_field *ct_event_role(const struct ct_event *ev, enum ct_role role);
