@@ -47,7 +47,7 @@ static void out_user(struct out_user *u)
 {
 	unsigned uid, gid;
 
-	u->uid = geteuid();
+	*u = (struct out_user){ .uid = geteuid() };
 	u->sudo = u->uid == 0 && parse_id(getenv("SUDO_UID"), &uid) && parse_id(getenv("SUDO_GID"), &gid) &&
 		  uid != 0;
 	if (u->sudo) {
