@@ -395,6 +395,16 @@ static __always_inline void ct_emit(struct ct_frame *f, const struct ct_spec *s)
 			}
 		}
 	}
+	/* System-wide (--lib), a process user space does not follow yet (pids)
+	 * wakes the reader at once: it reads the process's maps while it
+	 * lives, to name its kernels and frames (follow_exit). A job of a few
+	 * milliseconds is gone by the next 100 ms poll. */
+	if (!ct_filter_pids) {
+		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+		if (!bpf_map_lookup_elem(&pids, &tgid))
+			flags = BPF_RB_FORCE_WAKEUP;
+	}
 	if (bpf_ringbuf_output(&events, &f->rec, len, flags))
 		ct_count(CT_STAT_LOST);
 }

@@ -28,7 +28,7 @@
 struct override {
 	const char *section, *key, *val;
 	const char *flag; /* the option, for messages: "-C tracer.attach=x", "--attach x" */
-	char *owned;
+	char *owned; /* -C's copy, split; a list option's values joined */
 };
 
 static const char *const kind_names[] = { "", "int", "uint", "hex", "size", "ptr", "handle",
@@ -150,7 +150,7 @@ static int add_cli_sink(struct ct_config *c, const char *arg)
 /* Where a setting came from, as the user wrote it. */
 static void override_origin(const struct override *o, char *buf, size_t n)
 {
-	if (o->owned) /* -C */
+	if (!strcmp(o->flag, "-C"))
 		snprintf(buf, n, "%s %s.%s=%s", o->flag, o->section, o->key, o->val);
 	else
 		snprintf(buf, n, "%s %s", o->flag, o->val);
@@ -212,6 +212,33 @@ struct cli {
 	char **sinks;
 	int n_sinks;
 };
+
+/*
+ * A list option given again adds to the list: `-P cudart -P cuda` is
+ * `-P cudart,cuda` (the last one alone was kept: cudart went untraced,
+ * unsaid). Only to the key's latest setting, and only if that option made
+ * it: a -C in between still replaces what came before it.
+ */
+static int override_list(struct cli *cli, const char *flag, const char *sec, const char *key, const char *val)
+{
+	for (int i = cli->n_ov - 1; i >= 0; i--) {
+		struct override *o = &cli->ov[i];
+		char *joined;
+
+		if (strcmp(o->section, sec) || strcmp(o->key, key))
+			continue;
+		if (strcmp(o->flag, flag))
+			break;
+		if (asprintf(&joined, "%s,%s", o->val, val) < 0)
+			return -ENOMEM;
+		free(o->owned);
+		o->owned = joined;
+		o->val = joined;
+		return 0;
+	}
+	cli->ov[cli->n_ov++] = (struct override){ sec, key, val, flag, NULL };
+	return 0;
+}
 
 /* The config file, then the command line over it, checked whole. */
 static int build_config(const struct cli *cli, struct ct_config *conf)
@@ -298,10 +325,19 @@ int main(int argc, char **argv)
 		case OPT_CGROUP: OV("--cgroup", "filter", "cgroup", optarg); break;
 		case OPT_DAEMON: OV("--daemon", "tracer", "daemon", "true"); break;
 		case OPT_DURATION: OV("--duration", "tracer", "duration", optarg); break;
-		case 'P': OV("--plugin", "tracer", "plugins", optarg); break;
+		case 'P':
+			if (override_list(&cli, "--plugin", "tracer", "plugins", optarg))
+				goto out;
+			break;
 		case OPT_PROFILE: OV("--profile", "tracer", "profile", optarg); break;
-		case OPT_INCLUDE: OV("--include", "filter", "include", optarg); break;
-		case OPT_EXCLUDE: OV("--exclude", "filter", "exclude", optarg); break;
+		case OPT_INCLUDE:
+			if (override_list(&cli, "--include", "filter", "include", optarg))
+				goto out;
+			break;
+		case OPT_EXCLUDE:
+			if (override_list(&cli, "--exclude", "filter", "exclude", optarg))
+				goto out;
+			break;
 		case OPT_ERRORS_ONLY: OV("--errors-only", "filter", "errors_only", "true"); break;
 		case OPT_MIN_DUR: OV("--min-duration", "filter", "min_duration", optarg); break;
 		case OPT_RINGBUF: OV("--ringbuf-size", "tracer", "ringbuf_size", optarg); break;

@@ -32,10 +32,11 @@ const struct ct_option ct_options[] = {
 		  "a command goes on untraced and is waited for", .key = "tracer.duration" },
 
 	GROUP("What to trace"),
-	ARG("plugin", 'P', 'P', "LIST", "runtime plugins: cudart, cuda, hip, opencl, nccl, or a .so path"),
+	ARG("plugin", 'P', 'P', "LIST", "runtime plugins: cudart, cuda, hip, opencl, nccl, or a .so path\n"
+				    "(given again, adds: -P cudart -P cuda is -P cudart,cuda)"),
 	ARG("profile", 0, OPT_PROFILE, "NAME", "default | full (full adds the very frequent getters)"),
-	ARG("include", 0, OPT_INCLUDE, "GLOBS", "only these APIs (comma-separated globs)"),
-	ARG("exclude", 0, OPT_EXCLUDE, "GLOBS", "not these APIs"),
+	ARG("include", 0, OPT_INCLUDE, "GLOBS", "only these APIs (comma-separated globs; given again, adds)"),
+	ARG("exclude", 0, OPT_EXCLUDE, "GLOBS", "not these APIs (given again, adds)"),
 	FLAG("errors-only", 0, OPT_ERRORS_ONLY, "only calls that returned an error"),
 	ARG("min-duration", 0, OPT_MIN_DUR, "D", "only calls at least this long (50us, 0.2ms, 1.5s)"),
 	{ .name = "stacks", .has_arg = optional_argument, .val = OPT_STACKS, .arg = "[=APIS]",

@@ -467,6 +467,9 @@ static void gone_later(struct session *s, uint32_t pid)
  * that makes a traced call is named to it, so that its exit is heard and
  * what is kept for it (the sinks' per-process series, the decoders' maps)
  * goes with it. One that ended before it was named is taken as ended now.
+ * Its first record woke the reader (ct_emit): its maps are read now, while
+ * it lives, since a job of a few milliseconds is gone by its first launch's
+ * decoding and its kernels' names with it (--lib).
  */
 static void follow_exit(struct session *s, uint32_t pid)
 {
@@ -484,6 +487,7 @@ static void follow_exit(struct session *s, uint32_t pid)
 		ct_u64map_del(&s->followed, pid);
 		return;
 	}
+	ct_sym_refresh(pid);
 	if (!proc_gone(pid, &start)) {
 		ct_u64map_put(&s->followed, pid, FOLLOWED(start));
 		return;
@@ -551,6 +555,8 @@ static int on_record(void *ctx, void *data, size_t len)
 	}
 	r = ct_record_whole(data, len, &s->full);
 	plugin = r ? CT_CALL_PLUGIN(r->call) : 0;
+	if (r) /* before it is decoded: its maps name its kernels */
+		follow_exit(s, r->pid);
 
 	if (!r || plugin >= (uint32_t)s->n_plugins ||
 	    ct_decode(s->plugins[plugin].p, r, s->wall_offset, &s->ev)) {
@@ -574,7 +580,6 @@ static int on_record(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	s->stats.events++;
-	follow_exit(s, s->ev.pid);
 	if (s->ev.api->flags & CT_API_LAUNCH) {
 		const struct ct_field *k = ct_event_role(&s->ev, CT_ROLE_KERNEL);
 

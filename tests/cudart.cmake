@@ -107,6 +107,7 @@ ct_integration_test(explain "${I}/test_explain.py")
 ct_integration_test(cli_outputs "${I}/test_cli_outputs.py" LABELS root)
 ct_integration_test(cli_silence "${I}/test_cli_silence.py" LABELS root)
 ct_integration_test(cli_words "${I}/test_cli_words.py" LABELS root)
+ct_integration_test(cli_lists "${I}/test_cli_lists.py" LABELS root)
 ct_integration_test(cudart_system_static "${I}/test_cudart_system_static.py" LABELS root)
 
 # Known call stacks (test_stacks.py): with frame pointers, and without at -O2.

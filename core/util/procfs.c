@@ -55,7 +55,14 @@ char *ct_file_read(const char *path, size_t max, size_t *len)
 		got = read(fd, buf + n, cap - n - 1);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got <= 0)
+		/* A process reaped after the open fails the read with ESRCH:
+		 * said so, never an empty file (its stat unparsed, taken for
+		 * a process that lives, whose exit then went unheard). */
+		if (got < 0) {
+			err = errno;
+			goto out;
+		}
+		if (got == 0)
 			break;
 		n += (size_t)got;
 	}

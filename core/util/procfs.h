@@ -13,7 +13,8 @@
 /*
  * /proc/PID/NAME, at most `max` bytes, NUL-terminated (*len: the bytes
  * read, without the NUL); free() it. NULL with errno set where it cannot be
- * read (ENOENT: the process is gone).
+ * opened or a read fails (ENOENT: the process is gone; ESRCH: it was reaped
+ * after the open).
  */
 char *ct_proc_read(uint32_t pid, const char *name, size_t max, size_t *len);
 /* The same for any kernel file named by its path (/proc/driver/...). */

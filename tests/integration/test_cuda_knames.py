@@ -7,7 +7,10 @@ names it from the ELF symbols of the file mapped at that address: the
 executable, or a shared library. Covered: runtime linked statically (nvcc's
 default) and shared; kernels in the executable and in a library; a
 pip-style layout where libcudart sits in a folder of its own, found only
-through the executable's RPATH.
+through the executable's RPATH; and that pip copy probed with --lib (one
+file in every process that maps it), where the tracer hears of the process
+only from its calls and the program exits a few milliseconds after its last
+launch, long before the reader's next 100 ms poll.
 
 Each program launches its kernels twice: by cudaLaunchKernel(stub, ...),
 then with <<<>>>, which CUDA 13's nvcc compiles to __cudaGetKernel(&handle,
@@ -17,6 +20,11 @@ itself as the handle; with one the handle is the driver's, and the tracer
 names it from the __cudaGetKernel call that made it.
 """
 import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
 
 import cttest
 
@@ -49,6 +57,36 @@ def launch_problems(t, expected, what):
     return bad
 
 
+class LibTrace:
+    """A --lib run's results, read as launch_problems reads a Trace."""
+
+    def __init__(self, rc, stderr, events):
+        self.rc, self.stderr, self.events = rc, stderr, events
+
+    def calls(self, plugin=None):
+        return [e for e in self.events if "api" in e and e["plugin"] == plugin]
+
+
+def lib_mode(name, kernels):
+    """Probe the pip copy of libcudart with --lib while the program runs."""
+    lib = os.path.join(cttest.PROGRAMS, "pip", "site-packages", "nvidia", "cuda_runtime", "lib",
+                       "libcudart.so.13")
+    tmp = tempfile.mkdtemp(prefix="cttest.")
+    out = os.path.join(tmp, "ev.jsonl")
+    tr = subprocess.Popen([cttest.TRACER, "-v", "--plugin", "cudart", "--lib", lib, "-o", "jsonl:" + out],
+                          stderr=subprocess.PIPE, text=True)
+    try:
+        err = cttest.wait_tracing(tr)
+        subprocess.run([cttest.program(name)], check=True, capture_output=True, timeout=60)
+        time.sleep(0.3)
+    finally:
+        tr.send_signal(signal.SIGINT)
+        err.append(tr.communicate(timeout=30)[1])
+    events = cttest.read_jsonl(out)
+    shutil.rmtree(tmp, True)
+    return launch_problems(LibTrace(tr.returncode, "".join(err), events), kernels, name + " --lib")
+
+
 def main():
     cttest.need_root()
     cases = [
@@ -69,6 +107,7 @@ def main():
             pip = os.path.join(cttest.PROGRAMS, "pip", "site-packages", "nvidia", "cuda_runtime", "lib")
             if "runtime: " + pip + "/libcudart.so" not in t.stdout:
                 bad.append("kname_pip did not map the pip copy of libcudart:\n" + t.stdout)
+    bad += lib_mode("kname_pip", EXE_KERNELS)
     # Every layout is tried, and every failure reported at once.
     cttest.check(not bad, "\n\n".join(bad))
     print("ok: kernel names in %d layouts" % len(cases))

@@ -2,8 +2,9 @@
 /*
  * The one reader of /proc/PID/... (core/util/procfs.c): a file read whole
  * or cut at its bound, NUL-terminated; a directory or a process that is
- * gone refused with the reason; /proc/PID/stat parsed past a name that
- * holds spaces and parentheses.
+ * gone refused with the reason, and a read that fails too (a process
+ * reaped between the open and the read: ESRCH); /proc/PID/stat parsed past
+ * a name that holds spaces and parentheses.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -51,6 +52,21 @@ static void refused(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/*
+ * A read that fails is an error with its errno, never an empty file: a
+ * process reaped between the open and the read fails it with ESRCH, and
+ * its stat, read as empty, was taken for a process that lives (session.c's
+ * proc_gone), so its exit went unheard. /proc/self/mem fails its first read
+ * (nothing is mapped at address 0) in the same place, on demand.
+ */
+static void read_error_said(void **state)
+{
+	(void)state;
+	errno = 0;
+	assert_null(ct_proc_read((uint32_t)getpid(), "mem", 4096, NULL));
+	assert_int_equal(errno, EIO);
+}
+
 static void stat_parsed(void **state)
 {
 	struct ct_proc_stat st;
@@ -72,6 +88,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(read_whole_and_bounded),
 		cmocka_unit_test(refused),
+		cmocka_unit_test(read_error_said),
 		cmocka_unit_test(stat_parsed),
 	};
 
