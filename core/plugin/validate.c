@@ -362,10 +362,11 @@ static int check_roles(struct check *c, const struct ct_api *a)
 	for (size_t i = 0; i < sizeof(size_roles) / sizeof(size_roles[0]); i++) {
 		size_t k = 0;
 		int n = count_role(a, size_roles[i].role, &k);
-		const struct ct_arg *g = &a->args[k];
+		const struct ct_arg *g;
 
 		if (!n)
 			continue;
+		g = &a->args[k]; /* a row may have no arguments: args is NULL */
 		/* ELEM_BITS add up: a channel format's x, y, z and w */
 		if (n > 1 && size_roles[i].role != CT_ROLE_ELEM_BITS)
 			return fail(c, -EINVAL, "%d arguments with the role %s: a size has one", n,
