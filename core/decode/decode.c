@@ -257,6 +257,8 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->py_stack = r->pystack ? ct_py_stack_get(r->pid, r->pystack) : NULL;
 	ev->stack = NULL; /* the session's stacks reader names it (capture/stacks.c) */
 	ev->device = -1; /* device.c says, for the session */
+	ev->device_from = CT_DEVICE_FROM_NONE; /* procgpu.c says where it came from */
+	ev->gpu = NULL;
 	ev->n_fields = 0;
 	/* A string the engine could read neither at entry nor at return. */
 	if (api->str_slot < CT_REC_ARGS && r->args[api->str_slot] && !(r->flags & CT_REC_HAS_STR))

@@ -102,8 +102,10 @@ class Daemon:
             f.write(text)
 
     def said(self):
-        self.log.seek(0)
-        return self.log.read()
+        # Read through a descriptor of its own: the daemon writes to this
+        # file's description, whose offset a seek here would move under it.
+        with open(self.log.name) as f:
+            return f.read()
 
     def listen(self):
         while True:

@@ -170,8 +170,10 @@ t = cttest.run(["--stacks", "-q"], config="[stacks]\nmethod = dwarf\ndwarf_bytes
                command=[nofp, "deep", "400"])
 m = t.calls("cudaMalloc")
 fr = funcs(m[0]) if len(m) == 1 and "stack" in m[0] else []
+# (Cut by the copy, not by the 126 frames kept: under the sanitizers a
+# frame is smaller and some fifty fit.)
 cttest.check(fr[:3] == ["inner", "outer", "recurse"] and fr[-1] == "[truncated]" and
-             set(fr[2:-1]) == {"recurse"} and 12 <= len(fr) - 3 <= 40, "dwarf deep: %s" % fr, t)
+             set(fr[2:-1]) == {"recurse"} and 12 <= len(fr) - 3 <= 100, "dwarf deep: %s" % fr, t)
 
 # A module deleted from disk before its call: named through its mapping
 # (/proc/PID/map_files) while the process lives; once it has exited too,
