@@ -76,10 +76,13 @@ def compare(live, rep, trace, what):
             continue
         la, lb = chrome_norm(a), chrome_norm(b)
         shift = 0
-        if extra == "":  # monotonic: one constant shift, under a microsecond
+        # monotonic: one constant shift, of a few microseconds at most (the
+        # wall-to-monotonic offset each run measures between two clock
+        # reads: 1.08 us once under the sanitizers on a busy machine)
+        if extra == "":
             pairs = [(x["ts"], y["ts"]) for x, y in zip(la["traceEvents"], lb["traceEvents"]) if "ts" in x]
             shifts = {round(y - x, 3) for x, y in pairs}
-            cttest.check(len(shifts) == 1 and abs(next(iter(shifts))) < 1.0,
+            cttest.check(len(shifts) == 1 and abs(next(iter(shifts))) < 5.0,
                          "%s: %s timestamps shifted by %r" % (what, file, sorted(shifts)[:5]), trace)
             shift = next(iter(shifts))
         cttest.check(la == chrome_norm(b, shift), "%s: %s differs from the live run's" % (what, file), trace)
