@@ -31,7 +31,9 @@ def info(minor, uuid, bus):
 
 # The driver's folder as the tracer's namespace sees it: minors 0 and 1 are
 # GPUs; minor 2's file has a 64 KiB line and no UUID; minor 3's keys begin
-# past the 4 KiB read.
+# past the 4 KiB read; minor 4's is a FIFO no one writes (a blocking open
+# would hang the tracer); minor 5's is a symbolic link to a file elsewhere
+# that says minor 5 (a link is not followed).
 DRIVER = " && ".join([
     "mount -t tmpfs ct /proc/driver",
     "G=/proc/driver/nvidia/gpus",
@@ -42,11 +44,14 @@ DRIVER = " && ".join([
     " > $G/0000:af:00.0/information",
     "{ head -c 8192 /dev/zero | tr '\\\\0' '\\\\n'; printf '%s'; } > $G/0000:d8:00.0/information"
     % info(3, "GPU-33333333-3333-3333-3333-333333333333", "0000:d8:00.0"),
+    "mkdir -p $G/0000:e1:00.0 $G/0000:e2:00.0 && mkfifo $G/0000:e1:00.0/information",
+    "printf '%s' > /proc/driver/elsewhere" % info(5, "GPU-55555555-5555-5555-5555-555555555555", "0000:e2:00.0"),
+    "ln -s /proc/driver/elsewhere $G/0000:e2:00.0/information",
     'exec "$@"',
 ])
 WRAP = ["unshare", "-m", "--propagation", "private", "sh", "-c", DRIVER, "sh"]
 # The program's /dev: the GPUs' nodes and nvidiactl (195:255, not a GPU).
-DEV = ('mount -t tmpfs -o mode=755 ct /dev && for m in 0 1 2 3; do mknod /dev/nvidia$m c 195 $m; done && '
+DEV = ('mount -t tmpfs -o mode=755 ct /dev && for m in 0 1 2 3 4 5; do mknod /dev/nvidia$m c 195 $m; done && '
        'mknod /dev/nvidiactl c 195 255 && exec "$0" "$@"')
 
 
@@ -103,8 +108,8 @@ def main():
     want(tr, devices(tr), [("cudaMemsetAsync", None, "open_gpu", UUID0), ("cudaSetDevice", 2, "call", UUID0),
                            ("cudaMemsetAsync", 2, "call", UUID0)], "cudaSetDevice wins")
 
-    # Hostile information files are bounded and ignored: no GPU for minors 2 and 3.
-    for minor in (2, 3):
+    # Hostile information files are bounded and ignored: no GPU for minors 2 to 5.
+    for minor in (2, 3, 4, 5):
         tr = trace(CUDART, ["open:/dev/nvidia%d" % minor, "memset"])
         want(tr, devices(tr), [("cudaMemsetAsync", None, None, None)], "minor %d's file is not believed" % minor)
     print("ok: the GPU a process holds open names its calls' device; two, or a bad file, name none")
