@@ -42,7 +42,7 @@ const struct ct_option ct_options[] = {
 	{ .name = "stacks", .has_arg = optional_argument, .val = OPT_STACKS, .arg = "[=APIS]",
 	  .help = "call stacks on allocations, frees, launches and failing calls\n"
 		  "(APIS: all, or classes and globs as stacks.apis; docs/stacks.md)" },
-	FLAG("gpu-activity", 0, OPT_GPU_ACTIVITY, "with a command: kernels, copies and sets on the GPU too (CUPTI)"),
+	FLAG("gpu-activity", 0, OPT_GPU_ACTIVITY, "with a command or -p: kernels, copies and sets on the GPU too (CUPTI)"),
 
 	GROUP("Output"),
 	ARG("output", 'o', 'o', "[NAME=]TYPE[:WHERE]",

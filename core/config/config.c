@@ -166,14 +166,15 @@ static const struct ct_key tracer_keys[] = {
 	   "into it (nvcc's default) and probe it before it runs. Its first process waits while its symbols "
 	   "are read (once per file); later ones cost a hash lookup in the kernel"),
 	TK("gpu_activity", CT_KEY_BOOL, "false", gpu_activity,
-	   "With a command: also record the kernels, copies and sets the GPU executed (CUPTI, through "
-	   "an injection library the CUDA driver loads at cuInit), each with the call that launched it; "
+	   "With a command or -p: also record the kernels, copies and sets the GPU executed (CUPTI, through "
+	   "an injection library the CUDA driver loads at cuInit, or that the tracer brings into a running "
+	   "process and turns off again when it stops), each with the call that launched it; "
 	   "--gpu-activity sets it"),
 	TK("inject_library", CT_KEY_STR, NULL, inject_library,
 	   "gpu_activity: the injection library (default: libcudatracer-inject.so beside the binary or "
 	   "in the install folder)"),
 	TK("cupti_path", CT_KEY_STR, NULL, cupti_path,
-	   "gpu_activity: the libcupti the traced command opens (default: the copy it maps, pip's "
+	   "gpu_activity: the libcupti a traced command opens (default, and always with -p: the copy it maps, pip's "
 	   "nvidia-cuda-cupti beside its libcudart, /usr/local/cuda, the loader's path)"),
 	TK("aggregate_path", CT_KEY_STR, "-", aggregate_path,
 	   "mode = aggregate without -o: file for the summary; - is standard output"),
