@@ -170,6 +170,9 @@ def attach_rounds(a, modes, cmd, out):
                                   "rc": tr.returncode})
                 time.sleep(0.3)  # the detach's own work settles outside every stretch
                 print("round %d %s %s" % (r + 1, m, ev[-1] if ev else "rc %d" % tr.returncode), file=sys.stderr)
+                for l in lines:
+                    if "GPU activity" in l or "warning" in l or "launches:" in l:
+                        print("  " + l.rstrip()[:300], file=sys.stderr)
                 if a.traces:
                     # What the stretch's trace holds (bench/live_coverage.py), then the trace goes.
                     subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "live_coverage.py"),
