@@ -389,6 +389,23 @@ int ct_remote_read_str(const struct ct_remote *r, uint64_t addr, char *buf, size
 
 /* ---- one call ---- */
 
+/*
+ * The CUDA driver's own threads (named cuda-EvtHandlr, cuda0000...) are
+ * never chosen: what is called (CUPTI's start) calls into the driver,
+ * which may want a lock such a thread holds while it waits.
+ */
+static bool driver_thread(pid_t pid, const char *tid)
+{
+	char name[300], *comm;
+	bool yes;
+
+	snprintf(name, sizeof(name), "task/%s/comm", tid);
+	comm = ct_proc_read((uint32_t)pid, name, 64, NULL);
+	yes = !comm || !strncmp(comm, "cuda", 4);
+	free(comm);
+	return yes;
+}
+
 /* A thread at a safe point: its wait's number, and room on its stack. */
 static int pick_threads(pid_t pid, const struct maps *mp, pid_t *tids, size_t max)
 {
@@ -416,7 +433,7 @@ static int pick_threads(pid_t pid, const struct maps *mp, pid_t *tids, size_t ma
 		k = sscanf(text, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4],
 			   &a[5], &sp, &pc);
 		free(text);
-		if (k != 9 || (k = safe_rank(nr)) < 0)
+		if (k != 9 || (k = safe_rank(nr)) < 0 || driver_thread(pid, d->d_name))
 			continue;
 		/* Room below sp: its mapping's start (the main thread's [stack] grows on its own). */
 		bool room = false;
