@@ -170,7 +170,7 @@ static int output_writable(const char *path)
 	return err;
 }
 
-static int precheck(const struct ct_config *c)
+int ct_daemon_precheck(const struct ct_config *c)
 {
 	char **dirs = ct_plugin_dirs(c->tracer.plugin_path);
 	char where[PATH_MAX + 16];
@@ -288,6 +288,15 @@ static int continue_files(const struct written *w, struct ct_config *next)
 			ct_info("sink '%s': %s is continued", s->name, c->path);
 			continue;
 		}
+		/* Rotated: set aside under its rotated name, as at a rotation,
+		 * the path the current file's as always; created new, never
+		 * emptied (a name taken fails the session, not the file). */
+		if (s->ops->rotatable && ct_rotate_on(&c->rot)) {
+			c->rotate_aside = true;
+			c->out_mode = CT_OUT_NEW;
+			ct_info("sink '%s': the finished %s is rotated", s->name, c->path);
+			continue;
+		}
 		other = beside(c->path);
 		if (!other) {
 			int err = -errno;
@@ -357,7 +366,7 @@ static int load_pair(struct daemon *d, struct ct_config **run, struct ct_config 
 		a = NULL;
 	}
 	if (!err)
-		err = precheck(a);
+		err = ct_daemon_precheck(a);
 	if (!err && (err = d->load(d->ctx, b))) {
 		free(b);
 		b = NULL;
