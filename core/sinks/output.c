@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "util/log.h"
 #include "sinks/listeners.h"
@@ -106,6 +107,14 @@ static int refuse_shared(const struct ct_sink_conf *s, const struct ct_output_cm
 	return -EINVAL;
 }
 
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* The sink's open on its file; with rotation, its first lines (a header,
  * the meta line) written through, so a file of nothing else is not rotated. */
 static int start_sink(struct ct_output *o, int i)
@@ -137,6 +146,7 @@ static void rotate(struct ct_output *o, int i)
 {
 	struct ct_sink_conf *s = &o->conf->sinks[i];
 	struct ct_sink_common *c = common(s);
+	uint64_t t0 = mono_now();
 	char what[96];
 	int err;
 
@@ -169,6 +179,8 @@ static void rotate(struct ct_output *o, int i)
 	}
 	if (err)
 		sink_failed(o, i, "beginning a new file after a rotation", -err);
+	else
+		ct_info("sink '%s': %s rotated (%.1f ms)", s->name, c->path, (double)(mono_now() - t0) / 1e6);
 }
 
 int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct ct_output_cmd *cmd)

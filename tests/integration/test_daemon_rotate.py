@@ -15,6 +15,7 @@ import glob
 import gzip
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -132,6 +133,14 @@ def main():
         cttest.check(lines[0].startswith("ts_ns,pid,tid,comm"), "%s: no header" % p)
         got += sum(1 for line in lines[1:] if line and int(line.split(",")[1]) in pids and ",cudaMemset," in line)
     cttest.check(got == total, "csv files hold %d calls, %d made\n%s" % (got, total, said))
+
+    # A reload rotated the finished chrome and csv files aside: no NAME.RANDOM.EXT beside them.
+    for name, ext in (("trace", "json"), ("rows", "csv")):
+        other = [p for p in ours(d.path("%s*.%s" % (name, ext)))
+                 if p != d.path("%s.%s" % (name, ext)) and not re.search(r"\.\d{8}T\d{6}Z-\d{3}\.%s$" % ext, p)]
+        cttest.check(not other, "files beside the rotated ones: %r\n%s" % (other, said))
+        cttest.check("sink '%s': the finished %s.%s is rotated" % ("trace" if name == "trace" else "rows",
+                                                                   d.path(name), ext) in said, "no rotation at the reload")
 
     # Compressed and capped: two of ours kept, the older one removed, the foreign one left.
     kept = ours(d.path("kept.*.jsonl.gz"))
