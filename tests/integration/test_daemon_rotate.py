@@ -25,7 +25,13 @@ from daemon_common import Daemon
 RUNS, CALLS = 8, 60
 
 
+BEFORE = '{"kind":"meta","format":"cudatracer-jsonl","version":1,"tracer_pid":1}\n{"pid":1,"api":"cudaMemset"}\n'
+
+
 def conf(d):
+    # A daemon's file from before a restart, at the path: rotated aside whole.
+    with open(d.path("calls.jsonl"), "w") as f:
+        f.write(BEFORE)
     return ("[sink.calls]\ntype = jsonl\npath = %s\nrotate_size = 4K\n\n"
             "[sink.kept]\ntype = jsonl\npath = %s\nrotate_size = 4K\nrotate_compress = gzip\nrotate_keep = 2\n\n"
             "[sink.trace]\ntype = chrome\npath = %s\nrotate_interval = 1s\n\n"
@@ -102,6 +108,10 @@ def main():
 
     # By size: several files, each with its meta line, the calls summed exactly.
     calls = ours(d.path("calls.*-[0-9][0-9][0-9].jsonl"))
+    before = [p for p in calls if open(p).read() == BEFORE]
+    cttest.check(len(before) == 1 and "calls.jsonl, from before this daemon, is rotated" in said,
+                 "the file from before the daemon: %r\n%s" % (before, said))
+    calls.remove(before[0])
     cttest.check(len(calls) >= 3, "jsonl rotated %d times\n%s" % (len(calls), said))
     got = [memsets_jsonl(p, pids) for p in calls + [d.path("calls.jsonl")]]
     cttest.check(sum(got) == total, "jsonl files hold %r calls, %d made\n%s" % (got, total, said))
