@@ -180,7 +180,8 @@ static void rotate(struct ct_output *o, int i)
 	if (err)
 		sink_failed(o, i, "beginning a new file after a rotation", -err);
 	else
-		ct_info("sink '%s': %s rotated (%.1f ms)", s->name, c->path, (double)(mono_now() - t0) / 1e6);
+		ct_info("sink '%s': %s rotated to %s (%.1f ms)", s->name, c->path, ct_rotor_rotated(o->rot[i]),
+			(double)(mono_now() - t0) / 1e6);
 }
 
 int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct ct_output_cmd *cmd)

@@ -220,6 +220,11 @@ fail:
 	return err;
 }
 
+const char *ct_rotor_rotated(const struct ct_rotor *r)
+{
+	return r->rotated;
+}
+
 /* The rotated file src as src.gz: made new (O_EXCL, never through a link),
  * then src removed; on any failure the .gz is removed and src stays. */
 static int gzip_file(struct ct_rotor *r, const char *src)

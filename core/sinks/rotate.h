@@ -49,6 +49,8 @@ bool ct_rotor_due(struct ct_rotor *r, FILE *out, bool tick);
  * reason said: the file then goes on as it is and rotation is tried again
  * a second later. */
 int ct_rotor_rename(struct ct_rotor *r, FILE *out);
+/* The name in the folder of the last file renamed. */
+const char *ct_rotor_rotated(const struct ct_rotor *r);
 /* The renamed file is finished and closed: compress it and apply the caps,
  * beside the reader. */
 void ct_rotor_finished(struct ct_rotor *r);

@@ -8,9 +8,11 @@ all the files exactly the calls it made, none lost or written twice. With
 rotate_compress = gzip and rotate_keep = 2: the rotated files are .gz that
 gzip -t passes and `cudatracer report` reads, two are kept, an older file of
 the rotation's names is removed and another user's of the same names is
-left. Symbolic links planted at the csv's next rotated names for the next
-seconds are neither replaced nor written through: the rotation takes the
-next free number."""
+left. With rotate_keep_bytes: the newest rotated files within the bytes kept,
+the older ones removed. A file at a path from before the daemon started is
+rotated aside whole. Symbolic links planted at the csv's next rotated names
+for the next seconds are neither replaced nor written through: the rotation
+takes the next free number."""
 import glob
 import gzip
 import json
@@ -23,6 +25,7 @@ import cttest
 from daemon_common import Daemon
 
 RUNS, CALLS = 8, 60
+CAP = 70000  # bytes of capped.jsonl's rotated files: a few of the eight
 
 
 BEFORE = '{"kind":"meta","format":"cudatracer-jsonl","version":1,"tracer_pid":1}\n{"pid":1,"api":"cudaMemset"}\n'
@@ -35,8 +38,10 @@ def conf(d):
     return ("[sink.calls]\ntype = jsonl\npath = %s\nrotate_size = 4K\n\n"
             "[sink.kept]\ntype = jsonl\npath = %s\nrotate_size = 4K\nrotate_compress = gzip\nrotate_keep = 2\n\n"
             "[sink.trace]\ntype = chrome\npath = %s\nrotate_interval = 1s\n\n"
-            "[sink.rows]\ntype = csv\npath = %s\nrotate_size = 4K\n"
-            % (d.path("calls.jsonl"), d.path("kept.jsonl"), d.path("trace.json"), d.path("rows.csv")))
+            "[sink.rows]\ntype = csv\npath = %s\nrotate_size = 4K\n\n"
+            "[sink.capped]\ntype = jsonl\npath = %s\nrotate_size = 4K\nrotate_keep_bytes = %d\n"
+            % (d.path("calls.jsonl"), d.path("kept.jsonl"), d.path("trace.json"), d.path("rows.csv"),
+               d.path("capped.jsonl"), CAP))
 
 
 def ours(pattern):
@@ -151,6 +156,13 @@ def main():
         cttest.check(not other, "files beside the rotated ones: %r\n%s" % (other, said))
         cttest.check("sink '%s': the finished %s.%s is rotated" % ("trace" if name == "trace" else "rows",
                                                                    d.path(name), ext) in said, "no rotation at the reload")
+
+    # Capped by bytes: the newest rotated files that fit, the older ones removed.
+    made = re.findall(r"sink 'capped': \S+ rotated to (\S+) \(", said)
+    kept = [os.path.basename(p) for p in ours(d.path("capped.*-[0-9][0-9][0-9].jsonl"))]
+    sizes = [os.path.getsize(d.path(n)) for n in kept]
+    cttest.check(len(made) > len(kept) > 0 and kept == sorted(made)[-len(kept):] and sum(sizes) <= CAP,
+                 "capped: made %r, kept %r of %r bytes\n%s" % (made, kept, sizes, said))
 
     # Compressed and capped: two of ours kept, the older one removed, the foreign one left.
     kept = ours(d.path("kept.*.jsonl.gz"))
