@@ -85,3 +85,6 @@ ct_integration_test(fault_stop_after_release "${I}/test_fault_stop_after_release
 # reused by a copy of the same name is not taken for it (fault_system_wide's
 # "copy being written" lost that race under ASan).
 ct_unit_test(test_target_opened "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_target_opened.c")
+# The hold under ptrace, on the test's own children (core/capture/hold.c).
+ct_unit_test(test_hold "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_hold.c")
+target_link_libraries(test_hold PRIVATE Threads::Threads)

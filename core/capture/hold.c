@@ -176,28 +176,28 @@ static long long mono_ms(void)
 int ct_hold_release(struct ct_hold *h, int wait_ms)
 {
 	long long deadline = mono_ms() + wait_ms;
-	int kept = 0;
 
-	for (int i = 0; i < h->n; i++) {
-		pid_t tid = h->tids[i];
-		bool done;
+	/* Every thread once a pass, in passes a millisecond apart until the
+	 * deadline: a thread not trapped yet (inside a long system call) cannot
+	 * be detached, and the leader of a process that died is not reported
+	 * before its other threads are waited for. What is left is for later. */
+	for (;;) {
+		int kept = 0;
 
-		/* A thread not trapped yet (inside a long system call) cannot be
-		 * detached: it is looked at every millisecond until the deadline
-		 * (one for all the threads), then left for later. */
-		for (;;) {
-			done = !ptrace(PTRACE_DETACH, tid, NULL, NULL) || errno != ESRCH || reap_ended(tid);
-			if (done || mono_ms() >= deadline)
-				break;
-			nanosleep(&(struct timespec){ 0, 1000000L }, NULL);
+		for (int i = 0; i < h->n; i++) {
+			pid_t tid = h->tids[i];
+
+			if (ptrace(PTRACE_DETACH, tid, NULL, NULL) && errno == ESRCH && !reap_ended(tid))
+				h->tids[kept++] = tid;
 		}
-		if (!done)
-			h->tids[kept++] = tid;
+		h->n = kept;
+		if (!kept || mono_ms() >= deadline)
+			break;
+		nanosleep(&(struct timespec){ 0, 1000000L }, NULL);
 	}
-	h->n = kept;
-	if (!kept)
+	if (!h->n)
 		h->pid = 0;
-	return kept;
+	return h->n;
 }
 
 void ct_hold_free(struct ct_hold *h)
