@@ -687,8 +687,12 @@ static int on_watch(void *ctx, void *data, size_t len)
 	switch (e->kind) {
 	case CT_WATCH_OPEN:
 	case CT_WATCH_EXEC:
-		if (e->stopped)
+		/* Held under ptrace before anything else: until then another's
+		 * SIGCONT can let it run (hold.c). */
+		if (e->stopped) {
+			ct_watcher_take(&s->watcher, e->pid, e->stop_ns);
 			test_hold_delay();
+		}
 		attach_late(s, e);
 		/* Stopped, with the executable and the libraries loaded so far mapped:
 		 * keep its maps, for names decoded after it has exited. */
@@ -935,7 +939,8 @@ static void reap_child(struct session *s)
 
 	if (!s->child || s->child_done)
 		return;
-	if (waitpid(s->child, &status, WNOHANG) == s->child) {
+	/* A stop is the watcher's hold under ptrace (capture/hold.c), not an end. */
+	if (waitpid(s->child, &status, WNOHANG) == s->child && !WIFSTOPPED(status)) {
 		s->child_done = true;
 		s->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
