@@ -38,6 +38,7 @@
 #include "util/plural.h"
 #include "util/u64map.h"
 #include "decode/comms.h"
+#include "decode/hangs.h"
 #include "decode/names.h"
 #include "sinks/hist.h"
 #include "decode/cgroup.h"
@@ -45,6 +46,7 @@
 #include "decode/procgpu.h"
 #include "symbols/python.h"
 #include "sinks/output.h"
+#include "sinks/hangtext.h"
 #include "sinks/sinkio.h"
 #include "plugin/loader.h"
 #include "capture/engine.h"
@@ -112,6 +114,8 @@ struct session {
 	uint64_t unfollowed;   /* could not be added (the map is full): their state stays */
 	uint64_t exits_swept;  /* ended unheard, found by sweep_followed */
 	struct ct_stacks stacks;  /* --stacks: the engine's stacks, by process */
+	struct ct_hangs hangs;    /* tracer.hang_timeout: calls in flight that can hang */
+	bool hang_watch;
 	/* From SIGUSR1 to SIGUSR2 recording is paused (pause_apply). */
 	bool paused;
 	unsigned pauses;
@@ -524,6 +528,17 @@ static void sweep_followed(struct session *s)
 	follow_gone(s);
 }
 
+static void deliver(struct session *s);
+
+/* A call past tracer.hang_timeout, or its end: said on stderr, and to the sinks. */
+static void on_hang(void *ctx, const struct ct_hang *h)
+{
+	struct session *s = ctx;
+
+	ct_hang_say(h);
+	ct_output_hang(&s->out, h);
+}
+
 /* The ring's records: every plugin's, in the order each thread made its calls;
  * and the injection library's batches of GPU activity. */
 static int on_record(void *ctx, void *data, size_t len)
@@ -572,12 +587,26 @@ static int on_record(void *ctx, void *data, size_t len)
 			s->ev.parent_api = s->plugins[pl].p->apis[api].symbol;
 		}
 	}
+	if (s->hang_watch && (r->flags & CT_REC_BEGIN)) { /* held until its return, not an event of its own */
+		ct_hangs_note(&s->hangs, &s->ev);
+		return 0;
+	}
+	deliver(s);
+	/* After the sinks had it: a hang's report decodes its call again. */
+	if (s->hang_watch)
+		ct_hangs_note(&s->hangs, &s->ev);
+	return 0;
+}
+
+/* A decoded call to the sinks, past the filters. */
+static void deliver(struct session *s)
+{
 	ct_device_note(&s->ev); /* before the filters: a filtered call still sets the device */
 	if (s->ev.api->flags & CT_API_LAUNCH)
 		ct_names_from_parent(&s->ev); /* a handle made before attach, named from its parent */
 	if (!keep(s, &s->ev)) {
 		s->stats.filtered++;
-		return 0;
+		return;
 	}
 	s->stats.events++;
 	if (s->ev.api->flags & CT_API_LAUNCH) {
@@ -589,7 +618,6 @@ static int on_record(void *ctx, void *data, size_t len)
 			s->stats.launches_unnamed++;
 	}
 	ct_output_event(&s->out, &s->ev);
-	return 0;
 }
 
 /* A file a process opened or executed, for the plugins that want it. */
@@ -729,6 +757,8 @@ static void proc_exit(struct session *s, uint32_t pid)
 	 * them first, then tell the sinks it is gone. */
 	ct_rings_consume(&s->rings, 0);
 	ct_gpu_forget(&s->gpu_sink, pid);
+	if (s->hang_watch) /* its stuck calls are gone before the sinks forget it */
+		ct_hangs_proc_exit(&s->hangs, pid, now_ns(CLOCK_MONOTONIC));
 	ct_output_proc_exit(&s->out, pid, now_ns(CLOCK_REALTIME));
 	ct_device_forget(pid);
 	ct_sym_forget(pid);
@@ -1045,6 +1075,7 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 		.filter_cgroup = c->filter.cgroup != NULL,
 		.cgroup_fd = -1,
 		.stacks = &c->stacks,
+		.hang = s->hang_watch,
 	};
 	int err;
 
@@ -1526,6 +1557,7 @@ static void teardown(struct session *s)
 	ct_rings_free(&s->rings);
 	ct_shmring_close(&s->shm);
 	ct_stacks_free(&s->stacks);
+	ct_hangs_free(&s->hangs);
 	for (int i = s->n_plugins - 1; i >= 0; i--)
 		if (s->probes[i].lp)
 			ct_probe_close(&s->probes[i]);
@@ -1755,6 +1787,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 	sessions_begun = true;
 	catch_signals(); /* before anything is forked */
 	s->wall_offset = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
+	ct_hangs_init(&s->hangs, ct_config_hang_timeout(conf), s->wall_offset, on_hang, s);
+	s->hang_watch = s->hangs.timeout_ns && !s->aggregate && !s->inproc;
 	s->stats.start_ns = now_ns(CLOCK_REALTIME);
 
 	stopped = stopped_before_tracing(s);
@@ -1833,6 +1867,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 				err = ct_rings_consume(&s->rings, -1);
 		}
 		follow_gone(s);
+		if (s->hang_watch)
+			ct_hangs_check(&s->hangs, now_ns(CLOCK_MONOTONIC));
 		ct_watcher_recheck(&s->watcher, false);
 		ct_output_flush_live(&s->out);
 		/* `cudatracer -- ./app | head -1`: with every sink's reader gone,

@@ -38,6 +38,14 @@ if(TARGET ct-nccl)
 	set_target_properties(nccl_comms PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/fakenccl"
 		BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
 	ct_integration_test(nccl_comms "${I}/test_nccl_comms.py" LABELS root)
+	# Hangs caught while they happen: a rank stuck in ncclAllReduce (FAKE_NCCL_HANG_AT).
+	add_executable(nccl_hang "${P}/nccl_hang.c")
+	target_include_directories(nccl_hang PRIVATE "${NCCL_HOME}/include" "${CUDA_HOME}/include")
+	target_link_libraries(nccl_hang PRIVATE fake_nccl)
+	target_compile_options(nccl_hang PRIVATE -fno-omit-frame-pointer)
+	set_target_properties(nccl_hang PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/fakenccl"
+		BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
+	ct_integration_test(nccl_hang "${I}/test_nccl_hang.py" LABELS root)
 endif()
 
 # Alignment and stragglers on synthetic traces; the procenv parser.
@@ -46,3 +54,6 @@ target_compile_definitions(test_merge PRIVATE CT_TEST_TMP="${CMAKE_BINARY_DIR}/t
 
 # The collectives table's GPU columns: kernels attributed to the calls that launched them.
 ct_unit_test(test_collstats "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collstats.c")
+
+# Calls held in flight: stuck once, ended or gone once, the rank behind, the bounds.
+ct_unit_test(test_hangs "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_hangs.c")
