@@ -116,6 +116,7 @@ struct session {
 	struct ct_stacks stacks;  /* --stacks: the engine's stacks, by process */
 	struct ct_hangs hangs;    /* tracer.hang_timeout: calls in flight that can hang */
 	bool hang_watch;
+	uint64_t hangs_checked; /* CLOCK_MONOTONIC */
 	/* From SIGUSR1 to SIGUSR2 recording is paused (pause_apply). */
 	bool paused;
 	unsigned pauses;
@@ -1789,6 +1790,9 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 	s->wall_offset = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
 	ct_hangs_init(&s->hangs, ct_config_hang_timeout(conf), s->wall_offset, on_hang, s);
 	s->hang_watch = s->hangs.timeout_ns && !s->aggregate && !s->inproc;
+	if (s->hangs.timeout_ns && !s->hang_watch)
+		ct_warn("tracer.hang_timeout: hangs are watched in events mode with the eBPF engine only, "
+			"not %s: none will be reported", s->aggregate ? "in aggregate mode" : "with --engine inproc");
 	s->stats.start_ns = now_ns(CLOCK_REALTIME);
 
 	stopped = stopped_before_tracing(s);
@@ -1867,8 +1871,10 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 				err = ct_rings_consume(&s->rings, -1);
 		}
 		follow_gone(s);
-		if (s->hang_watch)
-			ct_hangs_check(&s->hangs, now_ns(CLOCK_MONOTONIC));
+		if (s->hang_watch && now_ns(CLOCK_MONOTONIC) - s->hangs_checked >= 100000000ull) {
+			s->hangs_checked = now_ns(CLOCK_MONOTONIC); /* a busy ring wakes the loop far more often */
+			ct_hangs_check(&s->hangs, s->hangs_checked);
+		}
 		ct_watcher_recheck(&s->watcher, false);
 		ct_output_flush_live(&s->out);
 		/* `cudatracer -- ./app | head -1`: with every sink's reader gone,

@@ -46,6 +46,8 @@ if(TARGET ct-nccl)
 	set_target_properties(nccl_hang PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}/fakenccl"
 		BUILD_RPATH "\$ORIGIN/lib" SKIP_BUILD_RPATH OFF)
 	ct_integration_test(nccl_hang "${I}/test_nccl_hang.py" LABELS root)
+	# The same caught by a daemon (the stand-in probed with tracer.lib), the rank behind named.
+	ct_integration_test(daemon_hang "${I}/test_daemon_hang.py" LABELS root)
 endif()
 
 # Alignment and stragglers on synthetic traces; the procenv parser.
@@ -55,5 +57,7 @@ target_compile_definitions(test_merge PRIVATE CT_TEST_TMP="${CMAKE_BINARY_DIR}/t
 # The collectives table's GPU columns: kernels attributed to the calls that launched them.
 ct_unit_test(test_collstats "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collstats.c")
 
+# A synchronization past the timeout, on inproc.cmake's stand-in libcudart whose sync sleeps.
+ct_integration_test(sync_hang "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_sync_hang.py" LABELS root)
 # Calls held in flight: stuck once, ended or gone once, the rank behind, the bounds.
 ct_unit_test(test_hangs "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_hangs.c")

@@ -2,6 +2,7 @@
 /* A hang said on stderr (hangtext.h). */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "sinks/hangtext.h"
 #include "sinks/sink.h"
 #include "sinks/stackfmt.h"
@@ -74,10 +75,38 @@ const char *ct_hang_state_name(enum ct_hang_state s)
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
+/* Whether this report may be said: CT_HANG_SAID_PER_SEC a second, the rest counted. */
+static bool may_say(void)
+{
+	static uint64_t since, said, unsaid;
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (now - since >= 1000000000ull) {
+		since = now;
+		said = 0;
+	}
+	if (said >= CT_HANG_SAID_PER_SEC) {
+		unsaid++;
+		return false;
+	}
+	said++;
+	if (unsaid)
+		ct_warn("%llu hang reports were not said here (more than %d a second); the sinks have them all",
+			(unsigned long long)unsaid, CT_HANG_SAID_PER_SEC);
+	unsaid = 0;
+	return true;
+}
+
 void ct_hang_say(const struct ct_hang *h)
 {
 	const struct ct_event *ev = h->call;
 	char dur[CT_TABLE_NS_MAX], lim[CT_TABLE_NS_MAX], at[640];
+
+	if (!may_say())
+		return;
 
 	ct_table_ns(dur, ev->dur_ns);
 	ct_table_ns(lim, h->timeout_ns);

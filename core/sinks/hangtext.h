@@ -11,6 +11,10 @@
 
 /* Native and Python frames said on stderr, at most this many of each. */
 #define CT_HANG_FRAMES_SAID 16
+/* Reports said on stderr in a second at most (10,000 threads stuck at once
+ * would be 200,000 lines); the others are counted and the count said with
+ * the next report said. The sinks get every one. */
+#define CT_HANG_SAID_PER_SEC 16
 
 void ct_hang_say(const struct ct_hang *h);
 /* "stuck", "ended", "gone": the jsonl state and the span attribute. */

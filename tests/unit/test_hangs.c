@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "record.h"
+#include "config/config.h"
 #include "decode/hangs.h"
 
 #define SEC 1000000000ull
@@ -188,12 +189,33 @@ static void bounded(void **state)
 	ct_hangs_free(&h);
 }
 
+/* tracer.hang_timeout: auto is off, and 5m in a daemon; off and a duration win in both. */
+static void timeout_default(void **state)
+{
+	static const struct { bool daemon; const char *v; uint64_t ns; } cases[] = {
+		{ false, NULL, 0 }, { true, NULL, 300 * SEC }, { true, "auto", 300 * SEC },
+		{ true, "off", 0 }, { false, "30s", 30 * SEC }, { true, "2m", 120 * SEC },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ct_config c;
+
+		ct_config_init(&c);
+		c.tracer.daemon = cases[i].daemon;
+		if (cases[i].v)
+			assert_int_equal(ct_config_set(&c, "tracer", "hang_timeout", cases[i].v, "test"), 0);
+		assert_int_equal(ct_config_hang_timeout(&c), cases[i].ns);
+		ct_config_free(&c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stuck_then_ended_once),   cmocka_unit_test(in_time_never_said),
 		cmocka_unit_test(left_unseen_is_gone),     cmocka_unit_test(process_exit_is_gone),
 		cmocka_unit_test(names_the_rank_behind),   cmocka_unit_test(bounded),
+		cmocka_unit_test(timeout_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
