@@ -1790,7 +1790,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 	s->wall_offset = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
 	ct_hangs_init(&s->hangs, ct_config_hang_timeout(conf), s->wall_offset, on_hang, s);
 	s->hang_watch = s->hangs.timeout_ns && !s->aggregate && !s->inproc;
-	if (s->hangs.timeout_ns && !s->hang_watch)
+	if (s->hangs.timeout_ns && !s->hang_watch && conf->tracer.hang_timeout &&
+	    strcmp(conf->tracer.hang_timeout, "auto")) /* set, not a daemon's default */
 		ct_warn("tracer.hang_timeout: hangs are watched in events mode with the eBPF engine only, "
 			"not %s: none will be reported", s->aggregate ? "in aggregate mode" : "with --engine inproc");
 	s->stats.start_ns = now_ns(CLOCK_REALTIME);

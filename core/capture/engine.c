@@ -153,6 +153,22 @@ static int fill_specs(struct ct_engine *e, struct capture_bpf *skel, const struc
 	return 0;
 }
 
+/*
+ * Without --stacks, the calls watched for hangs (tracer.hang_timeout) still
+ * take their stack at entry, walked by frame pointers (the cheap method: a
+ * distinct stack is sent once), and no other call takes one; NULL: no hangs
+ * watched.
+ */
+static const struct ct_stacks_conf *hang_stacks(const struct ct_engine_opts *o, struct ct_stacks_conf *c)
+{
+	if (!o->hang || o->aggregate || !o->stacks)
+		return NULL;
+	*c = *o->stacks;
+	c->method = CT_STACK_FP;
+	c->apis = (struct ct_list){ 0 }; /* not "errors": failing calls take none */
+	return c;
+}
+
 /* --stacks: the method, what is kept, the table of stacks sent (ustack.bpf.h). */
 static int set_stacks(struct capture_bpf *skel, const struct ct_stacks_conf *c)
 {
@@ -351,6 +367,7 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	uint64_t ring = ct_ring_size(o->ringbuf_size);
 	unsigned set = bench_empty() ? SET_EMPTY : o->aggregate ? SET_AGGREGATE : SET_EVENTS;
 	const struct ct_stacks_conf *stacks = o->stacks && o->stacks->enabled && !o->aggregate ? o->stacks : NULL;
+	struct ct_stacks_conf hang_only;
 	int err;
 
 	if (!skel)
@@ -364,7 +381,7 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	err = fill_specs(e, skel, pl, n, stacks, o->hang && !o->aggregate);
 	if (err)
 		return err;
-	if ((err = set_stacks(skel, stacks)))
+	if ((err = set_stacks(skel, stacks ? stacks : hang_stacks(o, &hang_only))))
 		return err;
 	/* The events mode's ring is its only channel; aggregate mode sends nothing. */
 	if ((err = bpf_map__set_max_entries(skel->maps.events, set != SET_EVENTS ? 4096 : ring)))

@@ -64,7 +64,7 @@ static void say_stacks(const struct ct_event *ev)
 		ct_warn("  py#%u %s", i, line);
 	}
 	if (!ev->stack && !ev->py_stack)
-		ct_warn("  (no stack: --stacks takes it at the call's entry)");
+		ct_warn("  (no stack could be taken)");
 }
 
 const char *ct_hang_state_name(enum ct_hang_state s)

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 """A daemon catches a rank stuck in a collective and names the rank behind.
 
-A daemon (tracer.hang_timeout = 1s, --stacks, the stand-in libnccl probed
-for every process with tracer.lib) and two ranks of one communicator started
+A daemon (tracer.hang_timeout = 1s, no [stacks]: the watched calls take
+theirs by frame pointers all the same; the stand-in libnccl probed for every
+process with tracer.lib) and two ranks of one communicator started
 outside it: rank 0 makes 3 ncclAllReduce calls, its third never returns
 (FAKE_NCCL_HANG_AT=3); rank 1 makes 2 and idles. The daemon must report
 rank 0 stuck within the timeout plus a second, its stack naming
@@ -27,7 +28,7 @@ PORT = free_port()
 def main():
     prog = cttest.program(os.path.join("fakenccl", "nccl_hang"))
     lib = os.path.join(os.path.dirname(prog), "lib", "libnccl.so.2")
-    d = Daemon(lambda d: ("[tracer]\nplugins = nccl\nlib = %s\nhang_timeout = 1s\n[stacks]\nenabled = true\n"
+    d = Daemon(lambda d: ("[tracer]\nplugins = nccl\nlib = %s\nhang_timeout = 1s\n"
                           "[sink.metrics]\ntype = prometheus\nlisten = 127.0.0.1:%d\n"
                           "[sink.calls]\ntype = jsonl\npath = %s\n" % (lib, PORT, d.path("calls.jsonl"))),
                comm="nccl_hang")

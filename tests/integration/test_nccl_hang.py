@@ -3,8 +3,9 @@
 """Hangs caught while they happen (--hang-timeout, docs/events.md).
 
 Two ranks of one communicator on the stand-in libnccl (fake_nccl.c: each
-collective a barrier), traced with --stacks --hang-timeout 1s, a jsonl
-sink and a prometheus endpoint:
+collective a barrier), traced with --stacks (method dwarf: the slice taken
+at the call's entry, unwound) --hang-timeout 1s, a jsonl sink and a
+prometheus endpoint:
   - rank 1 sleeps 2.5 s before its second ncclAllReduce, so rank 0 waits in
     its second for about that long: reported stuck at about 1 s, naming
     rank 1 as behind (it began 1 collective, rank 0 2), then ended, once,
@@ -43,7 +44,8 @@ def main():
     # rank 0: 3 collectives, its third never returns; rank 1: 2, the second 2.5 s late, then idle
     cmd = ("RANK=0 WORLD_SIZE=2 FAKE_NCCL_HANG_AT=3 %s %s 3 0 & "
            "RANK=1 WORLD_SIZE=2 %s %s 2 2500 & wait" % (prog, meet, prog, meet))
-    tr = subprocess.Popen([cttest.TRACER, "--plugin", "nccl", "--stacks", "--hang-timeout", "1s",
+    tr = subprocess.Popen([cttest.TRACER, "--plugin", "nccl", "--stacks", "-C", "stacks.method=dwarf",
+                           "--hang-timeout", "1s",
                            "-o", "jsonl:" + jsonl, "-o", "prometheus:127.0.0.1:%d" % port,
                            "--", "sh", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     err = []

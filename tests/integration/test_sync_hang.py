@@ -5,8 +5,9 @@
 The stand-in libcudart whose cudaStreamSynchronize sleeps as many us as its
 stream handle says (fake_sleep_cudart.c), traced with --hang-timeout 1s and
 no --stacks: three syncs of 1 ms cost no hang line; one of 2.5 s is a line
-stuck within the timeout plus a second (no stack: none was asked for, and
-stderr says so), then one ended with its whole duration and cudaSuccess,
+stuck within the timeout plus a second, its stack taken at entry all the
+same (frame pointers: its caller, main, first), then one ended with its
+whole duration and cudaSuccess,
 equal to its own call line's. The otlp sink (spans on, to a loopback
 endpoint whose requests are decoded here from the protobuf wire format)
 exports a span for each report, `cudatracer.hang` stuck (status ERROR) and
@@ -92,13 +93,15 @@ def main():
     for x in h:
         cttest.check(x["api"] == "cudaStreamSynchronize" and x["plugin"] == "cudart"
                      and x["args"] == {"stream": "0x2625a0"} and x["ts_ns"] == lines[3]["ts_ns"]
-                     and "stack" not in x and x["timeout_ns"] == TIMEOUT_NS, "hang line %r" % x, t)
+                     and x["stack"][0]["function"] == "main" and x["stack"][0]["module"].endswith("/sleep_calls")
+                     and x["timeout_ns"] == TIMEOUT_NS, "hang line %r" % x, t)
+    cttest.check(all("stack" not in e for e in lines), "a call line with a stack: none was asked for", t)
     cttest.check(TIMEOUT_NS <= h[0]["report_ns"] - h[0]["ts_ns"] <= TIMEOUT_NS + 1000000000 and
                  "result" not in h[0] and h[0]["stuck_in_process"] == 1, "stuck %r" % h[0], t)
     cttest.check(h[1]["dur_ns"] == lines[3]["dur_ns"] >= 2500000000 and h[1]["result_name"] == "cudaSuccess"
                  and h[1]["stuck_in_process"] == 0, "ended %r against %r" % (h[1], lines[3]), t)
     cttest.check(t.stderr.count("hang: cudart:cudaStreamSynchronize in flight for") == 1 and
-                 "(no stack: --stacks takes it at the call's entry)" in t.stderr and
+                 "  #0 main+" in t.stderr and
                  t.stderr.count("hang ended: cudart:cudaStreamSynchronize") == 1, "stderr", t)
     got = [sp for path, _, body in ep.requests if path == "/v1/traces" for sp in spans(body)]
     cttest.check(sorted((sp[1].get("cudatracer.hang", ""), sp[2]) for sp in got) == [("", 0), ("ended", 0), ("stuck", 2)]
