@@ -59,5 +59,11 @@ ct_unit_test(test_collstats "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_collstats.c")
 
 # A synchronization past the timeout, on inproc.cmake's stand-in libcudart whose sync sleeps.
 ct_integration_test(sync_hang "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_sync_hang.py" LABELS root)
+# 10,000 threads of one process stuck at once in that sync: every hang in the file, stderr bounded.
+add_executable(sync_threads "${CMAKE_CURRENT_SOURCE_DIR}/programs/sync_threads.c")
+target_link_libraries(sync_threads PRIVATE fake_sleep_cudart Threads::Threads)
+set_target_properties(sync_threads PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests/programs/sleep"
+	BUILD_RPATH "\$ORIGIN/lib")
+ct_integration_test(hang_threads "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_hang_threads.py" LABELS root)
 # Calls held in flight: stuck once, ended or gone once, the rank behind, the bounds.
 ct_unit_test(test_hangs "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_hangs.c")
