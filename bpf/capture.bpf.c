@@ -598,6 +598,8 @@ static __always_inline void ct_settle(struct ct_thread *t, __u64 sp, __u32 call,
 static __always_inline void ct_send_begin(struct pt_regs *ctx, struct ct_frame *f, const struct ct_spec *s,
 					  __u32 d)
 {
+	__u32 py = f->rec.pystack;
+
 	f->rec.depth = d;
 	f->rec.dur_ns = 0;
 	f->rec.ret = 0;
@@ -605,9 +607,14 @@ static __always_inline void ct_send_begin(struct pt_regs *ctx, struct ct_frame *
 	f->rec.ustack = 0;
 	if (ct_stack_method != CT_USTACK_OFF)
 		f->rec.ustack = ct_ustack_take(ctx, true, true);
+	/* Python frames too, where they are read (--stacks), whatever stacks.apis says:
+	 * none where the call's own record does not want them. */
+	if (!py)
+		f->rec.pystack = ct_py_stack_of();
 	f->rec.flags |= CT_REC_BEGIN;
 	ct_emit(f, s);
 	f->rec.flags &= ~CT_REC_BEGIN;
+	f->rec.pystack = py;
 }
 
 /* Returns 1 where the call's return probe is not wanted (session programs). */

@@ -11,10 +11,15 @@ whole duration and cudaSuccess,
 equal to its own call line's. The otlp sink (spans on, to a loopback
 endpoint whose requests are decoded here from the protobuf wire format)
 exports a span for each report, `cudatracer.hang` stuck (status ERROR) and
-ended, beside the slow call's own. A bad timeout is refused, naming the key.
+ended, beside the slow call's own. With --stacks, a sync made from Python
+(ctypes, Debian's python3.11) has its Python frames on its hang lines,
+exactly, and none on its call line (sync is not in stacks.apis). A bad
+timeout is refused, naming the key.
 """
+import os
 import struct
 import subprocess
+import tempfile
 
 import cttest
 from hang_common import TIMEOUT_NS, hangs
@@ -70,6 +75,40 @@ def spans(body):
     return out
 
 
+PY = '''import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+
+def wait_for_gpu():
+    return lib.cudaStreamSynchronize(ctypes.c_void_p(1500000))
+
+def step():
+    return wait_for_gpu()
+
+step()
+'''
+
+
+def python_frames(prog):
+    """A hang made from Python: its frames, as the script has them."""
+    if not os.path.exists("/usr/bin/python3.11"):
+        return
+    lib = os.path.join(os.path.dirname(prog), "lib", "libcudart.so.96")
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(PY)
+    try:
+        t = cttest.run(["--plugin", "cudart", "--stacks", "--hang-timeout", "1s"],
+                       command=["/usr/bin/python3.11", f.name, lib])
+    finally:
+        os.unlink(f.name)
+    want = [{"function": "wait_for_gpu", "file": f.name, "line": 5}, {"function": "step", "file": f.name, "line": 8},
+            {"function": "<module>", "file": f.name, "line": 10}]
+    h = hangs(t.events)
+    cttest.check([x["state"] for x in h] == ["stuck", "ended"] and all(x.get("py_stack") == want for x in h),
+                 "python hangs %r" % h, t)
+    cttest.check([e.get("py_stack") for e in t.calls("cudaStreamSynchronize") if "kind" not in e] == [None],
+                 "the call line has Python frames", t)
+
+
 def main():
     cttest.need_root()
     prog = cttest.program("sleep/sleep_calls")
@@ -107,6 +146,7 @@ def main():
     cttest.check(sorted((sp[1].get("cudatracer.hang", ""), sp[2]) for sp in got) == [("", 0), ("ended", 0), ("stuck", 2)]
                  and all(sp[0] == "cudaStreamSynchronize" and sp[1]["cudatracer.api"] == "cudaStreamSynchronize"
                          for sp in got), "spans %r" % got, t)
+    python_frames(prog)
     print("ok")
 
 
