@@ -579,7 +579,6 @@ static int on_record(void *ctx, void *data, size_t len)
 		s->stats.filtered++;
 		return 0;
 	}
-	s->ev.stack = ct_stacks_of(&s->stacks, r);
 	if (r->flags & CT_REC_HAS_PARENT) {
 		uint32_t pl = CT_CALL_PLUGIN(r->parent), api = CT_CALL_API(r->parent);
 
@@ -589,13 +588,17 @@ static int on_record(void *ctx, void *data, size_t len)
 		}
 	}
 	if (s->hang_watch && (r->flags & CT_REC_BEGIN)) { /* held until its return, not an event of its own */
-		ct_hangs_note(&s->hangs, &s->ev);
+		struct ct_hang_pcs st = { 0 };
+
+		st.n = ct_stacks_raw(&s->stacks, r, &st.pcs, &st.hash, &st.end);
+		ct_hangs_note(&s->hangs, &s->ev, &st);
 		return 0;
 	}
+	s->ev.stack = ct_stacks_of(&s->stacks, r);
 	deliver(s);
 	/* After the sinks had it: a hang's report decodes its call again. */
 	if (s->hang_watch)
-		ct_hangs_note(&s->hangs, &s->ev);
+		ct_hangs_note(&s->hangs, &s->ev, NULL);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "record.h"
 #include "decode/decode.h"
 #include "decode/hangs.h"
+#include "symbols/symbolizer.h"
 
 /* One call held: its record as the engine sent it at entry, and what the
  * event had then that a later decode would not give again (the stacks'
@@ -19,8 +20,10 @@ struct held {
 	const char *parent_plugin, *parent_api;
 	struct ct_comm_info comm;
 	bool has_comm, reported;
-	struct ct_callstack stack; /* frames and their strings in one block */
+	struct ct_callstack stack; /* frames and their strings in one block, once named */
 	bool has_stack;
+	uint64_t *pcs;             /* the stack as sent, until it is named */
+	struct ct_hang_pcs raw;
 	struct ct_py_frames *py;   /* likewise */
 };
 
@@ -114,6 +117,7 @@ static void held_free(struct held *k)
 	if (!k)
 		return;
 	free((void *)k->stack.frames);
+	free(k->pcs);
 	free(k->py);
 	free(k);
 }
@@ -210,6 +214,14 @@ static void say(struct ct_hangs *h, struct held *k, enum ct_hang_state state, ui
 
 	if (ct_decode(k->plugin, &k->rec, h->wall_offset, &ev))
 		return;
+	if (!k->has_stack && k->pcs) { /* named once, at its first report */
+		const struct ct_callstack *cs = ct_sym_stack(k->rec.pid, k->raw.hash, k->pcs, k->raw.n, k->raw.end);
+
+		if (cs)
+			keep_stack(k, cs);
+		free(k->pcs);
+		k->pcs = NULL;
+	}
 	ev.parent_plugin = k->parent_plugin;
 	ev.parent_api = k->parent_api;
 	ev.comm_info = k->has_comm ? &k->comm : NULL;
@@ -251,7 +263,7 @@ static void settle(struct ct_hangs *h, struct ct_hang_thread *t, unsigned d, uin
 	h->held--;
 }
 
-static struct held *hold(struct ct_hangs *h, const struct ct_event *ev)
+static struct held *hold(struct ct_hangs *h, const struct ct_event *ev, const struct ct_hang_pcs *stack)
 {
 	struct held *k;
 
@@ -268,14 +280,17 @@ static struct held *hold(struct ct_hangs *h, const struct ct_event *ev)
 		k->has_comm = true;
 	}
 	/* A stack that cannot be kept is shown as none, as a call's that could not be taken. */
-	if (ev->stack)
-		keep_stack(k, ev->stack);
+	if (stack && stack->n && (k->pcs = malloc(stack->n * sizeof(*k->pcs)))) {
+		memcpy(k->pcs, stack->pcs, stack->n * sizeof(*k->pcs));
+		k->raw = *stack;
+		k->raw.pcs = NULL;
+	}
 	if (ev->py_stack)
 		keep_py(k, ev->py_stack);
 	return k;
 }
 
-void ct_hangs_note(struct ct_hangs *h, const struct ct_event *ev)
+void ct_hangs_note(struct ct_hangs *h, const struct ct_event *ev, const struct ct_hang_pcs *stack)
 {
 	bool begin = ev->rec && (ev->rec->flags & CT_REC_BEGIN);
 	struct ct_hang_thread *t = ct_u64map_get(&h->threads, ev->tid);
@@ -288,7 +303,7 @@ void ct_hangs_note(struct ct_hangs *h, const struct ct_event *ev)
 		return;
 	/* Kept before a report decodes another record: the decoder's copies
 	 * (the communicator, the thread's name) are the last decode's. */
-	now = begin ? hold(h, ev) : NULL;
+	now = begin ? hold(h, ev, stack) : NULL;
 	for (unsigned k = CT_MAX_DEPTH; t && k-- > d;) {
 		const struct held *c = t->at[k];
 		bool own;

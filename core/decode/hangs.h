@@ -43,8 +43,18 @@ struct ct_hangs {
 };
 
 void ct_hangs_init(struct ct_hangs *h, uint64_t timeout_ns, int64_t wall_offset, ct_hang_fn report, void *ctx);
-/* A decoded record (any): holds a begin, settles what its thread held. */
-void ct_hangs_note(struct ct_hangs *h, const struct ct_event *ev);
+/* A begin's stack as the engine sent it (capture/stacks.h's ct_stacks_raw()),
+ * kept unnamed: only a call reported is symbolized. */
+struct ct_hang_pcs {
+	const uint64_t *pcs;
+	uint32_t n;
+	uint64_t hash;
+	enum ct_frame_kind end;
+};
+
+/* A decoded record (any): holds a begin (with its stack; NULL: none),
+ * settles what its thread held. */
+void ct_hangs_note(struct ct_hangs *h, const struct ct_event *ev, const struct ct_hang_pcs *stack);
 /* Report the calls in flight past the timeout at `now` (CLOCK_MONOTONIC), once each. */
 void ct_hangs_check(struct ct_hangs *h, uint64_t now);
 /* A process exited: its calls held are gone (those reported are said so). */

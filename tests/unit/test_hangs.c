@@ -58,7 +58,7 @@ static void note(struct ct_hangs *h, uint32_t pid, uint32_t tid, uint32_t depth,
 			       .has_result = !begin, .comm_info = comm_id ? &ci : NULL };
 
 	r.args[0] = 1024;
-	ct_hangs_note(h, &ev);
+	ct_hangs_note(h, &ev, NULL);
 }
 
 static void stuck_then_ended_once(void **state)
