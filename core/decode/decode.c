@@ -248,7 +248,8 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->depth = r->depth;
 	ev->parent_plugin = ev->parent_api = NULL; /* the session names r->parent */
 	ev->comm = bounded(r->comm, sizeof(r->comm), comm_copy);
-	ev->entry_only = (r->flags & CT_REC_ENTRY_ONLY) != 0;
+	/* A call in flight (CT_REC_BEGIN) has no result yet, as one sent at entry. */
+	ev->entry_only = (r->flags & (CT_REC_ENTRY_ONLY | CT_REC_BEGIN)) != 0;
 	ev->comm_info = NULL;
 	ev->env = ct_procenv_get(r->pid);
 	/* The in-process engine cannot take the id: its process's cgroup, as

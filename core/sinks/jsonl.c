@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "record.h"
+#include "sinks/hangtext.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "sinks/stackfmt.h"
@@ -497,9 +498,9 @@ static char *put_py_stack(char *w, const struct ct_py_frames *fr)
 	return w;
 }
 
-static int jsonl_event(void *ctx, const struct ct_event *ev)
+/* The event's line into the buffer, not flushed: `extra` bytes more reserved for its caller. */
+static int put_event(struct jsonl_sink *s, const struct ct_event *ev, size_t extra)
 {
-	struct jsonl_sink *s = ctx;
 	struct ct_sb *b = &s->b;
 	struct api_text *t = api_text(s, ev);
 	const struct ct_sb *cg = NULL;
@@ -510,7 +511,7 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 		return -ENOMEM;
 	if (ev->cgroup && !(cg = cgroup_text(s, ev->cgroup)))
 		return -ENOMEM;
-	need = line_max(t, ev) + (cg ? cg->len : 0);
+	need = line_max(t, ev) + (cg ? cg->len : 0) + extra;
 	if (b->cap - b->len < need && !ct_sb_room(b, need))
 		return -ENOMEM;
 	w = b->p + b->len;
@@ -577,7 +578,50 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 	}
 	w = ct_w_lit(w, "}\n");
 	b->len = (size_t)(w - b->p);
-	return b->len >= JSONL_FLUSH ? jsonl_write(s) : 0;
+	return 0;
+}
+
+static int jsonl_event(void *ctx, const struct ct_event *ev)
+{
+	struct jsonl_sink *s = ctx;
+	int err = put_event(s, ev, 0);
+
+	return err ? err : s->b.len >= JSONL_FLUSH ? jsonl_write(s) : 0;
+}
+
+/*
+ * The call's own line (entry time, arguments, communicator, stacks; dur_ns
+ * its time in the call so far) and "kind":"hang" with the hang's keys:
+ * docs/events.md. Written at once: someone is waiting on it.
+ */
+static int jsonl_hang(void *ctx, const struct ct_hang *h)
+{
+	struct jsonl_sink *s = ctx;
+	struct ct_sb *b = &s->b;
+	int err = put_event(s, h->call, 256);
+
+	if (err)
+		return err;
+	b->len -= 2; /* "}\n" */
+	ct_sb_lit(b, ",\"kind\":\"hang\",\"state\":\"");
+	ct_sb_put(b, ct_hang_state_name(h->state), strlen(ct_hang_state_name(h->state)));
+	ct_sb_lit(b, "\",\"report_ns\":");
+	ct_sb_u64(b, h->ts_ns + (uint64_t)s->skew_ns);
+	ct_sb_lit(b, ",\"timeout_ns\":");
+	ct_sb_u64(b, h->timeout_ns);
+	ct_sb_lit(b, ",\"stuck_in_process\":");
+	ct_sb_u64(b, h->stuck_in_pid);
+	if (h->behind_rank >= 0) {
+		ct_sb_lit(b, ",\"behind\":{\"rank\":");
+		ct_sb_u64(b, (uint64_t)h->behind_rank);
+		ct_sb_lit(b, ",\"pid\":");
+		ct_sb_u64(b, h->behind_pid);
+		ct_sb_lit(b, ",\"seq\":");
+		ct_sb_u64(b, h->behind_seq);
+		ct_sb_ch(b, '}');
+	}
+	ct_sb_lit(b, "}\n");
+	return jsonl_write(s);
 }
 
 static const char *const gpu_ops[] = { [CT_GPU_KERNEL] = "kernel", [CT_GPU_MEMCPY] = "memcpy",
@@ -708,4 +752,5 @@ const struct ct_sink_ops ct_sink_jsonl = {
 	.close = jsonl_close,
 	.destroy = jsonl_destroy,
 	.gpu = jsonl_gpu,
+	.hang = jsonl_hang,
 };

@@ -96,6 +96,9 @@ struct ct_sink_ops {
 	/* A kernel, copy or set the GPU executed (--gpu-activity); NULL: the
 	 * sink shows API calls only and GPU activity passes it by. */
 	int (*gpu)(void *ctx, const struct ct_gpu_event *g);
+	/* A call in flight past tracer.hang_timeout, or its end (event.h's
+	 * struct ct_hang); NULL: the sink does not show hangs. */
+	int (*hang)(void *ctx, const struct ct_hang *h);
 };
 
 /* Calls with a byte count that the sinks show and add up: those that move
