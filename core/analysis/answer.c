@@ -154,6 +154,11 @@ static void text_proc(const struct ct_an *a, const struct ct_an_proc *p, FILE *f
 	}
 	if (!p->n_steps_done)
 		return;
+	if (!a->seen.gpu) {
+		fputs("  wall ", f), ms(f, p->wall);
+		fputs(" (GPU time not recorded)\n", f);
+		return;
+	}
 	fputs("  wall ", f), ms(f, p->wall);
 	fputs(", GPU busy ", f), ms(f, p->busy);
 	fprintf(f, " (%.1f%%), idle ", p->wall ? 100.0 * (double)p->busy / (double)p->wall : 0.0), ms(f, p->idle);
@@ -293,9 +298,13 @@ static void json_proc(const struct ct_an *a, const struct ct_an_proc *p, FILE *f
 	size_t n;
 	struct ranked *r;
 
-	fprintf(f, "{\"pid\":%" PRIu32 ",\"steps_by\":\"%s\",\"period\":%zu,\"steps\":%" PRIu64 ",\"wall_ns\":%" PRIu64
-		",\"busy_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64, p->pid, steps_how(a, p), p->period.len, p->n_steps_done,
-		p->wall, p->busy, p->idle);
+	fprintf(f, "{\"pid\":%" PRIu32 ",\"steps_by\":\"%s\",\"period\":%zu,\"steps\":%" PRIu64 ",\"wall_ns\":%" PRIu64,
+		p->pid, steps_how(a, p), p->period.len, p->n_steps_done, p->wall);
+	if (!a->seen.gpu) {
+		fputs(",\"busy_ns\":null,\"idle_ns\":null}", f);
+		return;
+	}
+	fprintf(f, ",\"busy_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64, p->busy, p->idle);
 	json_costs(a, p, f);
 	fprintf(f, ",\"copies\":{\"bytes\":%" PRIu64 ",\"pageable_bytes\":%" PRIu64 ",\"pageable_ns\":%" PRIu64 "}",
 		p->copy_bytes, p->pageable_bytes, p->pageable_ns);
