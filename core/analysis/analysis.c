@@ -57,6 +57,7 @@ void ct_an_free(struct ct_an *a)
 	ct_u64map_free_all(&a->procs, proc_free);
 	ct_names_free(&a->names);
 	free(a->scratch);
+	free(a->classes);
 }
 
 static struct ct_an_proc *proc_of(struct ct_an *a, uint32_t pid)
@@ -204,9 +205,32 @@ static int window_step(struct ct_an_proc *p, const struct ct_an_rec *r)
 	return err;
 }
 
+/* An API's class, looked up once per name. */
+int ct_an_api_class(struct ct_an *a, const char *api)
+{
+	size_t len = strlen(api);
+	uint32_t id = ct_names_id(&a->names, api, len);
+
+	if (id >= a->n_classes) {
+		size_t n = (size_t)id + 256;
+		uint8_t *v = realloc(a->classes, n);
+
+		if (!v)
+			return ct_api_class_of(api, len);
+		memset(v + a->n_classes, 0, n - a->n_classes);
+		a->classes = v;
+		a->n_classes = n;
+	}
+	if (!id)
+		return ct_api_class_of(api, len);
+	if (!a->classes[id])
+		a->classes[id] = (uint8_t)(ct_api_class_of(api, len) + 1);
+	return (enum ct_api_class)(a->classes[id] - 1);
+}
+
 int ct_an_call(struct ct_an *a, const struct ct_an_rec *r)
 {
-	enum ct_api_class cls = ct_api_class_of(r->api, strlen(r->api));
+	enum ct_api_class cls = (enum ct_api_class)ct_an_api_class(a, r->api);
 	struct ct_an_proc *p;
 	struct ct_an_thread *t;
 	int err = 0;
@@ -286,6 +310,8 @@ int ct_an_gpu(struct ct_an *a, const struct ct_an_rec *r)
 	if (!grow((void **)&p->gpu, p->n_gpu, &p->cap_gpu, sizeof(*p->gpu)))
 		return -ENOMEM;
 	INSERT_SORTED(p->gpu, p->n_gpu, g);
+	if (g.end - g.ts > p->max_gpu)
+		p->max_gpu = g.end - g.ts;
 	return 0;
 }
 
@@ -301,20 +327,32 @@ int ct_an_range(struct ct_an *a, uint32_t pid, uint64_t start, uint64_t end, con
 	return add_step(p, start, end);
 }
 
-/* The first kept call at or after t. */
-static size_t call_at(const struct ct_an_proc *p, uint64_t t)
+/* The first of n records (sorted by ts, their first member) at or after t. */
+static size_t first_at(const void *base, size_t n, size_t size, uint64_t t)
 {
-	size_t lo = 0, hi = p->n_calls;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
+		uint64_t ts;
 
-		if (p->calls[mid].ts < t)
+		memcpy(&ts, (const char *)base + mid * size, sizeof(ts));
+		if (ts < t)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+static size_t call_at(const struct ct_an_proc *p, uint64_t t)
+{
+	return first_at(p->calls, p->n_calls, sizeof(*p->calls), t);
+}
+
+static size_t gpu_at(const struct ct_an_proc *p, uint64_t t)
+{
+	return first_at(p->gpu, p->n_gpu, sizeof(*p->gpu), t);
 }
 
 static void charge(struct ct_an *a, struct ct_an_proc *p, enum ct_cause c, uint32_t api, uint32_t site,
@@ -415,7 +453,8 @@ static void analyse_step(struct ct_an *a, struct ct_an_proc *p, uint64_t s, uint
 		a->scratch = ns;
 		a->scratch_cap = p->n_gpu;
 	}
-	for (size_t i = 0; i < p->n_gpu && p->gpu[i].ts < e; i++) {
+	/* Records are by start: from the first that may reach into the step. */
+	for (size_t i = gpu_at(p, s > p->max_gpu ? s - p->max_gpu : 0); i < p->n_gpu && p->gpu[i].ts < e; i++) {
 		const struct ct_an_gpu *g = &p->gpu[i];
 
 		if (g->end > s)

@@ -79,6 +79,8 @@ struct ct_an {
 	void *cb_ctx;
 	struct ct_iv *scratch;
 	size_t scratch_cap;
+	uint8_t *classes;           /* names id -> enum ct_api_class + 1, 0 not looked up yet */
+	size_t n_classes;
 };
 
 int ct_an_init(struct ct_an *a, const struct ct_an_opts *o);
@@ -113,6 +115,8 @@ struct ct_an_rec {
 	bool pageable;
 };
 int ct_an_call(struct ct_an *a, const struct ct_an_rec *r);
+/* An API's enum ct_api_class (apiclass.h), looked up once per name. */
+int ct_an_api_class(struct ct_an *a, const char *api);
 int ct_an_gpu(struct ct_an *a, const struct ct_an_rec *r);
 int ct_an_range(struct ct_an *a, uint32_t pid, uint64_t start, uint64_t end, const char *name);
 
@@ -144,6 +148,7 @@ struct ct_an_proc {
 	struct ct_an_gpu *gpu;
 	size_t n_gpu, cap_gpu;
 	uint64_t max_wait;          /* longest sync or collective kept: how far back to look */
+	uint64_t max_gpu;           /* longest GPU record kept */
 	struct ct_iv *steps;        /* found, not yet analysed */
 	size_t n_steps, cap_steps;
 	uint64_t open_start;        /* function and period steps: the open step's start, 0 none */

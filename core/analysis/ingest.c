@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "analysis/analysis.h"
+#include "analysis/apiclass.h"
 #include "report/json.h"
 #include "util/log.h"
 
@@ -18,7 +19,7 @@
 enum line_kind { L_CALL, L_GPU, L_RANGE, L_META, L_OTHER };
 
 struct line {
-	const struct ct_an *a;
+	struct ct_an *a;
 	enum line_kind kind;
 	bool has_ts, has_dur, has_end;
 	uint64_t ts, dur, end;
@@ -71,8 +72,12 @@ static void set_site(struct line *l, bool python)
 static int py_frame(void *ctx, size_t i, struct ct_jp *j)
 {
 	struct line *l = ctx;
-	int err = read_frame(l, j);
+	int err;
 
+	/* Past the innermost frame only the step function is looked for. */
+	if (i > 0 && (!l->a->o.py_function || l->r.in_fn))
+		return 1;
+	err = read_frame(l, j);
 	if (err)
 		return err;
 	if (i == 0)
@@ -158,7 +163,8 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 	case 'a':
 		if (!strcmp(key, "api"))
 			return ct_jp_string(j, l->api, sizeof(l->api));
-		if (!strcmp(key, "args") && ct_jp_peek(j) == '{')
+		/* Only a launch's arguments are read (its kernel's name); "api" comes first. */
+		if (!strcmp(key, "args") && ct_jp_peek(j) == '{' && ct_an_api_class(l->a, l->api) == CT_API_LAUNCH)
 			return ct_jp_object(j, arg_key, l);
 		break;
 	case 'b':

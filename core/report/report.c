@@ -36,7 +36,7 @@ static const char usage[] =
 	"  -C, --set SEC.KEY=VAL  set one config key, e.g. -C sink.summary.format=json\n"
 	"\n"
 	"Why the GPU was idle (docs/analysis.md): with no -o, the summary and then the\n"
-	"answer; --answer alone gives the answer only (no plugins needed).\n"
+	"answer (for a trace with GPU activity); --answer alone gives the answer only.\n"
 	"      --answer FORMAT    text, json or none\n"
 	"      --step-range GLOB  steps are the NVTX ranges whose name matches\n"
 	"      --step-function F  steps run from one entry into Python function F to the next\n"
@@ -232,7 +232,7 @@ int ct_report_main(int argc, char **argv)
 	struct ct_run_stats st = { 0 };
 	struct ct_an_opts ao = CT_AN_OPTS_DEFAULT;
 	struct ct_an an;
-	bool an_on = false;
+	bool an_on = false, answer_asked;
 	int answer = -1;
 	double num;
 	const char *config = NULL, *plugins = NULL, *plugin_path = NULL;
@@ -286,6 +286,7 @@ int ct_report_main(int argc, char **argv)
 		goto out;
 	}
 	/* No sink: the summary and the answer; --answer alone: the answer only. */
+	answer_asked = answer >= 0;
 	if (!conf.n_sinks && answer <= 0) {
 		answer = answer < 0;
 		if (ct_config_add_sink(&conf, "summary", "-"))
@@ -341,7 +342,9 @@ int ct_report_main(int argc, char **argv)
 	}
 	if (conf.n_sinks && ct_output_close(&out, &st))
 		goto out;
-	if (an_on) {
+	/* By default the answer follows the summary only where there is GPU time
+	 * to explain: a trace without --gpu-activity reads as it always did. */
+	if (an_on && (answer_asked || an.seen.gpu)) {
 		ct_an_finish(&an);
 		fflush(stdout);
 		if (answer == 2)
