@@ -33,7 +33,6 @@ int ct_an_init(struct ct_an *a, const struct ct_an_opts *o)
 	memset(a, 0, sizeof(*a));
 	a->o = *o;
 	a->by = o->range_pattern ? CT_STEPS_NVTX : o->py_function ? CT_STEPS_FUNCTION : CT_STEPS_PERIOD;
-	a->learning = a->by == CT_STEPS_PERIOD;
 	a->seen.version = -1;
 	return ct_names_init(&a->names);
 }
@@ -72,6 +71,7 @@ static struct ct_an_proc *proc_of(struct ct_an *a, uint32_t pid)
 		return NULL;
 	}
 	p->pid = pid;
+	p->learning = a->by == CT_STEPS_PERIOD;
 	return p;
 }
 
@@ -131,35 +131,21 @@ static int add_step(struct ct_an_proc *p, uint64_t s, uint64_t e)
 
 static void flush(struct ct_an *a, bool all);
 
-static int learn(struct ct_an *a, const struct ct_an_rec *r, enum ct_api_class cls)
-{
-	struct ct_an_proc *p;
+/*
+ * Period steps: a process's first CT_AN_LEARN_MAX launches are kept (with
+ * every record, nothing analysed) until their period is known; then the
+ * steps among them are found, and later ones as they come. One pass, so
+ * that a live run can do it too.
+ */
+static int period_known(struct ct_an_proc *p);
 
-	if (cls != CT_API_LAUNCH)
-		return 0;
+static int learn(struct ct_an *a, struct ct_an_proc *p, uint32_t kname)
+{
 	a->seen.launches++;
-	if (!(p = proc_of(a, r->pid)))
-		return -ENOMEM;
-	if (p->n_seq >= CT_AN_LEARN_MAX)
-		return 0;
 	if (!p->seq && !(p->seq = malloc(CT_AN_LEARN_MAX * sizeof(*p->seq))))
 		return -ENOMEM;
-	p->seq[p->n_seq++] = r->kname ? ct_names_id(&a->names, r->kname, strlen(r->kname)) : 0;
+	p->seq[p->n_seq++] = kname;
 	return 0;
-}
-
-void ct_an_learned(struct ct_an *a)
-{
-	struct ct_an_proc *p;
-
-	for (size_t i = 0; ct_u64map_next(&a->procs, &i, NULL, (void **)&p);) {
-		ct_period_find(p->seq, p->n_seq, &p->period);
-		free(p->seq);
-		p->seq = NULL;
-		p->n_seq = 0;
-	}
-	a->learning = false;
-	a->seen = (struct ct_an_seen){ .version = -1 };
 }
 
 /* Function steps: an entry is a call in the function after one outside it,
@@ -180,28 +166,46 @@ static int function_step(struct ct_an_proc *p, struct ct_an_thread *t, const str
 	return err;
 }
 
-static int period_step(struct ct_an *a, struct ct_an_proc *p, const struct ct_an_rec *r)
+static int period_step(struct ct_an_proc *p, uint64_t ts, uint32_t kname)
 {
-	if (!p->period.len || !r->kname || ct_names_id(&a->names, r->kname, strlen(r->kname)) != p->period.anchor)
+	if (kname != p->period.anchor)
 		return 0;
-	int err = p->open_start ? add_step(p, p->open_start, r->ts) : 0;
+	int err = p->open_start ? add_step(p, p->open_start, ts) : 0;
 
-	p->open_start = r->ts;
+	p->open_start = ts;
 	return err;
 }
 
 /* No period: the trace in windows of CT_AN_WINDOW_NS, so that its totals
  * are still told, in bounded memory. */
-static int window_step(struct ct_an_proc *p, const struct ct_an_rec *r)
+static int window_step(struct ct_an_proc *p, uint64_t ts)
 {
 	int err = 0;
 
 	if (!p->open_start)
-		p->open_start = r->ts;
-	else if (r->ts >= p->open_start + CT_AN_WINDOW_NS) {
-		err = add_step(p, p->open_start, r->ts);
-		p->open_start = r->ts;
+		p->open_start = ts;
+	else if (ts >= p->open_start + CT_AN_WINDOW_NS) {
+		err = add_step(p, p->open_start, ts);
+		p->open_start = ts;
 	}
+	return err;
+}
+
+static int period_known(struct ct_an_proc *p)
+{
+	int err = 0;
+
+	ct_period_find(p->seq, p->n_seq, &p->period);
+	free(p->seq);
+	p->seq = NULL;
+	p->n_seq = 0;
+	p->learning = false;
+	/* The steps among what was kept while learning. */
+	for (size_t i = 0; i < p->n_calls && !err; i++)
+		if (!p->period.len)
+			err = window_step(p, p->calls[i].ts);
+		else if (p->calls[i].cls == CT_API_LAUNCH)
+			err = period_step(p, p->calls[i].ts, p->calls[i].kname);
 	return err;
 }
 
@@ -235,8 +239,6 @@ int ct_an_call(struct ct_an *a, const struct ct_an_rec *r)
 	struct ct_an_thread *t;
 	int err = 0;
 
-	if (a->learning)
-		return learn(a, r, cls);
 	if (!(p = proc_of(a, r->pid)))
 		return -ENOMEM;
 	if (!(t = ct_u64map_get(&p->threads, r->tid))) {
@@ -245,20 +247,23 @@ int ct_an_call(struct ct_an *a, const struct ct_an_rec *r)
 			return -ENOMEM;
 		}
 	}
-	a->seen.launches += cls == CT_API_LAUNCH;
+	uint32_t kname = cls == CT_API_LAUNCH && r->kname ? ct_names_id(&a->names, r->kname, strlen(r->kname)) : 0;
+
 	if (a->by == CT_STEPS_FUNCTION)
 		err = function_step(p, t, r);
-	else if (a->by == CT_STEPS_PERIOD && !p->period.len)
-		err = window_step(p, r);
-	else if (a->by == CT_STEPS_PERIOD && cls == CT_API_LAUNCH)
-		err = period_step(a, p, r);
+	else if (p->learning && cls == CT_API_LAUNCH)
+		err = learn(a, p, kname);
+	else if (a->by == CT_STEPS_PERIOD && !p->learning && !p->period.len)
+		err = window_step(p, r->ts);
+	else if (a->by == CT_STEPS_PERIOD && !p->learning && cls == CT_API_LAUNCH)
+		err = period_step(p, r->ts, kname);
 	else if (a->by == CT_STEPS_NVTX && r->nvtx_match && !p->range_hint)
 		p->range_hint = r->ts;
 	if (err)
 		return err;
 	if (cls != CT_API_OTHER) {
 		struct ct_an_call c = {
-			.ts = r->ts, .end = r->end, .tid = r->tid, .cls = cls,
+			.ts = r->ts, .end = r->end, .tid = r->tid, .cls = cls, .kname = kname,
 			.pause = t->last_end && r->ts > t->last_end ? r->ts - t->last_end : 0,
 			.api = ct_names_id(&a->names, r->api, strlen(r->api)),
 			.site = r->site ? ct_names_id(&a->names, r->site, strlen(r->site)) : 0,
@@ -275,6 +280,11 @@ int ct_an_call(struct ct_an *a, const struct ct_an_rec *r)
 		    r->end - r->ts > p->max_wait)
 			p->max_wait = r->end - r->ts;
 	}
+	/* Enough launches to know the period, or so many records without them
+	 * that memory says stop (a trace that launches nothing). */
+	if (p->learning && (p->n_seq == CT_AN_LEARN_MAX || p->n_calls + p->n_gpu >= 4 * CT_AN_LEARN_MAX) &&
+	    (err = period_known(p)))
+		return err;
 	if (r->end > t->last_end)
 		t->last_end = r->end;
 	if (r->end > a->watermark)
@@ -288,8 +298,6 @@ int ct_an_gpu(struct ct_an *a, const struct ct_an_rec *r)
 {
 	struct ct_an_proc *p;
 
-	if (a->learning)
-		return 0;
 	if (!(p = proc_of(a, r->pid)))
 		return -ENOMEM;
 	/* Older than what was analysed already: a line later than the lag. */
@@ -319,7 +327,7 @@ int ct_an_range(struct ct_an *a, uint32_t pid, uint64_t start, uint64_t end, con
 {
 	struct ct_an_proc *p;
 
-	if (a->learning || a->by != CT_STEPS_NVTX || !name || fnmatch(a->o.range_pattern, name, 0))
+	if (a->by != CT_STEPS_NVTX || !name || fnmatch(a->o.range_pattern, name, 0))
 		return 0;
 	if (!(p = proc_of(a, pid)))
 		return -ENOMEM;
@@ -514,6 +522,11 @@ static void forget_before(struct ct_an_proc *p, uint64_t t)
 
 static void flush_proc(struct ct_an *a, struct ct_an_proc *p, bool all)
 {
+	if (p->learning && all)
+		period_known(p);
+	if (p->learning)
+		return; /* nothing is final before the steps are known */
+
 	uint64_t final = all ? UINT64_MAX : a->watermark > a->o.lag_ns ? a->watermark - a->o.lag_ns : 0;
 	size_t done = 0;
 

@@ -69,7 +69,6 @@ struct ct_an {
 	struct ct_names names;
 	struct ct_u64map procs;     /* pid -> struct ct_an_proc */
 	enum ct_steps_by by;
-	bool learning;              /* reading launches for the period only */
 	uint64_t watermark;         /* the latest call's time: what is older than it less lag is final */
 	uint64_t since_flush;
 	struct ct_an_seen seen;
@@ -89,8 +88,6 @@ int ct_an_init(struct ct_an *a, const struct ct_an_opts *o);
  * with path:line, counted, the rest read on); -ENOMEM.
  */
 int ct_an_line(struct ct_an *a, const char *line, size_t len, const char *path, long lineno);
-/* Without a step pattern or function: a first read (learning) then this, then the real read. */
-void ct_an_learned(struct ct_an *a);
 /* The end of the trace: every step still open that is whole is analysed. */
 void ct_an_finish(struct ct_an *a);
 void ct_an_free(struct ct_an *a);
@@ -127,7 +124,7 @@ void ct_an_write_json(const struct ct_an *a, FILE *f);
 /* Internals shared by ingest.c, steps in analysis.c and answer.c. */
 struct ct_an_call {
 	uint64_t ts, end, pause; /* pause: from the thread's previous call's end */
-	uint32_t tid, api, site;
+	uint32_t tid, api, site, kname;
 	uint8_t cls;
 };
 struct ct_an_gpu {
@@ -154,7 +151,8 @@ struct ct_an_proc {
 	uint64_t open_start;        /* function and period steps: the open step's start, 0 none */
 	uint64_t range_hint;        /* nvtx: the first call inside a matching range not yet closed */
 	struct ct_u64map threads;   /* tid -> struct ct_an_thread */
-	/* Learning, then the period. */
+	/* Learning (the first launches' kernels), then the period. */
+	bool learning;
 	uint32_t *seq;
 	size_t n_seq;
 	struct ct_period period;

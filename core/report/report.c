@@ -153,25 +153,6 @@ static int replay(struct ct_replay *r, struct ct_tracefile *tf, struct ct_output
 	return err;
 }
 
-/* Without a step pattern or function, the steps come from the period of
- * the launch sequence: its first launches are read once to find it. */
-static int learn_period(struct ct_an *an, const char *path)
-{
-	struct ct_tracefile tf = { 0 };
-	const char *line;
-	size_t len;
-	int more, err = ct_tracefile_open_old(&tf, path, "report");
-
-	while (!err && an->seen.launches < CT_AN_LEARN_MAX && (more = ct_tracefile_next(&tf, &line, &len)) > 0)
-		if (ct_an_line(an, line, len, tf.path, tf.lineno) == -ENOMEM)
-			err = -ENOMEM;
-	if (!err && more < 0)
-		err = more;
-	ct_tracefile_close(&tf);
-	ct_an_learned(an);
-	return err;
-}
-
 static int answer_format(const char *s)
 {
 	static const char *const names[] = { "none", "text", "json" };
@@ -311,8 +292,6 @@ int ct_report_main(int argc, char **argv)
 		if (ct_an_init(&an, &ao))
 			goto out;
 		an_on = true;
-		if (an.learning && learn_period(&an, argv[optind]))
-			goto out;
 	}
 	/* The answer alone reads traces from before the meta line too. */
 	if ((conf.n_sinks ? ct_tracefile_open : ct_tracefile_open_old)(&tf, argv[optind], "report"))
