@@ -4,3 +4,5 @@
 # causes (tests/fixtures/gen_trace.py) and on the recorded fixtures.
 ct_unit_test(test_analysis "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_analysis.c")
 ct_integration_test(analysis_report "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_analysis_report.py")
+ct_unit_test(test_analysis_sinks "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_analysis_sinks.c")
+target_include_directories(test_analysis_sinks PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/unit")

@@ -204,7 +204,7 @@ static int period_known(struct ct_an_proc *p)
 	for (size_t i = 0; i < p->n_calls && !err; i++)
 		if (!p->period.len)
 			err = window_step(p, p->calls[i].ts);
-		else if (p->calls[i].cls == CT_API_LAUNCH)
+		else if (p->calls[i].cls == CT_CLASS_LAUNCH)
 			err = period_step(p, p->calls[i].ts, p->calls[i].kname);
 	return err;
 }
@@ -234,7 +234,7 @@ int ct_an_api_class(struct ct_an *a, const char *api)
 
 int ct_an_call(struct ct_an *a, const struct ct_an_rec *r)
 {
-	enum ct_api_class cls = (enum ct_api_class)ct_an_api_class(a, r->api);
+	enum ct_api_class cls = r->cls ? (enum ct_api_class)(r->cls - 1) : (enum ct_api_class)ct_an_api_class(a, r->api);
 	struct ct_an_proc *p;
 	struct ct_an_thread *t;
 	int err = 0;
@@ -247,21 +247,21 @@ int ct_an_call(struct ct_an *a, const struct ct_an_rec *r)
 			return -ENOMEM;
 		}
 	}
-	uint32_t kname = cls == CT_API_LAUNCH && r->kname ? ct_names_id(&a->names, r->kname, strlen(r->kname)) : 0;
+	uint32_t kname = cls == CT_CLASS_LAUNCH && r->kname ? ct_names_id(&a->names, r->kname, strlen(r->kname)) : 0;
 
 	if (a->by == CT_STEPS_FUNCTION)
 		err = function_step(p, t, r);
-	else if (p->learning && cls == CT_API_LAUNCH)
+	else if (p->learning && cls == CT_CLASS_LAUNCH)
 		err = learn(a, p, kname);
 	else if (a->by == CT_STEPS_PERIOD && !p->learning && !p->period.len)
 		err = window_step(p, r->ts);
-	else if (a->by == CT_STEPS_PERIOD && !p->learning && cls == CT_API_LAUNCH)
+	else if (a->by == CT_STEPS_PERIOD && !p->learning && cls == CT_CLASS_LAUNCH)
 		err = period_step(p, r->ts, kname);
 	else if (a->by == CT_STEPS_NVTX && r->nvtx_match && !p->range_hint)
 		p->range_hint = r->ts;
 	if (err)
 		return err;
-	if (cls != CT_API_OTHER) {
+	if (cls != CT_CLASS_OTHER) {
 		struct ct_an_call c = {
 			.ts = r->ts, .end = r->end, .tid = r->tid, .cls = cls, .kname = kname,
 			.pause = t->last_end && r->ts > t->last_end ? r->ts - t->last_end : 0,
@@ -276,7 +276,7 @@ int ct_an_call(struct ct_an *a, const struct ct_an_rec *r)
 		if (!grow((void **)&p->calls, p->n_calls, &p->cap_calls, sizeof(*p->calls)))
 			return -ENOMEM;
 		INSERT_SORTED(p->calls, p->n_calls, c);
-		if ((cls == CT_API_SYNC || cls == CT_API_SYNC_COPY || cls == CT_API_COLLECTIVE) &&
+		if ((cls == CT_CLASS_SYNC || cls == CT_CLASS_SYNC_COPY || cls == CT_CLASS_COLLECTIVE) &&
 		    r->end - r->ts > p->max_wait)
 			p->max_wait = r->end - r->ts;
 	}
@@ -383,7 +383,7 @@ static const struct ct_an_call *waiting_call(const struct ct_an_proc *p, size_t 
 
 	for (size_t i = at < p->n_calls ? at + 1 : p->n_calls; i-- > 0;) {
 		const struct ct_an_call *c = &p->calls[i];
-		bool waits = collective ? c->cls == CT_API_COLLECTIVE : c->cls == CT_API_SYNC || c->cls == CT_API_SYNC_COPY;
+		bool waits = collective ? c->cls == CT_CLASS_COLLECTIVE : c->cls == CT_CLASS_SYNC || c->cls == CT_CLASS_SYNC_COPY;
 
 		if (c->ts < from)
 			break;
@@ -405,14 +405,14 @@ static void classify(struct ct_an *a, struct ct_an_proc *p, uint64_t g0, uint64_
 	const struct ct_an_call *w = waiting_call(p, at, g0, false);
 
 	if (w || (w = waiting_call(p, at, g0, true))) {
-		charge(a, p, w->cls == CT_API_COLLECTIVE ? CT_CAUSE_COLLECTIVE : CT_CAUSE_SYNC, w->api, w->site, g0, g1);
+		charge(a, p, w->cls == CT_CLASS_COLLECTIVE ? CT_CAUSE_COLLECTIVE : CT_CAUSE_SYNC, w->api, w->site, g0, g1);
 		return;
 	}
 	/* Else the call that queued the next work: how long the host took to make it. */
 	for (size_t i = at; i < p->n_calls; i++) {
 		const struct ct_an_call *c = &p->calls[i];
 
-		if (c->cls != CT_API_LAUNCH && c->cls != CT_API_ASYNC_COPY && c->cls != CT_API_SYNC_COPY)
+		if (c->cls != CT_CLASS_LAUNCH && c->cls != CT_CLASS_ASYNC_COPY && c->cls != CT_CLASS_SYNC_COPY)
 			continue;
 		if (ended_by_work && c->ts >= g1)
 			break;

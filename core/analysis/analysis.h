@@ -99,6 +99,7 @@ struct ct_an_rec {
 	uint64_t ts, end;
 	/* A call. */
 	const char *api;
+	uint8_t cls;            /* enum ct_api_class + 1 when the caller knows it; 0: by the API's name */
 	const char *kname;      /* a launch's kernel, NULL if not named */
 	const char *site;       /* where it was called from: the innermost Python frame, else native; NULL */
 	bool in_fn;             /* the step function is on its Python stack ... */
@@ -116,6 +117,24 @@ int ct_an_call(struct ct_an *a, const struct ct_an_rec *r);
 int ct_an_api_class(struct ct_an *a, const char *api);
 int ct_an_gpu(struct ct_an *a, const struct ct_an_rec *r);
 int ct_an_range(struct ct_an *a, uint32_t pid, uint64_t start, uint64_t end, const char *name);
+/* The same from a live run's events (live.c). */
+struct ct_event;
+struct ct_gpu_event;
+int ct_an_event(struct ct_an *a, const struct ct_event *ev);
+int ct_an_gpu_event(struct ct_an *a, const struct ct_gpu_event *g);
+/*
+ * A sink's analysis (summary, chrome): started by the run's first GPU
+ * record, so that a run without --gpu-activity pays nothing; calls before it
+ * (at most the half second CUPTI holds records) are not in it. Steps come
+ * from the launch sequence's period.
+ */
+struct ct_an_sink {
+	struct ct_an an;
+	bool on;
+};
+int ct_an_sink_event(struct ct_an_sink *s, const struct ct_event *ev);
+int ct_an_sink_gpu(struct ct_an_sink *s, const struct ct_gpu_event *g);
+void ct_an_sink_free(struct ct_an_sink *s);
 
 /* The answer (answer.c). */
 void ct_an_write_text(const struct ct_an *a, FILE *f);

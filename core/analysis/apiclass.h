@@ -12,12 +12,12 @@
 #include <stddef.h>
 
 enum ct_api_class {
-	CT_API_OTHER,
-	CT_API_SYNC,       /* blocks the host until the GPU (or a stream, an event) is done */
-	CT_API_SYNC_COPY,  /* a synchronous copy: queues a copy and waits for it */
-	CT_API_LAUNCH,     /* queues a kernel or a graph */
-	CT_API_ASYNC_COPY, /* queues a copy or a set */
-	CT_API_COLLECTIVE, /* NCCL: waits for, or queues work with, other ranks */
+	CT_CLASS_OTHER,
+	CT_CLASS_SYNC,       /* blocks the host until the GPU (or a stream, an event) is done */
+	CT_CLASS_SYNC_COPY,  /* a synchronous copy: queues a copy and waits for it */
+	CT_CLASS_LAUNCH,     /* queues a kernel or a graph */
+	CT_CLASS_ASYNC_COPY, /* queues a copy or a set */
+	CT_CLASS_COLLECTIVE, /* NCCL: waits for, or queues work with, other ranks */
 };
 
 enum ct_api_class ct_api_class_of(const char *api, size_t len);

@@ -24,13 +24,13 @@ struct line {
 	bool has_ts, has_dur, has_end;
 	uint64_t ts, dur, end;
 	struct ct_an_rec r;
-	char api[128], kname[NAME_MAX_BYTES], name[NAME_MAX_BYTES], site[NAME_MAX_BYTES + 64];
 	bool has_py, has_stack, has_nvtx;
 	int64_t version;
-	/* The frame being read. */
-	char fn[512], file[1024], module[512];
-	uint32_t fline;
+	uint32_t fline;  /* the frame being read */
 	bool has_fline;
+	/* Buffers: from here on not cleared for each line (written before read). */
+	char api[128], kname[NAME_MAX_BYTES], name[NAME_MAX_BYTES], site[NAME_MAX_BYTES + 64];
+	char fn[512], file[1024], module[512];
 };
 
 static int frame_key(void *ctx, const char *key, struct ct_jp *j)
@@ -164,7 +164,7 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 		if (!strcmp(key, "api"))
 			return ct_jp_string(j, l->api, sizeof(l->api));
 		/* Only a launch's arguments are read (its kernel's name); "api" comes first. */
-		if (!strcmp(key, "args") && ct_jp_peek(j) == '{' && ct_an_api_class(l->a, l->api) == CT_API_LAUNCH)
+		if (!strcmp(key, "args") && ct_jp_peek(j) == '{' && ct_an_api_class(l->a, l->api) == CT_CLASS_LAUNCH)
 			return ct_jp_object(j, arg_key, l);
 		break;
 	case 'b':

@@ -78,17 +78,17 @@ static void period_none(void **state)
 static void api_classes(void **state)
 {
 	(void)state;
-	assert_int_equal(ct_api_class_of("cudaStreamSynchronize", 21), CT_API_SYNC);
-	assert_int_equal(ct_api_class_of("cudaStreamSynchronize_ptsz", 26), CT_API_SYNC);
-	assert_int_equal(ct_api_class_of("cuCtxSynchronize", 16), CT_API_SYNC);
-	assert_int_equal(ct_api_class_of("cuMemcpyDtoH_v2", 15), CT_API_SYNC_COPY);
-	assert_int_equal(ct_api_class_of("cudaMemcpy", 10), CT_API_SYNC_COPY);
-	assert_int_equal(ct_api_class_of("cudaMemcpyAsync", 15), CT_API_ASYNC_COPY);
-	assert_int_equal(ct_api_class_of("cudaLaunchKernel_ptsz", 21), CT_API_LAUNCH);
-	assert_int_equal(ct_api_class_of("ncclAllReduce", 13), CT_API_COLLECTIVE);
-	assert_int_equal(ct_api_class_of("cudaMalloc", 10), CT_API_OTHER);
+	assert_int_equal(ct_api_class_of("cudaStreamSynchronize", 21), CT_CLASS_SYNC);
+	assert_int_equal(ct_api_class_of("cudaStreamSynchronize_ptsz", 26), CT_CLASS_SYNC);
+	assert_int_equal(ct_api_class_of("cuCtxSynchronize", 16), CT_CLASS_SYNC);
+	assert_int_equal(ct_api_class_of("cuMemcpyDtoH_v2", 15), CT_CLASS_SYNC_COPY);
+	assert_int_equal(ct_api_class_of("cudaMemcpy", 10), CT_CLASS_SYNC_COPY);
+	assert_int_equal(ct_api_class_of("cudaMemcpyAsync", 15), CT_CLASS_ASYNC_COPY);
+	assert_int_equal(ct_api_class_of("cudaLaunchKernel_ptsz", 21), CT_CLASS_LAUNCH);
+	assert_int_equal(ct_api_class_of("ncclAllReduce", 13), CT_CLASS_COLLECTIVE);
+	assert_int_equal(ct_api_class_of("cudaMalloc", 10), CT_CLASS_OTHER);
 	/* Only whole names: a longer one is not the API. */
-	assert_int_equal(ct_api_class_of("cudaMemcpyAsyncX", 16), CT_API_OTHER);
+	assert_int_equal(ct_api_class_of("cudaMemcpyAsyncX", 16), CT_CLASS_OTHER);
 }
 
 static struct ct_an_rec launch(uint64_t ts, uint32_t line, const char *site)
