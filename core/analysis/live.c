@@ -81,6 +81,8 @@ int ct_an_gpu_event(struct ct_an *a, const struct ct_gpu_event *g)
 		.pid = g->pid, .ts = g->ts_ns, .end = g->ts_ns + g->dur_ns, .name = g->name, .bytes = g->bytes,
 		.op = g->kind == CT_GPU_MEMCPY ? CT_AN_MEMCPY : g->kind == CT_GPU_MEMSET ? CT_AN_MEMSET : CT_AN_KERNEL,
 		.corr_tid = g->has_launch ? g->launch_tid : 0, .corr_ts = g->has_launch ? g->launch_ts_ns : 0,
+		.pageable = (g->src_kind && !strcmp(g->src_kind, "pageable")) ||
+			    (g->dst_kind && !strcmp(g->dst_kind, "pageable")),
 	};
 
 	a->seen.gpu++;
