@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The analysis in a live run's sinks: the summary's table is followed by
- * the answer, and the chrome trace marks each step and each idle gap with
+ * The analysis in a live run's sinks: the summary's table and the html page
+ * are followed by the answer, and the chrome trace marks each step and each idle gap with
  * its cause, once GPU activity comes; without it, neither changes. Five
  * launches of one kernel, 1 us apart, each kernel [100, 600) ns after its
  * launch; the analysis starts at the first kernel (after the first launch),
@@ -84,11 +84,32 @@ static void chrome_marks(void **state)
 	free(text);
 }
 
+static void html_answer(void **state)
+{
+	struct fx_sink s;
+	char *text;
+
+	(void)state;
+	fx_sink_open(&s, "html", NULL);
+	feed(&s, true);
+	text = fx_sink_close(&s, NULL);
+	assert_non_null(strstr(text, "<h2>Why the GPU was idle</h2>\n<pre id=\"analysis\">"));
+	assert_non_null(strstr(text, "pid 1: 3 steps (the launch sequence repeats every 1 launches)"));
+	assert_non_null(strstr(text, "verdict: 1. launch-bound (0.001 ms)\n</pre>"));
+	free(text);
+	fx_sink_open(&s, "html", NULL);
+	feed(&s, false);
+	text = fx_sink_close(&s, NULL);
+	assert_null(strstr(text, "id=\"analysis\""));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(summary_answer),
 		cmocka_unit_test(chrome_marks),
+		cmocka_unit_test(html_answer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
