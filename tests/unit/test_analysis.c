@@ -5,6 +5,7 @@
  * from a Python function's entries (a new invocation told by its line going
  * back) with their busy and idle time.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include "analysis/apiclass.h"
 #include "analysis/interval.h"
 #include "analysis/period.h"
+#include "report/json.h"
 
 static void union_merges_overlaps_and_abutting(void **state)
 {
@@ -149,6 +151,48 @@ static void function_steps(void **state)
 	ct_an_free(&a);
 }
 
+/* The JSON reader's strings, scanned 16 bytes at a time: an escape, a
+ * control byte, a byte past 0x7f and the closing quote at every place of
+ * two blocks read as the byte-by-byte reader did. */
+static void json_strings_across_blocks(void **state)
+{
+	(void)state;
+	for (size_t at = 0; at < 40; at++) {
+		char line[64], out[64];
+		struct ct_jp j;
+		size_t len;
+
+		/* An escape at `at`: "aaa\n" reads back as a line break there. */
+		memset(line, 'a', sizeof(line));
+		line[0] = '"';
+		memcpy(line + 1 + at, "\\n\"", 3);
+		j = (struct ct_jp){ line, line + 1 + at + 3 };
+		assert_int_equal(ct_jp_string_len(&j, out, sizeof(out), &len), 0);
+		assert_int_equal(len, at + 1);
+		assert_int_equal(out[at], '\n');
+		assert_true(ct_jp_at_end(&j));
+		/* A raw control byte at `at` is refused. */
+		memset(line, 'a', sizeof(line));
+		line[0] = '"';
+		line[1 + at] = 0x1f;
+		line[50] = '"';
+		j = (struct ct_jp){ line, line + 51 };
+		assert_int_equal(ct_jp_string_len(&j, out, sizeof(out), &len), -EINVAL);
+		/* A byte past 0x7f is kept; the quote ends the string where it is;
+		 * a cut buffer keeps its start. */
+		line[1 + at] = (char)0xe9;
+		line[1 + at + 1] = '"';
+		j = (struct ct_jp){ line, line + 64 };
+		assert_int_equal(ct_jp_string_len(&j, out, 8, &len), 0);
+		assert_int_equal(len, at + 1);
+		assert_int_equal(strlen(out), at + 1 < 7 ? at + 1 : 7);
+		assert_int_equal(j.p - line, (long)at + 3);
+		/* No closing quote: refused. */
+		j = (struct ct_jp){ line, line + 1 + at };
+		assert_int_equal(ct_jp_string_len(&j, NULL, 0, NULL), -EINVAL);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +202,7 @@ int main(void)
 		cmocka_unit_test(period_none),
 		cmocka_unit_test(api_classes),
 		cmocka_unit_test(function_steps),
+		cmocka_unit_test(json_strings_across_blocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
