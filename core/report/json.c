@@ -185,7 +185,21 @@ int ct_jp_u64(struct ct_jp *j, uint64_t *v)
 	const char *s;
 	size_t n;
 	bool integral;
+	uint64_t fast = 0;
+	const char *p;
 
+	/* Most numbers are up to 19 plain digits, which cannot overflow: read
+	 * in one pass; anything else (a sign, a fraction, more digits) goes the
+	 * whole way below. */
+	ws(j);
+	for (p = j->p; p < j->end && p - j->p < 19 && *p >= '0' && *p <= '9'; p++)
+		fast = fast * 10 + (uint64_t)(*p - '0');
+	if (p > j->p && (p == j->end || !((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E' ||
+					  *p == '+' || *p == '-'))) {
+		j->p = p;
+		*v = fast;
+		return 0;
+	}
 	if (number(j, &s, &n, &integral) || !integral || *s == '-')
 		return -EINVAL;
 	/* Up to 19 digits cannot overflow: read them here, strtoull only past. */

@@ -193,6 +193,40 @@ static void json_strings_across_blocks(void **state)
 	}
 }
 
+/* Integers: up to 19 digits read in one pass, past that by strtoull; a
+ * fraction, an exponent or a sign is not an unsigned integer. */
+static void json_u64(void **state)
+{
+	static const struct {
+		const char *text;
+		int err;
+		uint64_t v;
+		size_t used;
+	} cases[] = {
+		{ "0", 0, 0, 1 },
+		{ " 1800000000000000000,", 0, 1800000000000000000ull, 20 },
+		{ "9999999999999999999}", 0, 9999999999999999999ull, 19 },
+		{ "18446744073709551615", 0, UINT64_MAX, 20 },
+		{ "18446744073709551616", -EINVAL, 0, 0 },
+		{ "1.5", -EINVAL, 0, 0 },
+		{ "1e3", -EINVAL, 0, 0 },
+		{ "-1", -EINVAL, 0, 0 },
+		{ "x", -EINVAL, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ct_jp j = { cases[i].text, cases[i].text + strlen(cases[i].text) };
+		uint64_t v = 0;
+
+		assert_int_equal(ct_jp_u64(&j, &v), cases[i].err);
+		if (!cases[i].err) {
+			assert_true(v == cases[i].v);
+			assert_int_equal(j.p - cases[i].text, (long)cases[i].used);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +237,7 @@ int main(void)
 		cmocka_unit_test(api_classes),
 		cmocka_unit_test(function_steps),
 		cmocka_unit_test(json_strings_across_blocks),
+		cmocka_unit_test(json_u64),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
