@@ -160,9 +160,10 @@ static int function_step(struct ct_an_proc *p, struct ct_an_thread *t, const str
 	t->fn_line = r->fn_line;
 	if (!entry)
 		return 0;
-	if (p->open_start)
+	if (p->has_open)
 		err = add_step(p, p->open_start, r->ts);
 	p->open_start = r->ts;
+	p->has_open = true;
 	return err;
 }
 
@@ -170,9 +171,10 @@ static int period_step(struct ct_an_proc *p, uint64_t ts, uint32_t kname)
 {
 	if (kname != p->period.anchor)
 		return 0;
-	int err = p->open_start ? add_step(p, p->open_start, ts) : 0;
+	int err = p->has_open ? add_step(p, p->open_start, ts) : 0;
 
 	p->open_start = ts;
+	p->has_open = true;
 	return err;
 }
 
@@ -182,8 +184,8 @@ static int window_step(struct ct_an_proc *p, uint64_t ts)
 {
 	int err = 0;
 
-	if (!p->open_start)
-		p->open_start = ts;
+	if (!p->has_open)
+		p->open_start = ts, p->has_open = true;
 	else if (ts >= p->open_start + CT_AN_WINDOW_NS) {
 		err = add_step(p, p->open_start, ts);
 		p->open_start = ts;
@@ -544,7 +546,7 @@ static void flush_proc(struct ct_an *a, struct ct_an_proc *p, bool all)
 
 	if (p->n_steps && p->steps[0].start < keep)
 		keep = p->steps[0].start;
-	if (p->open_start && p->open_start < keep)
+	if (p->has_open && p->open_start < keep)
 		keep = p->open_start;
 	if (p->range_hint && p->range_hint < keep)
 		keep = p->range_hint;

@@ -167,7 +167,8 @@ struct ct_an_proc {
 	uint64_t max_gpu;           /* longest GPU record kept */
 	struct ct_iv *steps;        /* found, not yet analysed */
 	size_t n_steps, cap_steps;
-	uint64_t open_start;        /* function and period steps: the open step's start, 0 none */
+	uint64_t open_start;        /* function and period steps: the open step's start ... */
+	bool has_open;              /* ... when there is one */
 	uint64_t range_hint;        /* nvtx: the first call inside a matching range not yet closed */
 	struct ct_u64map threads;   /* tid -> struct ct_an_thread */
 	/* Learning (the first launches' kernels), then the period. */

@@ -151,6 +151,62 @@ static void function_steps(void **state)
 	ct_an_free(&a);
 }
 
+static struct ct_an_rec call_at_line(const char *api, uint64_t ts, uint64_t end, uint32_t line)
+{
+	return (struct ct_an_rec){ .pid = 1, .tid = 1, .ts = ts, .end = end, .api = api, .kname = "k",
+				   .site = "f (x.py:1)", .in_fn = true, .fn_line = line };
+}
+
+static struct ct_an_rec op(enum ct_an_op o, uint64_t ts, uint64_t end)
+{
+	return (struct ct_an_rec){ .pid = 1, .ts = ts, .end = end, .op = o, .name = "k" };
+}
+
+/*
+ * One step [0, 10000) with every cause: kernels [100, 1000), [3100, 4000),
+ * [5000, 6000) and a synchronous copy [7000, 7500). [0, 100): the first
+ * launch, no call before it (launch-bound); [1000, 3100): the host inside
+ * ncclAllReduce [500, 3000] (collective); [4000, 5000): the kernel was
+ * queued at 3500, no launch in the gap (GPU waiting); [6000, 7000): the
+ * copy's call came 2,990 after the call before (host work); [7500, 10000):
+ * the host inside cudaMemcpy [6500, 7600] when the GPU ran dry (sync).
+ */
+static void every_cause(void **state)
+{
+	struct ct_an_opts o = CT_AN_OPTS_DEFAULT;
+	struct ct_an a;
+	struct ct_an_proc *p;
+	struct ct_an_rec recs[] = {
+		call_at_line("cudaLaunchKernel", 0, 10, 1), op(CT_AN_KERNEL, 100, 1000),
+		call_at_line("ncclAllReduce", 500, 3000, 2),
+		call_at_line("cudaLaunchKernel_ptsz", 3050, 3060, 3), op(CT_AN_KERNEL, 3100, 4000),
+		call_at_line("cudaLaunchKernel", 3500, 3510, 4), op(CT_AN_KERNEL, 5000, 6000),
+		call_at_line("cudaMemcpy", 6500, 7600, 5), op(CT_AN_MEMCPY, 7000, 7500),
+		call_at_line("cudaLaunchKernel", 10000, 10010, 1),
+	};
+
+	(void)state;
+	o.py_function = "f";
+	o.host_gap_ns = 100;
+	assert_int_equal(ct_an_init(&a, &o), 0);
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		assert_int_equal(recs[i].op || recs[i].api == NULL ? ct_an_gpu(&a, &recs[i]) : ct_an_call(&a, &recs[i]), 0);
+	ct_an_finish(&a);
+	p = ct_u64map_get(&a.procs, 1);
+	assert_non_null(p);
+	assert_int_equal(p->n_steps_done, 1);
+	assert_int_equal(p->busy, 900 + 900 + 1000 + 500);
+	assert_int_equal(p->idle, 10000 - 3300);
+	assert_int_equal(p->cause[CT_CAUSE_LAUNCH].ns, 100);
+	assert_int_equal(p->cause[CT_CAUSE_COLLECTIVE].ns, 2100);
+	assert_int_equal(p->cause[CT_CAUSE_OTHER].ns, 1000);
+	assert_int_equal(p->cause[CT_CAUSE_HOST].ns, 1000);
+	assert_int_equal(p->cause[CT_CAUSE_SYNC].ns, 2500);
+	for (int c = CT_CAUSE_SYNC; c <= CT_CAUSE_OTHER; c++)
+		assert_int_equal(p->cause[c].n, 1);
+	ct_an_free(&a);
+}
+
 /* The JSON reader's strings, scanned 16 bytes at a time: an escape, a
  * control byte, a byte past 0x7f and the closing quote at every place of
  * two blocks read as the byte-by-byte reader did. */
@@ -236,6 +292,7 @@ int main(void)
 		cmocka_unit_test(period_none),
 		cmocka_unit_test(api_classes),
 		cmocka_unit_test(function_steps),
+		cmocka_unit_test(every_cause),
 		cmocka_unit_test(json_strings_across_blocks),
 		cmocka_unit_test(json_u64),
 	};
