@@ -126,13 +126,23 @@ int ct_an_gpu_event(struct ct_an *a, const struct ct_gpu_event *g);
  * A sink's analysis (summary, chrome): started by the run's first GPU
  * record, so that a run without --gpu-activity pays nothing; calls before it
  * (at most the half second CUPTI holds records) are not in it. Steps come
- * from the launch sequence's period.
+ * from the launch sequence's period, unless report configured them.
  */
 struct ct_an_sink {
 	struct ct_an an;
 	bool on;
+	struct ct_an_sink *next; /* the sinks' analyses running */
 };
+/* `cudatracer report`: the sinks' analysis with report's options, from the
+ * first call on (a trace's GPU lines come after their calls). */
+void ct_an_sink_configure(const struct ct_an_opts *o, bool from_start);
 int ct_an_sink_event(struct ct_an_sink *s, const struct ct_event *ev);
+/* What reaches no sink's callback, to every sink's analysis: the trace's
+ * meta line (before the sinks open) and its NVTX range lines. */
+void ct_an_sinks_trace(bool meta, int64_t version);
+int ct_an_sinks_range(uint32_t pid, uint64_t start, uint64_t end, const char *name);
+/* GPU activity was seen: there is an answer to give. */
+bool ct_an_sink_has_answer(const struct ct_an_sink *s);
 int ct_an_sink_gpu(struct ct_an_sink *s, const struct ct_gpu_event *g);
 void ct_an_sink_free(struct ct_an_sink *s);
 

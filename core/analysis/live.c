@@ -89,27 +89,79 @@ int ct_an_gpu_event(struct ct_an *a, const struct ct_gpu_event *g)
 	return ct_an_gpu(a, &r);
 }
 
+/* What `cudatracer report` asks of the sinks' analysis (one per process run). */
+static struct ct_an_opts sink_opts = CT_AN_OPTS_DEFAULT;
+static bool sink_from_start;
+
+void ct_an_sink_configure(const struct ct_an_opts *o, bool from_start)
+{
+	sink_opts = *o;
+	sink_from_start = from_start;
+}
+
+/* Every sink's analysis running, for what reaches no sink callback: a
+ * trace's NVTX range lines and its meta line. */
+static struct ct_an_sink *sinks_on;
+static bool trace_meta;
+static int64_t trace_version = -1;
+
+static int sink_start(struct ct_an_sink *s)
+{
+	int err = s->on ? 0 : ct_an_init(&s->an, &sink_opts);
+
+	if (!err && !s->on) {
+		s->on = true;
+		s->an.seen.meta = trace_meta;
+		s->an.seen.version = trace_version;
+		s->next = sinks_on;
+		sinks_on = s;
+	}
+	return err;
+}
+
+void ct_an_sinks_trace(bool meta, int64_t version)
+{
+	trace_meta = meta;
+	trace_version = version;
+}
+
+int ct_an_sinks_range(uint32_t pid, uint64_t start, uint64_t end, const char *name)
+{
+	int err = 0;
+
+	for (struct ct_an_sink *s = sinks_on; s && !err; s = s->next) {
+		s->an.seen.ranges++;
+		err = ct_an_range(&s->an, pid, start, end, name);
+	}
+	return err;
+}
+
 int ct_an_sink_event(struct ct_an_sink *s, const struct ct_event *ev)
 {
-	return s->on ? ct_an_event(&s->an, ev) : 0;
+	int err = !s->on && sink_from_start ? sink_start(s) : 0;
+
+	return err || !s->on ? err : ct_an_event(&s->an, ev);
 }
 
 int ct_an_sink_gpu(struct ct_an_sink *s, const struct ct_gpu_event *g)
 {
-	struct ct_an_opts o = CT_AN_OPTS_DEFAULT;
-	int err;
+	int err = sink_start(s);
 
-	if (!s->on) {
-		err = ct_an_init(&s->an, &o);
-		if (err)
-			return err;
-		s->on = true;
-	}
-	return ct_an_gpu_event(&s->an, g);
+	return err ? err : ct_an_gpu_event(&s->an, g);
+}
+
+bool ct_an_sink_has_answer(const struct ct_an_sink *s)
+{
+	return s->on && s->an.seen.gpu;
 }
 
 void ct_an_sink_free(struct ct_an_sink *s)
 {
+	for (struct ct_an_sink **pp = &sinks_on; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
 	if (s->on)
 		ct_an_free(&s->an);
 	s->on = false;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "analysis/analysis.h"
 #include "config/config.h"
+#include "report/gpuline.h"
 #include "report/replay.h"
 #include "report/report.h"
 #include "report/tracefile.h"
@@ -117,6 +118,9 @@ static int replay(struct ct_replay *r, struct ct_tracefile *tf, struct ct_output
 		  struct ct_run_stats *st, struct ct_an *an)
 {
 	struct ct_u64map procs = { 0 };
+	static struct ct_gpuline gpuline;
+	static struct ct_rangeline range;
+	struct ct_gpuline *gl = &gpuline;
 	const char *line;
 	size_t len;
 	int more, err = 0;
@@ -131,6 +135,28 @@ static int replay(struct ct_replay *r, struct ct_tracefile *tf, struct ct_output
 			continue;
 		err = ct_replay_line(r, line, len, tf->path, tf->lineno);
 		if (err == 1) {
+			/* Not a call: GPU activity goes to the sinks as it did live. */
+			err = ct_gpuline_read(gl, line, len, r->wall_offset_ns);
+			if (err < 0) {
+				ct_err("report: %s:%ld: a GPU activity line that does not read (docs/events.md)", tf->path,
+				       tf->lineno);
+				break;
+			}
+			if (err == 1) {
+				r->other_kinds--; /* counted as not a call; it is read after all */
+				st->gpu_events++;
+				ct_output_gpu(o, &gl->ev);
+			} else if ((err = ct_rangeline_read(&range, line, len)) == 1) {
+				r->other_kinds--;
+				if (ct_an_sinks_range(range.pid, range.start, range.end, range.name) == -ENOMEM) {
+					err = -ENOMEM;
+					break;
+				}
+			} else if (err < 0) {
+				ct_err("report: %s:%ld: an NVTX range line that does not read (docs/events.md)",
+				       tf->path, tf->lineno);
+				break;
+			}
 			err = 0;
 			continue;
 		}
@@ -213,7 +239,7 @@ int ct_report_main(int argc, char **argv)
 	struct ct_run_stats st = { 0 };
 	struct ct_an_opts ao = CT_AN_OPTS_DEFAULT;
 	struct ct_an an;
-	bool an_on = false, answer_asked;
+	bool an_on = false;
 	int answer = -1;
 	double num;
 	const char *config = NULL, *plugins = NULL, *plugin_path = NULL;
@@ -266,15 +292,14 @@ int ct_report_main(int argc, char **argv)
 		ct_err("report: --step-range or --step-function, not both");
 		goto out;
 	}
-	/* No sink: the summary and the answer; --answer alone: the answer only. */
-	answer_asked = answer >= 0;
-	if (!conf.n_sinks && answer <= 0) {
-		answer = answer < 0;
-		if (ct_config_add_sink(&conf, "summary", "-"))
-			goto out;
-	}
+	/* No sink: the summary, which ends with the answer for a trace with GPU
+	 * activity (its analysis takes report's options); --answer alone: the
+	 * answer only. */
+	if (!conf.n_sinks && answer <= 0 && ct_config_add_sink(&conf, "summary", "-"))
+		goto out;
 	if (answer < 0)
 		answer = 0;
+	ct_an_sink_configure(&ao, true);
 	/* After the sinks, as the tracer does: -C sink.NAME.KEY=VAL addresses an -o sink. */
 	for (int i = 0; i < n_sets; i++) {
 		char origin[512], *sec, *key, *val;
@@ -306,6 +331,7 @@ int ct_report_main(int argc, char **argv)
 		if (ct_replay_init(&r, conf.tracer.plugin_path, plugins ? &conf.tracer.plugins : NULL,
 				   tf.wall_offset_ns))
 			goto out;
+		ct_an_sinks_trace(tf.has_meta, tf.version);
 		err = ct_output_open(&out, &conf);
 		if (!err)
 			err = replay(&r, &tf, &out, &st, an_on ? &an : NULL);
@@ -321,9 +347,7 @@ int ct_report_main(int argc, char **argv)
 	}
 	if (conf.n_sinks && ct_output_close(&out, &st))
 		goto out;
-	/* By default the answer follows the summary only where there is GPU time
-	 * to explain: a trace without --gpu-activity reads as it always did. */
-	if (an_on && (answer_asked || an.seen.gpu)) {
+	if (an_on) {
 		ct_an_finish(&an);
 		fflush(stdout);
 		if (answer == 2)

@@ -509,6 +509,8 @@ static int chrome_open(void *ctx)
 	return err;
 }
 
+static void an_callbacks(struct chrome_ctx *s);
+
 static int chrome_event(void *ctx, const struct ct_event *ev)
 {
 	struct chrome_ctx *s = ctx;
@@ -565,6 +567,7 @@ static int chrome_event(void *ctx, const struct ct_event *ev)
 	err = ct_an_sink_event(&s->an, ev);
 	if (err)
 		return err;
+	an_callbacks(s);
 	if (s->b.len >= CHUNK)
 		return chunk_flush(s, NULL);
 	return 0;
@@ -642,7 +645,8 @@ static void an_step(void *ctx, uint32_t pid, uint64_t t0, uint64_t t1, uint64_t 
 {
 	struct chrome_ctx *s = ctx;
 
-	if (!s->open || !ct_sb_room(&s->b, EVENT_MAX))
+	/* Without GPU activity (an old trace replayed) there is nothing to mark. */
+	if (!s->open || !s->an.an.seen.gpu || !ct_sb_room(&s->b, EVENT_MAX))
 		return;
 	an_mark(s, pid, AN_STEPS_TID, "step", t0, t1);
 	ct_sb_lit(&s->b, ",\"args\":{\"busy_ns\":");
@@ -656,7 +660,7 @@ static void an_gap(void *ctx, uint32_t pid, uint64_t g0, uint64_t g1, enum ct_ca
 {
 	struct chrome_ctx *s = ctx;
 
-	if (!s->open || !ct_sb_room(&s->b, EVENT_MAX + (site ? 6 * strlen(site) : 0)))
+	if (!s->open || !s->an.an.seen.gpu || !ct_sb_room(&s->b, EVENT_MAX + (site ? 6 * strlen(site) : 0)))
 		return;
 	an_mark(s, pid, AN_GAPS_TID, ct_cause_text[c], g0, g1);
 	ct_sb_lit(&s->b, ",\"args\":{\"site\":");
@@ -667,16 +671,20 @@ static void an_gap(void *ctx, uint32_t pid, uint64_t g0, uint64_t g1, enum ct_ca
 	ct_sb_lit(&s->b, "}}");
 }
 
-static int an_gpu(struct chrome_ctx *s, const struct ct_gpu_event *g)
+static void an_callbacks(struct chrome_ctx *s)
 {
-	bool was = s->an.on;
-	int err = ct_an_sink_gpu(&s->an, g);
-
-	if (!err && !was) {
+	if (s->an.on && !s->an.an.cb_ctx) {
 		s->an.an.on_step = an_step;
 		s->an.an.on_gap = an_gap;
 		s->an.an.cb_ctx = s;
 	}
+}
+
+static int an_gpu(struct chrome_ctx *s, const struct ct_gpu_event *g)
+{
+	int err = ct_an_sink_gpu(&s->an, g);
+
+	an_callbacks(s);
 	s->wall_off = (int64_t)(g->ts_ns - g->mono_ns);
 	return err;
 }

@@ -553,7 +553,7 @@ static int page_analysis(struct html_ctx *s, FILE *o)
 	size_t len = 0;
 	FILE *t;
 
-	if (!s->an.on)
+	if (!ct_an_sink_has_answer(&s->an))
 		return 0;
 	ct_an_finish(&s->an.an);
 	if (!(t = open_memstream(&text, &len)))

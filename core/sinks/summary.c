@@ -883,7 +883,7 @@ static int summary_close(void *ctx, const struct ct_run_stats *rs)
 	struct summary_ctx *s = ctx;
 	int err = summary_write(ctx, rs, true);
 
-	if (!err && s->an.on && s->fmt == FMT_TABLE) {
+	if (!err && ct_an_sink_has_answer(&s->an) && s->fmt == FMT_TABLE) {
 		ct_an_finish(&s->an.an);
 		ct_an_write_text(&s->an.an, s->c.out);
 		if (fflush(s->c.out))

@@ -108,8 +108,26 @@ def main():
                  "verdict: 1. host sync (1.980 ms) 2. host work (1.080 ms) 3. launch-bound (0.468 ms) "
                  "4. pageable copies (0.360 ms)"):
         assert want in text, (want, text)
-    # -o alone: the sinks only, as before.
-    assert "Why the GPU" not in report(full, "-o", "summary:-").stdout
+    # The sinks get the GPU lines and analyse with report's options: the
+    # summary's answer is report's own, the chrome trace marks the 10 steps
+    # and their 60 gaps; its json format and the csv carry none.
+    want = report(full, "--answer", "text", "--step-range", "step").stdout
+    assert report(full, "-o", "summary:-", "--step-range", "step").stdout.endswith(want), want
+    assert "Why the GPU" not in report(full, "-o", "summary:-", "-C", "sink.summary.format=json").stdout
+    chrome = os.path.join(tmp, "trace.json")
+    report(full, "-o", "chrome:" + chrome, "--step-range", "step")
+    ev = json.load(open(chrome))["traceEvents"]
+    marks = [e for e in ev if e.get("cat") == "analysis"]
+    steps = [e for e in marks if e["name"] == "step"]
+    assert len(steps) == 10 and all(e["args"] == {"busy_ns": 608000, "idle_ns": 392000} for e in steps), steps
+    gaps = [(e["name"], e["args"]["site"], round(e["dur"] * 1000)) for e in marks if e["name"] != "step"]
+    assert gaps[:6] == [("host work", "forward (/app/model.py:10)", 10000),
+                        ("launch-bound", "layer_norm (/app/model.py:30)", 16000),
+                        ("launch-bound", "layer_norm (/app/model.py:30)", 18000),
+                        ("launch-bound", "layer_norm (/app/model.py:30)", 18000),
+                        ("host work", "backward (/app/model.py:50)", 110000),
+                        ("host sync", "train_step (/app/train.py:42)", 220000)] and len(gaps) == 60, gaps[:8]
+    assert len([e for e in ev if e.get("cat") == "gpu"]) == 70
 
     # A gzip-compressed trace reads the same.
     subprocess.run(["gzip", "-k", full], check=True)
