@@ -42,6 +42,8 @@ static int meta_key(void *ctx, const char *key, struct ct_jp *j)
 		return ct_jp_u64(j, &m->t->wall_ns);
 	if (!strcmp(key, "mono_ns"))
 		return ct_jp_u64(j, &m->t->mono_ns);
+	if (!strcmp(key, "version"))
+		return ct_jp_i64(j, &m->t->version);
 	return 1;
 }
 
@@ -181,7 +183,7 @@ static int open_trace(const char *path, const char *who)
 	return fd;
 }
 
-int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
+static int open_any(struct ct_tracefile *t, const char *path, const char *who, bool no_meta_ok)
 {
 	int fd = open_trace(path, who);
 	unsigned char magic[2] = { 0 };
@@ -214,6 +216,15 @@ int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
 		return -EINVAL;
 	}
 	j = (struct ct_jp){ line, line + len };
+	if (no_meta_ok && (ct_jp_object(&j, meta_key, &m) || !m.meta)) {
+		/* A trace from before the meta line: its first line is a call, read again. */
+		t->pos -= len + 1;
+		t->scan = t->pos;
+		t->lineno--;
+		t->version = 0;
+		return 0;
+	}
+	j = (struct ct_jp){ line, line + len };
 	if (ct_jp_object(&j, meta_key, &m) || !ct_jp_at_end(&j) || !m.meta) {
 		ct_err("%s: %s: its first line is not a meta line: not a jsonl trace of this "
 		       "cudatracer (docs/events.md)", who, path);
@@ -223,7 +234,20 @@ int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
 		ct_err("%s: %s:1: a meta line without wall_offset_ns", who, path);
 		return -EINVAL;
 	}
+	t->has_meta = true;
+	if (t->version < 1)
+		t->version = 1; /* the meta line came with version 1 */
 	return 0;
+}
+
+int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
+{
+	return open_any(t, path, who, false);
+}
+
+int ct_tracefile_open_old(struct ct_tracefile *t, const char *path, const char *who)
+{
+	return open_any(t, path, who, true);
 }
 
 /* What `path` names (standard output for NULL or "-"); false when nothing

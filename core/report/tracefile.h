@@ -29,11 +29,16 @@ struct ct_tracefile {
 	char host[256], boot_id[64];
 	int64_t wall_offset_ns; /* wall - mono when the trace began */
 	uint64_t wall_ns, mono_ns;
+	int64_t version;     /* the meta line's; 0 for a trace without one */
+	bool has_meta;
 	bool compressed;
 };
 
 /* Open and read the meta line; -errno or -EINVAL (said). */
 int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who);
+/* The same, and a trace from before the meta line (version 0) is read from
+ * its first line, its wall offset unknown (0). */
+int ct_tracefile_open_old(struct ct_tracefile *t, const char *path, const char *who);
 /*
  * The next line, without its newline, valid until the next call: 1; 0 at
  * the end; <0 on a read error (said). A last line without its newline (a

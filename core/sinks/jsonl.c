@@ -685,6 +685,12 @@ static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 		if (g->kind == CT_GPU_MEMCPY) {
 			ct_sb_lit(b, ",\"copy_kind\":");
 			ct_sb_json_str(b, g->copy_kind);
+			if (g->src_kind && g->dst_kind) {
+				ct_sb_lit(b, ",\"src_kind\":");
+				ct_sb_json_str(b, g->src_kind);
+				ct_sb_lit(b, ",\"dst_kind\":");
+				ct_sb_json_str(b, g->dst_kind);
+			}
 		} else {
 			ct_sb_lit(b, ",\"value\":");
 			ct_sb_u64(b, g->set_value);

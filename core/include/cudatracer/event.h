@@ -224,6 +224,10 @@ struct ct_gpu_event {
 	uint64_t launch_mono_ns, launch_ts_ns;
 	/* The GPU, when the process holds exactly one open (as ct_event's); NULL otherwise. */
 	const struct ct_gpu_info *gpu;
+	/* Copies: the memory on each side, "pageable", "pinned", "device",
+	 * "array", "managed", ... (CUPTI's memory kind); NULL for others. A
+	 * pageable side makes the driver stage the copy (docs/analysis.md). */
+	const char *src_kind, *dst_kind;
 };
 
 /* The name of where a device came from as jsonl writes it ("call",
