@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A recorded jsonl trace, read line by line: plain or gzip-compressed (as it
- * is: zlib tells them apart), its meta line read and checked at open
+ * is: zlib tells them apart), or a sqlite sink's database (its rows as those
+ * lines, sqlread.h), its meta line read and checked at open
  * (docs/events.md). Shared by `cudatracer report` and `cudatracer merge`;
  * every refusal is said once, with the path and the line, after `who`.
  */
@@ -30,6 +31,7 @@ struct ct_tracefile {
 	int64_t wall_offset_ns; /* wall - mono when the trace began */
 	uint64_t wall_ns, mono_ns;
 	bool compressed;
+	void *db;            /* a sqlite sink's database (sqlread.c), read instead */
 };
 
 /* Open and read the meta line; -errno or -EINVAL (said). */
