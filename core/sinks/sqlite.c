@@ -90,14 +90,16 @@ static int sq_exec(struct sq_sink *s, const char *sql)
 	return rc == SQLITE_OK ? 0 : sq_fail(s, rc, sql);
 }
 
-/* Step a statement whose values are bound, and make it ready for the next. */
+/* Step a statement whose values are bound, and make it ready for the next
+ * (the others bind some columns only: cleared to NULL). */
 static int sq_step(struct sq_sink *s, int which)
 {
 	sqlite3_stmt *st = s->st[which];
 	int rc = sqlite3_step(st);
 
 	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	if (which != ST_CALL)
+		sqlite3_clear_bindings(st);
 	return rc == SQLITE_DONE ? 0 : sq_fail(s, rc, "insert");
 }
 
@@ -128,15 +130,26 @@ static int sq_row_end(struct sq_sink *s)
 	return ++s->pending >= s->batch ? sq_commit(s) : 0;
 }
 
+/* Text the statement reads in place (valid until its step); NULL as NULL. */
 static void bind_text(sqlite3_stmt *st, int i, const char *v)
 {
 	if (v)
 		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
 }
 
 static void bind_i64(sqlite3_stmt *st, int i, int64_t v)
 {
 	sqlite3_bind_int64(st, i, v);
+}
+
+static void bind_opt(sqlite3_stmt *st, int i, bool has, int64_t v)
+{
+	if (has)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
 }
 
 static int meta_put(struct sq_sink *s, const char *key, const char *text, int64_t num)
@@ -324,11 +337,16 @@ static const char *comm_json(char *buf, size_t n, const struct ct_comm_info *c)
 	return buf;
 }
 
+/* Every column of a call is bound, NULL where it has no value: the hot
+ * statement is not cleared between rows. */
 static int sq_event(void *ctx, const struct ct_event *ev)
 {
 	struct sq_sink *s = ctx;
 	sqlite3_stmt *st = s->st[ST_CALL];
 	uint32_t flags = ev->api->flags;
+	bool timed = !ev->entry_only, coll = flags & (CT_API_COLLECTIVE | CT_API_P2P);
+	const struct ct_cgroup *cg = ev->cgroup;
+	const struct ct_proc_env *env = ev->env;
 	int64_t sid = 0, pid = 0;
 	char ret[24], comm[128];
 	int err;
@@ -342,56 +360,39 @@ static int sq_event(void *ctx, const struct ct_event *ev)
 	if ((err = ct_args_json(&s->args, ev)))
 		return err;
 	plugin_seen(s, ev->plugin->name);
+	if (timed && ev->has_ret_handle)
+		snprintf(ret, sizeof(ret), "0x%" PRIx64, ev->ret_handle);
 	bind_i64(st, 1, (int64_t)(ev->ts_ns + (uint64_t)s->meta.skew_ns));
-	if (!ev->entry_only)
-		bind_i64(st, 2, (int64_t)ev->dur_ns);
+	bind_opt(st, 2, timed, (int64_t)ev->dur_ns);
 	bind_i64(st, 3, ev->pid);
 	bind_i64(st, 4, ev->tid);
 	bind_text(st, 5, ev->comm);
 	bind_i64(st, 6, ev->depth);
 	bind_text(st, 7, ev->plugin->name);
 	bind_text(st, 8, ev->api->symbol);
-	if (!ev->entry_only && ev->has_result) {
-		bind_i64(st, 9, ev->result);
-		bind_text(st, 10, ev->result_name);
-	}
+	bind_opt(st, 9, timed && ev->has_result, ev->result);
+	bind_text(st, 10, timed && ev->has_result ? ev->result_name : NULL);
 	bind_i64(st, 11, ev->is_error);
-	if (!ev->entry_only && ev->has_ret_handle) {
-		snprintf(ret, sizeof(ret), "0x%" PRIx64, ev->ret_handle);
-		bind_text(st, 12, ret);
-	}
-	if (ev->device >= 0)
-		bind_i64(st, 13, ev->device);
+	bind_text(st, 12, timed && ev->has_ret_handle ? ret : NULL);
+	bind_opt(st, 13, ev->device >= 0, ev->device);
 	bind_text(st, 14, ct_device_from_name(ev->device_from));
-	if (ev->gpu)
-		bind_text(st, 15, ev->gpu->uuid);
-	if (ev->cgroup) {
-		bind_text(st, 16, ev->cgroup->path);
-		bind_i64(st, 17, (int64_t)ev->cgroup->id);
-		bind_text(st, 18, ev->cgroup->container);
-		bind_text(st, 19, ev->cgroup->pod);
-	}
-	if (ev->env) {
-		if (ev->env->rank >= 0)
-			bind_i64(st, 20, ev->env->rank);
-		if (ev->env->local_rank >= 0)
-			bind_i64(st, 21, ev->env->local_rank);
-		if (ev->env->world_size >= 0)
-			bind_i64(st, 22, ev->env->world_size);
-		if (ev->env->job_id[0])
-			bind_text(st, 23, ev->env->job_id);
-	}
+	bind_text(st, 15, ev->gpu ? ev->gpu->uuid : NULL);
+	bind_text(st, 16, cg ? cg->path : NULL);
+	bind_opt(st, 17, cg, cg ? (int64_t)cg->id : 0);
+	bind_text(st, 18, cg ? cg->container : NULL);
+	bind_text(st, 19, cg ? cg->pod : NULL);
+	bind_opt(st, 20, env && env->rank >= 0, env ? env->rank : 0);
+	bind_opt(st, 21, env && env->local_rank >= 0, env ? env->local_rank : 0);
+	bind_opt(st, 22, env && env->world_size >= 0, env ? env->world_size : 0);
+	bind_text(st, 23, env && env->job_id[0] ? env->job_id : NULL);
 	bind_text(st, 24, comm_json(comm, sizeof(comm), ev->comm_info));
-	bind_i64(st, 25, !!(flags & (CT_API_COLLECTIVE | CT_API_P2P)));
-	if (ct_api_has_bytes(flags) || (flags & (CT_API_COLLECTIVE | CT_API_P2P)))
-		bind_i64(st, 26, (int64_t)ct_event_bytes(ev));
+	bind_i64(st, 25, coll);
+	bind_opt(st, 26, coll || ct_api_has_bytes(flags), (int64_t)ct_event_bytes(ev));
 	bind_text(st, 27, ev->parent_plugin);
 	bind_text(st, 28, ev->parent_api);
 	bind_text(st, 29, s->args.p);
-	if (sid)
-		bind_i64(st, 30, sid);
-	if (pid)
-		bind_i64(st, 31, pid);
+	bind_opt(st, 30, sid, sid);
+	bind_opt(st, 31, pid, pid);
 	if ((err = sq_step(s, ST_CALL)))
 		return err;
 	return sq_row_end(s);
@@ -506,7 +507,7 @@ static int sq_schema(struct sq_sink *s)
 
 	/* Pages of 16 KiB: 5% faster inserts than 4 KiB's, and an empty database of 0.3 MB. */
 	if ((err = sq_exec(s, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-			      "PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16384;")))
+			      "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16384;")))
 		return err;
 	snprintf(sql, sizeof(sql), "PRAGMA user_version=%d;", CT_SQL_VERSION);
 	if ((err = sq_exec(s, "BEGIN;" CT_SQL_TABLES)) || (err = sq_exec(s, sql)))
