@@ -7,7 +7,7 @@ foreach(t hist jsonl summary csv memory chrome html sqlite)
 endforeach()
 
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
-foreach(t files signals html report stdout report_inputs report_pids sqlite)
+foreach(t files signals html report stdout report_inputs report_pids sqlite sqlite_daemon)
 	if(EXISTS "${I}/test_sinks_${t}.py")
 		ct_integration_test(sinks_${t} "${I}/test_sinks_${t}.py" LABELS root)
 	endif()
