@@ -552,6 +552,9 @@ static int sq_open(void *ctx)
 	}
 	if (!s->batch)
 		s->batch = 1;
+	/* No count of the library's memory: a lock and a sum on every malloc.
+	 * Only before the library's first use; refused, harmlessly, after. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	fflush(s->c.out);
 	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
 	rc = sqlite3_open_v2(name, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE,
