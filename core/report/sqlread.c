@@ -21,8 +21,9 @@
 #include "util/log.h"
 #include "util/strbuf.h"
 
-/* A value longer than this is an error: a row's longest is a kernel name. */
-#define SQLREAD_VALUE_MAX (256 * 1024)
+/* A value longer than a trace's line is an error; a row whose values
+ * together are is skipped, counted and said, as a jsonl trace's long line. */
+#define SQLREAD_VALUE_MAX CT_TRACE_LINE_MAX
 
 struct ct_sqlread {
 	sqlite3 *db;
@@ -60,15 +61,15 @@ static const char *text(sqlite3_stmt *st, int c)
 	return (const char *)sqlite3_column_text(st, c);
 }
 
-/* Room for a row's line: its values' lengths, each escaped (6 bytes a byte). */
-static bool row_room(struct ct_sb *b, sqlite3_stmt *st, int n)
+/* The bytes of a row's values; its line takes at most 6 times that
+ * (escaped) and its keys. */
+static size_t row_bytes(sqlite3_stmt *st, int n)
 {
-	size_t need = 8192; /* keys, numbers, the host */
+	size_t sum = 0;
 
 	for (int c = 0; c < n; c++)
-		need += 6 * (size_t)sqlite3_column_bytes(st, c) + 32;
-	b->len = 0;
-	return ct_sb_room(b, need);
+		sum += (size_t)sqlite3_column_bytes(st, c);
+	return sum;
 }
 
 static void key(struct ct_sb *b, const char *k)
@@ -223,11 +224,15 @@ int ct_sqlread_next(struct ct_tracefile *t, const char **line, size_t *len)
 
 	for (;;) {
 		sqlite3_stmt *st = q->calls ? q->calls : q->gpu;
+		size_t n;
 		int rc;
 
 		if (!st)
 			return 0;
 		rc = sqlite3_step(st);
+		if (rc == SQLITE_DONE && st == q->gpu && t->long_lines)
+			ct_warn("%s: %s: %ld rows longer than %d bytes were skipped", t->who, t->path, t->long_lines,
+				CT_TRACE_LINE_MAX);
 		if (rc == SQLITE_DONE) {
 			if (st == q->calls) {
 				sqlite3_finalize(q->calls);
@@ -243,7 +248,15 @@ int ct_sqlread_next(struct ct_tracefile *t, const char **line, size_t *len)
 			return -EIO;
 		}
 		t->lineno = (long)sqlite3_column_int64(st, 0);
-		if (!row_room(&q->line, st, st == q->calls ? C_N : G_N))
+		n = row_bytes(st, st == q->calls ? C_N : G_N);
+		if (n > CT_TRACE_LINE_MAX) {
+			if (!t->long_lines++)
+				ct_warn("%s: %s:%ld: a row of more than %d bytes is skipped (a damaged or hostile "
+					"database?)", t->who, t->path, t->lineno, CT_TRACE_LINE_MAX);
+			continue;
+		}
+		q->line.len = 0;
+		if (!ct_sb_room(&q->line, 6 * n + 32 * C_N + 8192)) /* values, keys and numbers, the host */
 			return -ENOMEM;
 		if (st == q->calls)
 			call_line(&q->line, st, t->host);

@@ -203,25 +203,43 @@ def existing(tmp, trace):
     cttest.check(p.returncode != 0 and "sqlite" in p.stderr, "standard output: %s" % p.stderr, trace)
 
 
+def edited(path, sql, source=None):
+    """path (a copy of source, if given) changed by the SQL script."""
+    if source:
+        shutil.copy(source, path)
+    c = sqlite3.connect(path)
+    try:
+        c.executescript(sql)
+    finally:
+        c.close()
+    return path
+
+
 def foreign(tmp, trace):
     """A SQLite database of another program, and one whose calls is a view, are refused."""
-    other = os.path.join(tmp, "other.db")
-    c = sqlite3.connect(other)
-    c.execute("CREATE TABLE t(x)")
-    c.commit()
-    c.close()
+    run_db = os.path.join(tmp, "run.db")
+    other = edited(os.path.join(tmp, "other.db"), "CREATE TABLE t(x);")
     p = tracer(["report", other])
     cttest.check(p.returncode != 0 and "is a SQLite database but not one of cudatracer's" in p.stderr and
                  other in p.stderr, "another program's database: %s" % p.stderr, trace)
 
-    view = os.path.join(tmp, "view.db")
-    shutil.copy(os.path.join(tmp, "run.db"), view)
-    c = sqlite3.connect(view)
-    c.executescript("ALTER TABLE calls RENAME TO c2; CREATE VIEW calls AS "
-                    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT * FROM c2, r;")
-    c.close()
+    view = edited(os.path.join(tmp, "view.db"), "ALTER TABLE calls RENAME TO c2; CREATE VIEW calls AS WITH RECURSIVE "
+                  "r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT * FROM c2, r;", run_db)
     p = tracer(["report", view])
     cttest.check(p.returncode != 0 and view in p.stderr, "a view in place of calls: %s" % p.stderr, trace)
+
+    # a row of more than 4 MiB (two values of 2.5 MiB) is skipped and said; a value of 5 MiB is an error
+    big = edited(os.path.join(tmp, "big.db"), "UPDATE calls SET comm = printf('%.*c', 2621440, 'x'), "
+                 "job_id = printf('%.*c', 2621440, 'y') WHERE id = 3;", run_db)
+    p = tracer(["report", big, "-o", "jsonl:" + big + ".jsonl"])
+    n = len(cttest.read_jsonl(big + ".jsonl"))
+    cttest.check(p.returncode == 0 and "%s:3: a row of more than 4194304 bytes is skipped" % big in p.stderr and
+                 n == rows(big, "SELECT count(*) AS n FROM calls")[0]["n"] - 1, "a long row: %d\n%s" % (n, p.stderr),
+                 trace)
+    edited(big, "UPDATE calls SET comm = printf('%.*c', 5242880, 'x') WHERE id = 4;")
+    p = tracer(["report", big])
+    cttest.check(p.returncode != 0 and "reading %s failed: string or blob too big" % big in p.stderr,
+                 "a long value: %s" % p.stderr, trace)
 
 
 def main():
