@@ -4,7 +4,8 @@
 #  1. Rows per second on one core: ct-sink-rows feeds 1,000,000 events decoded
 #     once to the sqlite sink and to the jsonl sink, ROUNDS rounds, the order
 #     rotated; each line is one run (rows_per_s_per_core while rows come,
-#     close_s the sink's close: the sqlite sink builds its indexes there).
+#     close_s the sink's close: the sqlite sink builds its indexes there); then
+#     ct-sqlite-floor, SQLite alone inserting such rows, 1, 4 and 8 per statement.
 #  2. Size against jsonl and jsonl.gz (gzip -6) of the same run: those files,
 #     and a real traced run (tests/programs/cudart_calls_shared with --stacks,
 #     and cudart_loop_shared's 200,000 cudaMemset calls) written by both sinks at once.
@@ -21,6 +22,11 @@ one() {
 	"$B/bench/ct-sink-rows" "$B/plugins/libct-cudart.so" 1000000 "$1" "$T/rows.$1"
 }
 rotate "$ROUNDS" "sqlite jsonl" one "$T/runs"
+cat "$T/runs"
+# SQLite alone on the same rows, 1, 4 and 8 rows per INSERT: the floor under the sink.
+floor() { "$B/bench/ct-sqlite-floor" "$1" "$T/floor.db"; }
+rm -f "$T/runs"
+rotate "$ROUNDS" "1 4 8" floor "$T/runs"
 cat "$T/runs"
 
 size() { stat -c %s "$1"; }
