@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	remove(argv[2]);
 	if (sqlite3_open(argv[2], &db) ||
-	    sqlite3_exec(db, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+	    sqlite3_exec(db, "PRAGMA page_size=16384; PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;"
 			 "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16384; PRAGMA cache_spill=OFF;" CT_SQL_TABLES,
 			 NULL, NULL, NULL))
 		return 1;

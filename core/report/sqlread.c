@@ -40,8 +40,8 @@ static const char calls_sql[] =
 	" ORDER BY c.id";
 enum { C_ID, C_TS, C_PLUGIN, C_API, C_PID, C_TID, C_COMM, C_DEPTH, C_DEVICE, C_DEVICE_FROM, C_GPU_UUID,
        C_CGROUP, C_CGROUP_ID, C_CONTAINER, C_POD, C_RANK, C_LOCAL_RANK, C_WORLD_SIZE, C_JOB_ID, C_COMMUNICATOR,
-       C_COLLECTIVE, C_BYTES, C_PARENT_PLUGIN, C_PARENT_API, C_PY, C_PY_TRUNC, C_DUR, C_RESULT, C_RESULT_NAME, C_ERROR, C_RET,
-       C_ARGS, C_STACK, C_N };
+       C_COLLECTIVE, C_BYTES, C_PARENT_PLUGIN, C_PARENT_API, C_PY, C_PY_TRUNC, C_DUR, C_RESULT, C_RESULT_NAME,
+       C_ERROR, C_RET, C_ARGS, C_STACK, C_N };
 
 static const char gpu_sql[] =
 	"SELECT id, ts_ns, op, pid, device, gpu_uuid, context, stream, end_ns, dur_ns, name, grid_x, grid_y,"

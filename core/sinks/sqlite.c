@@ -10,9 +10,11 @@
  *
  * The file is opened by the core's safe opener (sinkio.c), emptied or new;
  * SQLite then opens it through /proc/self/fd/N, and the file it opened is
- * checked to be that inode before anything is written. No journal: a
- * journal file would be made by name beside the database, in a folder the
- * opener's checks do not cover, and nothing here is ever rolled back.
+ * checked to be that inode before anything is written. The rollback journal
+ * is kept in memory: a journal file would be made by name beside the
+ * database, in a folder the opener's checks do not cover; in memory it
+ * still undoes a commit that failed (a full disk), so the file keeps the
+ * batches before whole.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -69,10 +71,12 @@ static const struct ct_key sq_keys[] = {
 	{ 0 },
 };
 
-/* A SQLite failure: said once with SQLite's words, as an errno for the core. */
+/* A SQLite failure: said once with SQLite's words, as an errno for the core.
+ * `what` is a statement; a long one (the schema) is not repeated. */
 static int sq_fail(struct sq_sink *s, int rc, const char *what)
 {
-	ct_err("sqlite %s: %s: %s", s->c.path ? s->c.path : "-", what, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	ct_err("sink '%s' (sqlite): %s: %s: %s", s->c.name ? s->c.name : "sqlite", s->c.path ? s->c.path : "-",
+	       strlen(what) > 40 ? "creating the tables" : what, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 	switch (rc & 0xff) {
 	case SQLITE_FULL:
 		return -ENOSPC;
@@ -112,7 +116,7 @@ static int sq_commit(struct sq_sink *s)
 	return sq_exec(s, "COMMIT");
 }
 
-/* One row more in the open transaction, which is committed when full. */
+/* A transaction for the next row, if none is open. */
 static int sq_row_begin(struct sq_sink *s)
 {
 	int err;
@@ -125,6 +129,7 @@ static int sq_row_begin(struct sq_sink *s)
 	return 0;
 }
 
+/* The row is in: the transaction is committed when it holds `batch` rows. */
 static int sq_row_end(struct sq_sink *s)
 {
 	return ++s->pending >= s->batch ? sq_commit(s) : 0;
@@ -507,9 +512,9 @@ static int sq_schema(struct sq_sink *s)
 
 	/* Pages of 16 KiB: 5% faster inserts than 4 KiB's, and an empty database
 	 * of 0.3 MB. No spill: a transaction's pages reach the file only at its
-	 * commit, so that, without a journal, a tracer killed between commits
-	 * leaves the batches before whole. */
-	if ((err = sq_exec(s, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+	 * commit, so that a tracer killed between commits (its journal in memory
+	 * lost) leaves the batches before whole. */
+	if ((err = sq_exec(s, "PRAGMA page_size=16384; PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;"
 			      "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16384; PRAGMA cache_spill=OFF;")))
 		return err;
 	snprintf(sql, sizeof(sql), "PRAGMA user_version=%d;", CT_SQL_VERSION);

@@ -215,6 +215,23 @@ def edited(path, sql, source=None):
     return path
 
 
+def disk_full(tmp, trace):
+    """A full disk mid-run: the sink stops with SQLite's words and the database
+    keeps what was committed before, whole (its journal, in memory, undid the
+    commit that failed). In a mount namespace of its own, on a 256 KiB tmpfs."""
+    small, out = os.path.join(tmp, "small"), os.path.join(tmp, "full.db")
+    os.mkdir(small)
+    script = ('mount -t tmpfs -o size=256k tmpfs "$1" && "$2" -q --plugin cudart -o sqlite:"$1/x.db" -- "$3" 20000 '
+              '>/dev/null; rc=$?; cp "$1/x.db" "$4"; exit $rc')
+    p = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", small, cttest.TRACER,
+                        cttest.program("cudart_loop_shared"), out], capture_output=True, text=True, timeout=120)
+    cttest.check(p.returncode != 0 and "database or disk is full" in p.stderr and "x.db" in p.stderr,
+                 "a full disk: rc %d\n%s" % (p.returncode, p.stderr), trace)
+    cttest.check(rows(out, "PRAGMA integrity_check") == [{"integrity_check": "ok"}] and
+                 rows(out, "SELECT value FROM meta WHERE key = 'format'") == [{"value": "cudatracer-sqlite"}],
+                 "the database on the full disk is not whole", trace)
+
+
 def foreign(tmp, trace):
     """A SQLite database of another program, and one whose calls is a view, are refused."""
     run_db = os.path.join(tmp, "run.db")
@@ -251,6 +268,7 @@ def main():
     report_same(tmp, jl, db, trace)
     queries(db, events, trace)
     existing(tmp, trace)
+    disk_full(tmp, trace)
     foreign(tmp, trace)
     print("ok")
 
