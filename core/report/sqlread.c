@@ -14,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "report/sqlread.h"
 #include "report/tracefile.h"
+#include "sinks/sinkio.h"
 #include "sinks/sqlschema.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -331,6 +333,7 @@ static int check(struct ct_tracefile *t, struct ct_sqlread *q)
 int ct_sqlread_open(struct ct_tracefile *t, int fd)
 {
 	struct ct_sqlread *q = calloc(1, sizeof(*q));
+	struct stat st;
 	char name[64];
 	int rc;
 
@@ -345,6 +348,10 @@ int ct_sqlread_open(struct ct_tracefile *t, int fd)
 	if (rc != SQLITE_OK) {
 		ct_err("%s: cannot open the database %s: %s", t->who, t->path,
 		       q->db ? sqlite3_errmsg(q->db) : sqlite3_errstr(rc));
+		return -EINVAL;
+	}
+	if (fstat(fd, &st) || !ct_fd_opened_again(fd, &st)) {
+		ct_err("%s: %s changed while it was opened (another file is there now): refused", t->who, t->path);
 		return -EINVAL;
 	}
 	sqlite3_limit(q->db, SQLITE_LIMIT_LENGTH, SQLREAD_VALUE_MAX);

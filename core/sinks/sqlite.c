@@ -16,7 +16,6 @@
  * still undoes a commit that failed (a full disk), so the file keeps the
  * batches before whole.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -30,6 +29,7 @@
 #include "config/config.h"
 #include "sinks/runmeta.h"
 #include "sinks/sink.h"
+#include "sinks/sinkio.h"
 #include "sinks/sqlschema.h"
 #include "sinks/stackfmt.h"
 #include "util/log.h"
@@ -465,32 +465,6 @@ static void sq_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
 		sq_row_end(s);
 }
 
-/*
- * Whether SQLite opened the inode the safe opener checked: another
- * descriptor of this process on it. /proc/self/fd/N names the file by its
- * path to SQLite, which resolves it; had the path changed in between, that
- * would be another file, refused before a byte is written to it.
- */
-static bool opened_ours(int fd, const struct stat *ours)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	bool found = false;
-
-	if (!d)
-		return false;
-	while (!found && (e = readdir(d))) {
-		struct stat st;
-		int n = atoi(e->d_name);
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' || n == fd || n == dirfd(d))
-			continue;
-		found = !fstat(n, &st) && st.st_dev == ours->st_dev && st.st_ino == ours->st_ino;
-	}
-	closedir(d);
-	return found;
-}
-
 /* The command line of the run, its words separated by spaces (bounded). */
 static void command_line(char *buf, size_t n)
 {
@@ -566,7 +540,7 @@ static int sq_open(void *ctx)
 			     NULL);
 	if (rc != SQLITE_OK)
 		return sq_fail(s, rc, "open");
-	if (!opened_ours(fd, &st)) {
+	if (!ct_fd_opened_again(fd, &st)) {
 		ct_err("sqlite: %s changed while it was opened (another file is there now): refused", s->c.path);
 		return -EPERM;
 	}
