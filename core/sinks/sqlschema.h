@@ -28,7 +28,8 @@
 	" bytes INTEGER, copy_kind TEXT, value INTEGER, correlation INTEGER, launch_tid INTEGER," \
 	" launch_api TEXT, launch_ts_ns INTEGER);" \
 	"CREATE TABLE ranges(id INTEGER PRIMARY KEY, ts_ns INTEGER NOT NULL, end_ns INTEGER," \
-	" pid INTEGER NOT NULL, tid INTEGER NOT NULL, domain TEXT, name TEXT, depth INTEGER);" \
+	" pid INTEGER NOT NULL, tid INTEGER NOT NULL, domain TEXT, name TEXT, depth INTEGER," \
+	" mark INTEGER NOT NULL DEFAULT 0, open INTEGER NOT NULL DEFAULT 0);" \
 	"CREATE TABLE stacks(id INTEGER PRIMARY KEY, n_frames INTEGER NOT NULL, json TEXT NOT NULL);" \
 	"CREATE TABLE frames(stack_id INTEGER NOT NULL, idx INTEGER NOT NULL, kind TEXT NOT NULL," \
 	" function TEXT, offset INTEGER, module TEXT, addr INTEGER, file TEXT, line INTEGER," \
