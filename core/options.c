@@ -12,8 +12,8 @@
 
 static const char synopsis[] =
 	"usage: cudatracer [options] [-- COMMAND [ARGS...]]\n"
-	"       cudatracer report TRACE.jsonl[.gz] [-o TYPE[:FILE]]...\n"
-	"       cudatracer merge TRACE.jsonl... -o chrome:PATH [-o summary[:PATH]]\n"
+	"       cudatracer report TRACE.jsonl[.gz]|TRACE.db [-o TYPE[:FILE]]...\n"
+	"       cudatracer merge TRACE.jsonl|TRACE.db... -o chrome:PATH [-o summary[:PATH]]\n"
 	"       cudatracer capture -p PID --duration D -o FILE.jsonl [--stacks] (ask the daemon)\n"
 	"\n"
 	"Trace GPU runtime API calls with eBPF uprobes, without changing the program.\n";

@@ -24,10 +24,11 @@
 #include "util/u64map.h"
 
 static const char usage[] =
-	"usage: cudatracer report TRACE.jsonl[.gz] [-o TYPE[:PATH]]... [options]\n"
+	"usage: cudatracer report TRACE.jsonl[.gz]|TRACE.db [-o TYPE[:PATH]]... [options]\n"
 	"\n"
-	"Read a trace the jsonl sink recorded (gzip-compressed or not) into any sink, as a\n"
-	"live run would have: summary, html, chrome, csv, memory, text (docs/sinks.md).\n"
+	"Read a trace the jsonl sink recorded (gzip-compressed or not), or a database the\n"
+	"sqlite sink wrote, into any sink, as a live run would have: summary, html, chrome,\n"
+	"csv, memory, text (docs/sinks.md).\n"
 	"\n"
 	"  -o, --output TYPE[:PATH]  add a sink; PATH - is stdout (default: -o summary)\n"
 	"  -c, --config FILE      [sink.NAME] sections for sinks with their keys\n"

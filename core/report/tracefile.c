@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "report/json.h"
+#include "report/sqlread.h"
 #include "report/tracefile.h"
 #include "sinks/sinkio.h"
 #include "util/log.h"
@@ -99,6 +100,8 @@ static void skip_long(struct ct_tracefile *t)
 
 int ct_tracefile_next(struct ct_tracefile *t, const char **line, size_t *len)
 {
+	if (t->db)
+		return ct_sqlread_next(t, line, len);
 	for (;;) {
 		/* Only bytes not looked at yet are searched: a long line costs
 		 * one pass, not one per read. */
@@ -186,7 +189,7 @@ static int open_trace(const char *path, const char *who)
 static int open_any(struct ct_tracefile *t, const char *path, const char *who, bool no_meta_ok)
 {
 	int fd = open_trace(path, who);
-	unsigned char magic[2] = { 0 };
+	char magic[sizeof(CT_SQLITE_MAGIC)] = { 0 };
 	struct meta m = { .t = t };
 	struct ct_jp j;
 	const char *line;
@@ -201,7 +204,9 @@ static int open_any(struct ct_tracefile *t, const char *path, const char *who, b
 			ct_err("%s: cannot read %s: %s", who, path, strerror(-fd));
 		return fd;
 	}
-	t->compressed = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	if (pread(fd, magic, sizeof(magic), 0) == sizeof(magic) && !memcmp(magic, CT_SQLITE_MAGIC, sizeof(magic)))
+		return ct_sqlread_open(t, fd);
+	t->compressed = (unsigned char)magic[0] == 0x1f && (unsigned char)magic[1] == 0x8b;
 	t->gz = gzdopen(fd, "rb");
 	if (!t->gz) {
 		close(fd);
@@ -282,6 +287,7 @@ int ct_tracefile_refuse_outputs(const char *who, char *const *inputs, size_t n_i
 
 void ct_tracefile_close(struct ct_tracefile *t)
 {
+	ct_sqlread_close(t);
 	if (t->gz)
 		gzclose(t->gz);
 	free(t->buf);

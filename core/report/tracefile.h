@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A recorded jsonl trace, read line by line: plain or gzip-compressed (as it
- * is: zlib tells them apart), its meta line read and checked at open
+ * is: zlib tells them apart), or a sqlite sink's database (its rows as those
+ * lines, sqlread.h), its meta line read and checked at open
  * (docs/events.md). Shared by `cudatracer report` and `cudatracer merge`;
  * every refusal is said once, with the path and the line, after `who`.
  */
@@ -32,6 +33,7 @@ struct ct_tracefile {
 	int64_t version;     /* the meta line's; 0 for a trace without one */
 	bool has_meta;
 	bool compressed;
+	void *db;            /* a sqlite sink's database (sqlread.c), read instead */
 };
 
 /* Open and read the meta line; -errno or -EINVAL (said). */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "record.h"
 #include "sinks/hangtext.h"
+#include "sinks/runmeta.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "sinks/stackfmt.h"
@@ -352,66 +353,26 @@ static char *put_comm(char *w, const struct ct_comm_info *c)
 	return w;
 }
 
-static int64_t env_i64(const char *name)
-{
-	const char *v = getenv(name);
-	char *end;
-	long long n;
-
-	if (!v || !*v)
-		return 0;
-	errno = 0;
-	n = strtoll(v, &end, 10);
-	return errno || *end ? 0 : (int64_t)n;
-}
-
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * The first line: where and when the trace was taken, so that `cudatracer
- * merge` can put several hosts' traces on one timeline (docs/events.md).
- * CUDATRACER_TEST_HOST and CUDATRACER_TEST_CLOCK_SKEW_NS make a tracer act
- * as another host whose wall clock is that far off: a test hook.
- */
+/* The first line: where and when the trace was taken (runmeta.h). */
 static void put_meta(struct jsonl_sink *s)
 {
-	const char *fake = getenv("CUDATRACER_TEST_HOST");
-	char boot[64] = "";
-	uint64_t mono, wall;
-	FILE *f;
+	struct ct_run_meta m;
 
-	if (fake && *fake)
-		snprintf(s->host, sizeof(s->host), "%s", fake);
-	else if (gethostname(s->host, sizeof(s->host) - 1))
-		snprintf(s->host, sizeof(s->host), "unknown");
-	s->skew_ns = env_i64("CUDATRACER_TEST_CLOCK_SKEW_NS");
-	f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	if (f) {
-		if (!fgets(boot, sizeof(boot), f))
-			boot[0] = 0;
-		boot[strcspn(boot, "\n")] = 0;
-		fclose(f);
-	}
-	mono = clock_ns(CLOCK_MONOTONIC);
-	wall = clock_ns(CLOCK_REALTIME) + (uint64_t)s->skew_ns;
+	ct_run_meta_read(&m);
+	snprintf(s->host, sizeof(s->host), "%s", m.host);
+	s->skew_ns = m.skew_ns;
 	ct_sb_lit(&s->b, "{\"kind\":\"meta\",\"format\":\"cudatracer-jsonl\",\"version\":1,\"host\":");
 	ct_sb_json_str(&s->b, s->host);
 	ct_sb_lit(&s->b, ",\"boot_id\":");
-	ct_sb_json_str(&s->b, boot);
+	ct_sb_json_str(&s->b, m.boot_id);
 	ct_sb_lit(&s->b, ",\"tracer_pid\":");
-	ct_sb_u64(&s->b, (uint64_t)getpid());
+	ct_sb_u64(&s->b, m.tracer_pid);
 	ct_sb_lit(&s->b, ",\"wall_ns\":");
-	ct_sb_u64(&s->b, wall);
+	ct_sb_u64(&s->b, m.wall_ns);
 	ct_sb_lit(&s->b, ",\"mono_ns\":");
-	ct_sb_u64(&s->b, mono);
+	ct_sb_u64(&s->b, m.mono_ns);
 	ct_sb_lit(&s->b, ",\"wall_offset_ns\":");
-	ct_sb_i64(&s->b, (int64_t)(wall - mono));
+	ct_sb_i64(&s->b, (int64_t)(m.wall_ns - m.mono_ns));
 	if (s->skew_ns) {
 		ct_sb_lit(&s->b, ",\"test_clock_skew_ns\":");
 		ct_sb_i64(&s->b, s->skew_ns);
@@ -463,36 +424,16 @@ static size_t line_max(const struct api_text *t, const struct ct_event *ev)
 	n += 32 + (ev->gpu ? 16 + 6 * sizeof(ev->gpu->uuid) : 0); /* device_from, gpu_uuid */
 	if (ev->stack)
 		n += 16 + ct_stack_json_max(ev->stack);
-	for (uint32_t i = 0; ev->py_stack && i < ev->py_stack->n; i++)
-		n += 6 * (strlen(ev->py_stack->f[i].function) + strlen(ev->py_stack->f[i].file)) + 64 +
-		     (ev->py_stack->f[i].why ? 6 * strlen(ev->py_stack->f[i].why) + 16 : 0);
 	if (ev->py_stack)
-		n += 48;
+		n += 48 + ct_py_stack_json_max(ev->py_stack);
 	return n;
 }
 
-/* ,"py_stack":[{"function":..,"file":..,"line":N},...] innermost first (docs/stacks-python.md). */
+/* ,"py_stack":[...] innermost first (docs/stacks-python.md). */
 static char *put_py_stack(char *w, const struct ct_py_frames *fr)
 {
-	w = ct_w_lit(w, ",\"py_stack\":[");
-	for (uint32_t i = 0; i < fr->n; i++) {
-		const struct ct_py_frame_info *f = &fr->f[i];
-
-		if (i)
-			*w++ = ',';
-		w = ct_w_lit(w, "{\"function\":");
-		w = ct_w_json_str(w, f->function);
-		w = ct_w_lit(w, ",\"file\":");
-		w = ct_w_json_str(w, f->file);
-		w = ct_w_lit(w, ",\"line\":");
-		w = ct_w_u64(w, (uint64_t)(f->line > 0 ? f->line : 0));
-		if (f->why) {
-			w = ct_w_lit(w, ",\"why\":");
-			w = ct_w_json_str(w, f->why);
-		}
-		*w++ = '}';
-	}
-	*w++ = ']';
+	w = ct_w_lit(w, ",\"py_stack\":");
+	w = ct_py_stack_json_w(w, fr);
 	if (fr->truncated)
 		w = ct_w_lit(w, ",\"py_stack_truncated\":true");
 	return w;

@@ -126,5 +126,9 @@ void ct_json_str(FILE *out, const char *s);
 size_t ct_json_field_max(const struct ct_field *f);
 void ct_json_field_sb(struct ct_sb *b, const struct ct_field *f);
 char *ct_json_field_w(char *w, const struct ct_field *f);
+/* {"devPtr":"0x7f..","size":4096}: an event's decoded arguments as one JSON
+ * object, the values as jsonl writes them, NUL-terminated, replacing what
+ * b held; -ENOMEM. */
+int ct_args_json(struct ct_sb *b, const struct ct_event *ev);
 
 #endif
