@@ -108,9 +108,10 @@ def test_pause_words():
 
 
 def test_loss_live():
+    # Long enough (4 s and more) to outlast the reader's 1 s tick on an idle machine.
     started = time.monotonic()
     p = subprocess.run([t.TRACER, "--no-config", "-o", "jsonl:/dev/null", "--ringbuf-size", "4096",
-                        "-C", "tracer.wakeup_bytes=0", "--", t.program("cudart_loop_shared"), "150000"],
+                        "-C", "tracer.wakeup_bytes=0", "--", t.program("cudart_loop_shared"), "600000"],
                        capture_output=True, text=True, timeout=240)
     took = time.monotonic() - started
     lines = p.stderr.splitlines()
