@@ -21,6 +21,7 @@
 #include "sinks/exited.h"
 #include "sinks/kernstats.h"
 #include "sinks/gpustats.h"
+#include "sinks/nvtxstats.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "sinks/texttable.h"
@@ -42,6 +43,7 @@ struct summary_ctx {
 	struct ct_kernstats kern;
 	uint64_t kernel_width;
 	struct ct_gpustats gpu;
+	struct ct_nvtxstats nvtx;
 	uint64_t keep_exited;
 	struct ct_exited exited;
 };
@@ -279,6 +281,44 @@ static int print_table_kernels(const struct summary_ctx *s, FILE *out, uint32_t 
 	for (size_t i = 0; names && i < n; i++)
 		free(names[i]);
 	free(names);
+	ct_table_free(&t);
+	free(v);
+	return err;
+}
+
+/* By NVTX range name (nvtxstats.h): the ranges, the calls and the kernels' GPU time inside them. */
+static int print_table_nvtx(const struct summary_ctx *s, FILE *out, uint32_t pid)
+{
+	static const char *const head[] = { "Ranges", "Range time", "Calls", "Call time", "Kernels",
+					    "GPU time", "Range" };
+	struct ct_table t = { 7, "rrrrrrl" };
+	struct ct_nvtx_stat **v;
+	size_t n;
+	int err = ct_nvtxstats_sorted(&s->nvtx, pid, &v, &n);
+
+	if (!err && n)
+		err = ct_table_row(&t, head);
+	for (size_t i = 0; i < n && !err; i++) {
+		char c[6][CT_TABLE_NS_MAX], *name = text_dup(v[i]->name);
+		const char *row[7] = { c[0], c[1], c[2], c[3], c[4], c[5], name };
+
+		if (!name) {
+			err = -ENOMEM;
+			break;
+		}
+		u64s(c[0], v[i]->ranges);
+		ct_table_ns(c[1], v[i]->range_ns);
+		u64s(c[2], v[i]->calls);
+		ct_table_ns(c[3], v[i]->call_ns);
+		u64s(c[4], v[i]->kernels);
+		ct_table_ns(c[5], v[i]->gpu_ns);
+		err = ct_table_row(&t, row);
+		free(name);
+	}
+	if (!err && n) {
+		fputs("\nBy NVTX range (calls and kernels inside each range name; nested names count each):\n", out);
+		ct_table_print(out, &t, 0);
+	}
 	ct_table_free(&t);
 	free(v);
 	return err;
@@ -765,6 +805,8 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 						       s->coll.gpu);
 			if (!err)
 				err = print_table_gpu(out, &s->gpu, procs[i]->pid);
+			if (!err)
+				err = print_table_nvtx(s, out, procs[i]->pid);
 		}
 		if (s->st.ended && !err) {
 			fputc('\n', out);
@@ -826,6 +868,8 @@ static int summary_event(void *ctx, const struct ct_event *ev)
 		err = ct_kernstats_add(&s->kern, ev);
 	if (!err)
 		err = ct_gpustats_call(&s->gpu, ev);
+	if (!err)
+		err = ct_nvtxstats_call(&s->nvtx, ev);
 	return err ? err : ct_collstats_add(&s->coll, ev);
 }
 
@@ -835,7 +879,16 @@ static int summary_gpu(void *ctx, const struct ct_gpu_event *g)
 
 	int err = ct_gpustats_gpu(&s->gpu, g);
 
+	if (!err)
+		err = ct_nvtxstats_gpu(&s->nvtx, g);
 	return err ? err : ct_collstats_gpu(&s->coll, g);
+}
+
+static int summary_nvtx(void *ctx, const struct ct_nvtx_event *r)
+{
+	struct summary_ctx *s = ctx;
+
+	return ct_nvtxstats_range(&s->nvtx, r);
 }
 
 static int summary_totals(void *ctx, const struct ct_totals *t)
@@ -885,6 +938,7 @@ static void summary_destroy(void *ctx)
 	ct_collstats_free(&s->coll);
 	ct_kernstats_free(&s->kern);
 	ct_gpustats_free(&s->gpu);
+	ct_nvtxstats_free(&s->nvtx);
 	ct_exited_free(&s->exited);
 }
 
@@ -901,5 +955,6 @@ const struct ct_sink_ops ct_sink_summary = {
 	.destroy = summary_destroy,
 	.totals = summary_totals,
 	.gpu = summary_gpu,
+	.nvtx = summary_nvtx,
 	.proc_exit = summary_proc_exit,
 };

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""NVTX ranges (docs/nvtx.md): tests/programs/nvtx_ranges.c pushes, pops,
+starts and ends ranges (one across threads), in the default domain and in
+a domain of its own, with ASCII, wide and registered names and one of 300
+bytes, and makes marks, around real libcudart calls that fail (no GPU:
+error 35). Traced in command mode with either engine, every range and mark
+line is checked exactly (names, domains, threads, depths, the one left open
+at exit), each call's `nvtx` list, the Chrome slices and the summary's "by
+NVTX range" table; tracer.nvtx = false leaves NVTX alone, and so does the
+tracer when another tool's injection is set."""
+import json
+import os
+
+import cttest as t
+
+CUT = "x" * 255  # 300 bytes, cut to what a record carries
+# (api, nvtx list) in program order; None: no "nvtx" key.
+CALLS = [
+    ("cudaMalloc", ["outer"]),
+    ("cudaFree", ["outer", "wide-\u00fc"]),
+    ("cudaDeviceSynchronize", ["outer", "registered"]),
+    ("cudaGetDeviceCount", ["worker"]),
+    ("cudaSetDevice", None),
+    ("cudaStreamSynchronize", [CUT]),
+    ("cudaDeviceReset", ["left-open"]),
+]
+# (kind, thread, domain, name, depth, open) in the order written; depth
+# None: a start/end range or a mark (no key).
+NVTX = [
+    ("mark", "main", None, "mark-1", None, False),
+    ("range", "main", None, "wide-\u00fc", 1, False),
+    ("mark", "main", "io", "io-mark", None, False),
+    ("range", "main", "io", "registered", 1, False),
+    ("range", "main", None, "outer", 0, False),
+    ("range", "main", None, "across", None, False),  # started on main, ended on the worker
+    ("range", "worker", None, "worker", 0, False),
+    ("range", "main", None, CUT, 0, False),
+    ("range", "main", None, "left-open", 0, True),
+]
+
+
+def check_lines(tr, what, calls, tids):
+    lines = [e for e in tr.events if e.get("kind") in ("range", "mark")]
+    got = [(e["kind"], e["tid"], e["domain"], e["name"], e.get("depth"), e.get("open", False)) for e in lines]
+    want = [(k, tids[th], d, n, dp, o) for k, th, d, n, dp, o in NVTX]
+    t.check(got == want, "%s: ranges and marks\n got: %s\nwant: %s" % (what, got, want), tr)
+    for e in lines:
+        keys = {"ts_ns", "kind", "pid", "tid", "domain", "name"}
+        if e["kind"] == "range":
+            keys |= {"end_ns", "dur_ns"} | ({"depth"} if "depth" in e else set())
+            keys |= {"open"} if e.get("open") else set()
+            t.check(e["end_ns"] - e["ts_ns"] == e["dur_ns"] and e["dur_ns"] > 0, "%s: %s" % (what, e), tr)
+        t.check(set(e) == keys and e["pid"] == tids["main"], "%s: keys of %s" % (what, e), tr)
+    # Each call lies inside every range its list names.
+    by_name = {e["name"]: e for e in lines if e["kind"] == "range"}
+    for c in calls:
+        for name in c.get("nvtx", []):
+            r = by_name[name]
+            t.check(r["ts_ns"] <= c["ts_ns"] and c["ts_ns"] + c["dur_ns"] <= r["end_ns"],
+                    "%s: %s outside range %s" % (what, c["api"], name), tr)
+    across = by_name["across"]
+    t.check(across["ts_ns"] < calls[3]["ts_ns"] < across["end_ns"], "%s: across %s" % (what, across), tr)
+
+
+def check_chrome(tr, what, tids):
+    with open(os.path.join(tr.files, "trace.json")) as f:
+        ev = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "nvtx"]
+    slices = sorted((e["name"], e["tid"], e["args"].get("depth")) for e in ev if e["ph"] == "X")
+    want = sorted((n, tids[th], dp) for k, th, d, n, dp, o in NVTX if k == "range" and dp is not None)
+    t.check(slices == want, "%s: chrome slices\n got: %s\nwant: %s" % (what, slices, want), tr)
+    marks = sorted(e["name"] for e in ev if e["ph"] == "i")
+    t.check(marks == ["io-mark", "mark-1"], "%s: chrome marks %s" % (what, marks), tr)
+    b = [e for e in ev if e["ph"] == "b"]
+    e = [e for e in ev if e["ph"] == "e"]
+    t.check(len(b) == 1 and len(e) == 1 and b[0]["name"] == "across" and b[0]["id"] == e[0]["id"] and
+            b[0]["ts"] < e[0]["ts"], "%s: chrome async range %s %s" % (what, b, e), tr)
+    left = [x for x in ev if x["name"] == "left-open"]
+    t.check(left[0]["args"].get("open") is True, "%s: open slice %s" % (what, left), tr)
+
+
+def check_summary(tr, what):
+    with open(os.path.join(tr.files, "summary.txt")) as f:
+        text = f.read()
+    head = "By NVTX range (calls and kernels inside each range name; nested names count each):"
+    t.check(head in text, "%s: no NVTX table in the summary:\n%s" % (what, text), tr)
+    rows = {}
+    for line in text.split(head, 1)[1].splitlines()[2:]:
+        if not line.strip():
+            break
+        col = line.split()
+        rows[col[-1]] = (int(col[0]), int(col[2]), int(col[4]), col[5])
+    # ranges, calls inside, kernels, GPU time (no GPU: none)
+    want = {"outer": (1, 3, 0, "0ns"), "wide-\u00fc": (1, 1, 0, "0ns"), "registered": (1, 1, 0, "0ns"),
+            "across": (1, 0, 0, "0ns"), "worker": (1, 1, 0, "0ns"), CUT: (1, 1, 0, "0ns"),
+            "left-open": (1, 1, 0, "0ns")}
+    t.check(rows == want, "%s: NVTX table\n got: %s\nwant: %s" % (what, rows, want), tr)
+
+
+def check_trace(tr, what):
+    t.check(tr.rc == 0 and tr.lost() == 0, "%s: tracer rc %d" % (what, tr.rc), tr)
+    t.check("levels 0 1 1 0" in tr.stdout, "%s: NVTX did not use the injection: %r" % (what, tr.stdout), tr)
+    calls = tr.calls(plugin="cudart")
+    got = [(c["api"], c.get("nvtx")) for c in calls]
+    t.check(got == CALLS, "%s: calls and their nvtx lists\n got: %s\nwant: %s" % (what, got, CALLS), tr)
+    t.check(not tr.calls(plugin="nvtx"), "%s: NVTX events written as calls" % what, tr)
+    tids = {"main": calls[0]["pid"], "worker": calls[3]["tid"]}
+    t.check(tids["worker"] != tids["main"] and calls[0]["tid"] == tids["main"], "%s: threads %s" % (what, tids), tr)
+    check_lines(tr, what, calls, tids)
+    t.check("NVTX: 7 ranges (1 still open at the end), 2 marks" in tr.stderr and
+            "1 pops without their push, 1 names cut to 255 bytes" in tr.stderr,
+            "%s: the closing report" % what, tr)
+    check_chrome(tr, what, tids)
+    check_summary(tr, what)
+
+
+def main():
+    t.need_root()
+    prog = t.program("nvtx_ranges")
+    for engine in ("inproc", "ebpf"):
+        tr = t.run(["--plugin", "cudart", "--engine", engine], command=[prog], extra_sinks=t.SUMMARY_AND_CHROME_SINKS)
+        check_trace(tr, engine)
+
+    # Off: no injection, no ranges, no lists; NVTX answers as with no tool.
+    tr = t.run(["--plugin", "cudart", "-C", "tracer.nvtx=false"], command=[prog])
+    t.check(tr.rc == 0 and "levels -2 -2 -2 -2" in tr.stdout, "off: %r" % tr.stdout, tr)
+    t.check(not [e for e in tr.events if "nvtx" in e or e.get("kind") in ("range", "mark")],
+            "off: NVTX in the trace", tr)
+    t.check(len(tr.calls(plugin="cudart")) == len(CALLS), "off: calls", tr)
+
+    # Another tool's injection is kept, said, and NVTX left to it.
+    other = os.path.join(t.BUILD, "libcudatracer-nvtx.so")
+    tr = t.run(["--plugin", "cudart"], command=[prog], env={"NVTX_INJECTION64_PATH": other})
+    t.check(tr.rc == 0 and "NVTX_INJECTION64_PATH is already set" in tr.stderr and
+            not [e for e in tr.events if e.get("kind") == "range"], "another tool's injection", tr)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
