@@ -8,13 +8,18 @@ error 35). Traced in command mode with either engine, every range and mark
 line is checked exactly (names, domains, threads, depths, the one left open
 at exit), each call's `nvtx` list, the Chrome slices and the summary's "by
 NVTX range" table; tracer.nvtx = false leaves NVTX alone, and so does the
-tracer when another tool's injection is set."""
+tracer when another tool's injection is set. Kernels: tests/programs/gpu_activity
+(the stand-in CUPTI of test_gpu_activity.py) launches inside a range it
+leaves open; every kernel and copy whose launching call came gets the
+range, through that call's thread and time, and the summary adds their GPU
+time to it."""
 import json
 import os
 
 import cttest as t
 
 CUT = "x" * 255  # 300 bytes, cut to what a record carries
+BELL = "bell\x07\x1b[2J"  # the program's own bytes: escaped before a terminal
 # (api, nvtx list) in program order; None: no "nvtx" key.
 CALLS = [
     ("cudaMalloc", ["outer"]),
@@ -36,8 +41,14 @@ NVTX = [
     ("range", "main", None, "across", None, False),  # started on main, ended on the worker
     ("range", "worker", None, "worker", 0, False),
     ("range", "main", None, CUT, 0, False),
+    ("mark", "main", None, BELL, None, False),
     ("range", "main", None, "left-open", 0, True),
 ]
+TEXT = """
+[sink.text]
+type = text
+path = @TMP@/out.txt
+"""
 
 
 def check_lines(tr, what, calls, tids):
@@ -70,7 +81,7 @@ def check_chrome(tr, what, tids):
     want = sorted((n, tids[th], dp) for k, th, d, n, dp, o in NVTX if k == "range" and dp is not None)
     t.check(slices == want, "%s: chrome slices\n got: %s\nwant: %s" % (what, slices, want), tr)
     marks = sorted(e["name"] for e in ev if e["ph"] == "i")
-    t.check(marks == ["io-mark", "mark-1"], "%s: chrome marks %s" % (what, marks), tr)
+    t.check(marks == sorted(["io-mark", "mark-1", BELL]), "%s: chrome marks %s" % (what, marks), tr)
     b = [e for e in ev if e["ph"] == "b"]
     e = [e for e in ev if e["ph"] == "e"]
     t.check(len(b) == 1 and len(e) == 1 and b[0]["name"] == "across" and b[0]["id"] == e[0]["id"] and
@@ -107,18 +118,48 @@ def check_trace(tr, what):
     tids = {"main": calls[0]["pid"], "worker": calls[3]["tid"]}
     t.check(tids["worker"] != tids["main"] and calls[0]["tid"] == tids["main"], "%s: threads %s" % (what, tids), tr)
     check_lines(tr, what, calls, tids)
-    t.check("NVTX: 7 ranges (1 still open at the end), 2 marks" in tr.stderr and
+    t.check("NVTX: 7 ranges (1 still open at the end), 3 marks" in tr.stderr and
             "1 pops without their push, 1 names cut to 255 bytes" in tr.stderr,
             "%s: the closing report" % what, tr)
     check_chrome(tr, what, tids)
     check_summary(tr, what)
+    with open(os.path.join(tr.files, "out.txt"), "rb") as f:
+        text = f.read().decode()
+    t.check("mark bell\\x07\\x1b[2J\n" in text and "\x1b" not in text and "\x07" not in text and
+            "range left-open [depth 0] [open]\n" in text and "range registered [domain io] [depth 1]\n" in text,
+            "%s: the text sink's NVTX lines:\n%s" % (what, text), tr)
+
+
+def check_gpu():
+    fakes = os.path.join(t.PROGRAMS, "fakegpu")
+    tr = t.run(["--plugin", "cudart,cuda", "--gpu-activity", "-C",
+                "tracer.cupti_path=" + os.path.join(t.PROGRAMS, "libfake_cupti.so")],
+               command=[t.program("gpu_activity"), fakes, "nvtx", "gpu"], extra_sinks=t.SUMMARY_AND_CHROME_SINKS)
+    t.check(tr.rc == 0, "gpu: rc %d" % tr.rc, tr)
+    gpu = [(e["op"], e.get("nvtx")) for e in tr.events if e.get("kind") == "gpu"]
+    # The set's call never comes (correlation null): its ranges are not known.
+    want = [("kernel", ["gpu-phase"]), ("memcpy", ["gpu-phase"]), ("kernel", ["gpu-phase"]),
+            ("kernel", ["gpu-phase"]), ("memset", None)]
+    t.check(gpu == want, "gpu: kernels' nvtx lists\n got: %s\nwant: %s" % (gpu, want), tr)
+    launch = tr.calls(api="cudaLaunchKernel")
+    t.check(len(launch) == 1 and launch[0].get("nvtx") == ["gpu-phase"], "gpu: the launch %s" % launch, tr)
+    ranges = [e for e in tr.events if e.get("kind") == "range"]
+    t.check(len(ranges) == 1 and ranges[0]["name"] == "gpu-phase" and ranges[0]["open"] is True,
+            "gpu: the range %s" % ranges, tr)
+    with open(os.path.join(tr.files, "summary.txt")) as f:
+        text = f.read()
+    row = [line.split() for line in text.splitlines() if line.endswith(" gpu-phase")]
+    # ranges, calls inside, kernels (3: 3000 + 2000 + 1000 ns of GPU time); the copy is no kernel
+    t.check(len(row) == 1 and row[0][0] == "1" and row[0][2] == "1" and row[0][4] == "3" and
+            row[0][5] == "6.000us", "gpu: summary row %s" % row, tr)
 
 
 def main():
     t.need_root()
     prog = t.program("nvtx_ranges")
     for engine in ("inproc", "ebpf"):
-        tr = t.run(["--plugin", "cudart", "--engine", engine], command=[prog], extra_sinks=t.SUMMARY_AND_CHROME_SINKS)
+        tr = t.run(["--plugin", "cudart", "--engine", engine], command=[prog],
+                   extra_sinks=t.SUMMARY_AND_CHROME_SINKS + TEXT)
         check_trace(tr, engine)
 
     # Off: no injection, no ranges, no lists; NVTX answers as with no tool.
@@ -127,6 +168,8 @@ def main():
     t.check(not [e for e in tr.events if "nvtx" in e or e.get("kind") in ("range", "mark")],
             "off: NVTX in the trace", tr)
     t.check(len(tr.calls(plugin="cudart")) == len(CALLS), "off: calls", tr)
+
+    check_gpu()
 
     # Another tool's injection is kept, said, and NVTX left to it.
     other = os.path.join(t.BUILD, "libcudatracer-nvtx.so")

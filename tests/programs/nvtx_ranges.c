@@ -23,6 +23,7 @@
  *           cudaSetDevice                     (no nvtx)
  *           pop with no push (counted)
  *           push 300 x's (cut to 255), cudaStreamSynchronize, pop
+ *           mark "bell\a\x1b[2J" (escaped by every sink)
  *           push "left-open", cudaDeviceReset, exit: still open
  */
 #include <pthread.h>
@@ -84,6 +85,7 @@ int main(void)
 	nvtxRangePushA(longname);
 	cudaStreamSynchronize(0);
 	nvtxRangePop();
+	nvtxMarkA("bell\a\x1b[2J"); /* hostile: escaped in every sink */
 	nvtxRangePushA("left-open");
 	cudaDeviceReset();
 	/* With an injection: the levels it returned; without one NVTX returns
