@@ -32,10 +32,10 @@
  * µs a probe on the 2-core VM, against 1-2 µs (docs/nvtx.md).
  */
 #define PROBED(name)                                                    \
-	__asm__(".text\n.globl " #name "\n.type " #name ", @function\n"   \
+	__asm__(".pushsection .text\n.globl " #name "\n.type " #name ", @function\n"   \
 		".p2align 4\n" #name ":\n"                                  \
 		"\tpush %rbp\n\tmov %rsp, %rbp\n\tpop %rbp\n\tret\n"         \
-		".size " #name ", . - " #name "\n")
+		".size " #name ", . - " #name "\n.popsection\n")
 PROBED(ct_nvtx_domain);
 PROBED(ct_nvtx_push);
 PROBED(ct_nvtx_pop);
