@@ -114,6 +114,11 @@ static int replay(struct ct_replay *r, struct ct_tracefile *tf, struct ct_output
 	st->start_ns = tf->wall_ns;
 	while (!err && (more = ct_tracefile_next(tf, &line, &len)) > 0) {
 		err = ct_replay_line(r, line, len, tf->path, tf->lineno);
+		if (err == CT_REPLAY_NVTX) {
+			err = 0;
+			ct_output_nvtx(o, &r->nvtx_ev);
+			continue;
+		}
 		if (err == 1) {
 			err = 0;
 			continue;

@@ -12,9 +12,11 @@ tracer when another tool's injection is set. Kernels: tests/programs/gpu_activit
 (the stand-in CUPTI of test_gpu_activity.py) launches inside a range it
 leaves open; every kernel and copy whose launching call came gets the
 range, through that call's thread and time, and the summary adds their GPU
-time to it."""
+time to it. `cudatracer report` of a trace gives the same lines, lists and
+table."""
 import json
 import os
+import subprocess
 
 import cttest as t
 
@@ -108,6 +110,22 @@ def check_summary(tr, what):
     t.check(rows == want, "%s: NVTX table\n got: %s\nwant: %s" % (what, rows, want), tr)
 
 
+def check_report(tr, what):
+    """`cudatracer report` of the trace: the same range and mark lines, the same lists, the same table."""
+    out = os.path.join(tr.files, "report.jsonl")
+    summary = os.path.join(tr.files, "report.txt")
+    p = subprocess.run([t.TRACER, "report", os.path.join(tr.files, "events.jsonl"), "-o", "jsonl:" + out,
+                        "-o", "summary:" + summary], capture_output=True, text=True, timeout=60)
+    t.check(p.returncode == 0, "%s: report: %s" % (what, p.stderr), tr)
+    nvtx = [e for e in tr.events if e.get("kind") in ("range", "mark")]
+    again = t.read_jsonl(out)
+    t.check([e for e in again if e.get("kind") in ("range", "mark")] == nvtx, "%s: report's NVTX lines" % what, tr)
+    t.check([(e["api"], e.get("nvtx")) for e in again if "api" in e] == CALLS, "%s: report's lists" % what, tr)
+    with open(os.path.join(tr.files, "summary.txt")) as f, open(summary) as g:
+        table = [f.read().split("By NVTX range")[1], g.read().split("By NVTX range")[1]]
+    t.check(table[0] == table[1], "%s: report's NVTX table:\n%s" % (what, table[1]), tr)
+
+
 def check_trace(tr, what):
     t.check(tr.rc == 0 and tr.lost() == 0, "%s: tracer rc %d" % (what, tr.rc), tr)
     t.check("levels 0 1 1 0" in tr.stdout, "%s: NVTX did not use the injection: %r" % (what, tr.stdout), tr)
@@ -123,6 +141,7 @@ def check_trace(tr, what):
             "%s: the closing report" % what, tr)
     check_chrome(tr, what, tids)
     check_summary(tr, what)
+    check_report(tr, what)
     with open(os.path.join(tr.files, "out.txt"), "rb") as f:
         text = f.read().decode()
     t.check("mark bell\\x07\\x1b[2J\n" in text and "\x1b" not in text and "\x07" not in text and
