@@ -1547,6 +1547,7 @@ static void nvtx_report(const struct session *s)
 	NVTX_SAY(n->names_cut, "names cut to 255 bytes");
 	NVTX_SAY(n->too_deep, "pushes past 64 open on a thread, not kept");
 	NVTX_SAY(n->too_many, "ranges or domains past the limit of a process, not kept");
+	NVTX_SAY(n->threads_dropped, "events of threads not followed (8192 threads with ranges open)");
 	NVTX_SAY(n->no_memory, "lost for want of memory");
 #undef NVTX_SAY
 	if (len)

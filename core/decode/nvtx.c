@@ -102,12 +102,37 @@ static struct nvtx_proc *proc_of(struct ct_nvtx *n, uint32_t pid)
 	return p;
 }
 
+static void thread_free(struct nvtx_thread *t);
+
+/* Room for one more thread: one with no range open goes (threads are not
+ * told to have exited: a program that makes threads without end would
+ * otherwise grow this without end). False: every one has a range open. */
+static bool thread_room(struct ct_nvtx *n)
+{
+	uint64_t key;
+	void *v;
+
+	if (n->threads.n < CT_NVTX_THREADS)
+		return true;
+	for (size_t it = 0; ct_u64map_next(&n->threads, &it, &key, &v);) {
+		if (!((struct nvtx_thread *)v)->n && !((struct nvtx_thread *)v)->over) {
+			thread_free(ct_u64map_del(&n->threads, key));
+			return true;
+		}
+	}
+	return false;
+}
+
 static struct nvtx_thread *thread_of(struct ct_nvtx *n, uint32_t pid, uint32_t tid, bool make)
 {
 	struct nvtx_thread *t = ct_u64map_get(&n->threads, thread_key(pid, tid));
 
 	if (t || !make)
 		return t;
+	if (!thread_room(n)) {
+		n->st.threads_dropped++;
+		return NULL;
+	}
 	t = calloc(1, sizeof(*t));
 	if (!t || ct_u64map_put(&n->threads, thread_key(pid, tid), t)) {
 		free(t);

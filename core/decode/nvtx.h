@@ -21,6 +21,9 @@
 #define CT_NVTX_OPEN_MAX 65536
 /* Stack changes a thread remembers, for the kernels it launched. */
 #define CT_NVTX_HISTORY 256
+/* Threads followed (4 KiB of history each); past it, one whose stack is
+ * empty makes room, its history forgotten, or the new thread is not followed. */
+#define CT_NVTX_THREADS 8192
 
 /* The plugin's rows, in plugins/nvtx/nvtx.c's order. */
 enum ct_nvtx_api { CT_NVTX_DOMAIN, CT_NVTX_PUSH, CT_NVTX_POP, CT_NVTX_START, CT_NVTX_END, CT_NVTX_MARK, CT_NVTX_N };
@@ -30,7 +33,8 @@ struct ct_nvtx_stats {
 	uint64_t ends_unmatched;  /* an end of an id not started (or ended already) */
 	uint64_t names_cut;       /* names longer than 255 bytes */
 	uint64_t too_deep;        /* pushes past CT_NVTX_DEPTH (their pops are matched, not counted) */
-	uint64_t too_many;        /* starts past CT_NVTX_OPEN_MAX open */
+	uint64_t too_many;        /* starts past CT_NVTX_OPEN_MAX open, domains past the limit */
+	uint64_t threads_dropped; /* threads not followed: CT_NVTX_THREADS with ranges open */
 	uint64_t no_memory;
 	uint64_t left_open;       /* ranges still open when their process exited or tracing stopped */
 };

@@ -186,6 +186,30 @@ static void bounds(void **state)
 	assert_int_equal(n_out, 3 + CT_NVTX_DEPTH);
 }
 
+/* Threads are never said to have exited: past CT_NVTX_THREADS, one with no
+ * range open makes room; when all have one open, a new thread is not followed. */
+static void threads_bounded(void **state)
+{
+	struct ct_nvtx n;
+
+	(void)state;
+	n_out = 0;
+	ct_nvtx_init(&n, 0, take, NULL);
+	for (uint32_t tid = 1; tid <= CT_NVTX_THREADS; tid++)
+		call(&n, CT_NVTX_PUSH, tid, tid, 0, "open", 0, 0);
+	call(&n, CT_NVTX_POP, 5, 100000, 0, NULL, 0, 0); /* thread 5: empty, may go */
+	call(&n, CT_NVTX_PUSH, 100000, 100001, 0, "new", 0, 0);
+	assert_int_equal(n.st.threads_dropped, 0);
+	list_is(&n, 100000, "new");
+	list_is(&n, 5, "");
+	call(&n, CT_NVTX_PUSH, 100001, 100002, 0, "dropped", 0, 0);
+	assert_int_equal(n.st.threads_dropped, 1);
+	list_is(&n, 100001, "");
+	list_is(&n, 7, "open");
+	assert_int_equal(n.threads.n, CT_NVTX_THREADS);
+	ct_nvtx_free(&n);
+}
+
 static void stats_by_name(void **state)
 {
 	struct ct_nvtxstats st = { 0 };
@@ -228,6 +252,7 @@ int main(void)
 		cmocka_unit_test(domain_pop_below_top),
 		cmocka_unit_test(kernels_from_history),
 		cmocka_unit_test(bounds),
+		cmocka_unit_test(threads_bounded),
 		cmocka_unit_test(stats_by_name),
 	};
 
