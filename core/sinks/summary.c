@@ -655,6 +655,32 @@ static int print_json_errs(FILE *out, const struct ct_api_stat *a)
 	return 0;
 }
 
+/* ,"nvtx":[{"name","ranges","range_ns","calls","call_ns","kernels","gpu_ns"}...]: the table's rows; none, no key. */
+static int print_json_nvtx(const struct summary_ctx *s, FILE *out, uint32_t pid)
+{
+	struct ct_nvtx_stat **v;
+	size_t n;
+	int err = ct_nvtxstats_sorted(&s->nvtx, pid, &v, &n);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ",{\"name\":" : ",\"nvtx\":[{\"name\":", out);
+		ct_json_str(out, v[i]->name);
+		json_u64(out, "ranges", v[i]->ranges, true);
+		json_u64(out, "range_ns", v[i]->range_ns, true);
+		json_u64(out, "calls", v[i]->calls, true);
+		json_u64(out, "call_ns", v[i]->call_ns, true);
+		json_u64(out, "kernels", v[i]->kernels, true);
+		json_u64(out, "gpu_ns", v[i]->gpu_ns, true);
+		fputc('}', out);
+	}
+	if (n)
+		fputc(']', out);
+	free(v);
+	return 0;
+}
+
 static int print_json_proc(const struct summary_ctx *s, FILE *out, const struct ct_proc_stat *p)
 {
 	const struct ct_coll_proc *cp = ct_collstats_proc(&s->coll, p->pid);
@@ -721,6 +747,8 @@ static int print_json_proc(const struct summary_ctx *s, FILE *out, const struct 
 	print_json_coll(out, cp, s->coll.gpu);
 	if (!err)
 		err = print_json_gpu(out, &s->gpu, p->pid);
+	if (!err)
+		err = print_json_nvtx(s, out, p->pid);
 	fputc('}', out);
 	return err;
 }

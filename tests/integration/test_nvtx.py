@@ -50,6 +50,10 @@ TEXT = """
 [sink.text]
 type = text
 path = @TMP@/out.txt
+[sink.json]
+type = summary
+format = json
+path = @TMP@/summary.json
 """
 
 
@@ -108,6 +112,11 @@ def check_summary(tr, what):
             "across": (1, 0, 0, "0ns"), "worker": (1, 1, 0, "0ns"), CUT: (1, 1, 0, "0ns"),
             "left-open": (1, 1, 0, "0ns")}
     t.check(rows == want, "%s: NVTX table\n got: %s\nwant: %s" % (what, rows, want), tr)
+    with open(os.path.join(tr.files, "summary.json")) as f:
+        js = json.load(f)["processes"][0]["nvtx"]
+    rows = {r["name"]: (r["ranges"], r["calls"], r["kernels"], "%dns" % r["gpu_ns"]) for r in js}
+    t.check(rows == want and all(r["range_ns"] > 0 for r in js) and len(js) == len(want),
+            "%s: the json summary's nvtx\n got: %s" % (what, js), tr)
 
 
 def check_report(tr, what):
