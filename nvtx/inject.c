@@ -201,37 +201,35 @@ static nvtxDomainHandle_t domain_create(const struct name *n)
 	{                                        \
 		struct name n;                   \
 		from(&n, m);                     \
-		return BODY_##fn;                \
+		BODY_##fn;                       \
 	}
-#define BODY_markA (mark(NULL, &n), 0)
+#define BODY_markA mark(NULL, &n)
 #define BODY_markW BODY_markA
 #define BODY_markEx BODY_markA
-#define BODY_startA start(NULL, &n)
+#define BODY_startA return start(NULL, &n)
 #define BODY_startW BODY_startA
 #define BODY_startEx BODY_startA
-#define BODY_pushA push(NULL, &n)
+#define BODY_pushA return push(NULL, &n)
 #define BODY_pushW BODY_pushA
 #define BODY_pushEx BODY_pushA
-#define BODY_domainMarkEx (mark(d, &n), 0)
-#define BODY_domainStartEx start(d, &n)
-#define BODY_domainPushEx push(d, &n)
-#define BODY_registerA ((void)d, (nvtxStringHandle_t)keep(&n))
+#define BODY_domainMarkEx mark(d, &n)
+#define BODY_domainStartEx return start(d, &n)
+#define BODY_domainPushEx return push(d, &n)
+#define BODY_registerA return (void)d, (nvtxStringHandle_t)keep(&n)
 #define BODY_registerW BODY_registerA
-#define BODY_domainCreateA domain_create(&n)
+#define BODY_domainCreateA return domain_create(&n)
 #define BODY_domainCreateW BODY_domainCreateA
 typedef const nvtxEventAttributes_t *attr_t;
-/* A mark returns nothing to NVTX: its callback's int is never read (the
- * table's pointer is cast back to the void function NVTX calls). */
-NAMED(markA, int, from_ascii, const char *)
-NAMED(markW, int, from_wide, const wchar_t *)
-NAMED(markEx, int, from_attr, attr_t)
+NAMED(markA, void, from_ascii, const char *)
+NAMED(markW, void, from_wide, const wchar_t *)
+NAMED(markEx, void, from_attr, attr_t)
 NAMED(startA, nvtxRangeId_t, from_ascii, const char *)
 NAMED(startW, nvtxRangeId_t, from_wide, const wchar_t *)
 NAMED(startEx, nvtxRangeId_t, from_attr, attr_t)
 NAMED(pushA, int, from_ascii, const char *)
 NAMED(pushW, int, from_wide, const wchar_t *)
 NAMED(pushEx, int, from_attr, attr_t)
-NAMED(domainMarkEx, int, from_attr, attr_t, nvtxDomainHandle_t d,)
+NAMED(domainMarkEx, void, from_attr, attr_t, nvtxDomainHandle_t d,)
 NAMED(domainStartEx, nvtxRangeId_t, from_attr, attr_t, nvtxDomainHandle_t d,)
 NAMED(domainPushEx, int, from_attr, attr_t, nvtxDomainHandle_t d,)
 NAMED(registerA, nvtxStringHandle_t, from_ascii, const char *, nvtxDomainHandle_t d,)
