@@ -302,6 +302,12 @@ static int say_unmatched(int level, const char *key, const struct ct_list *globs
 	return missed;
 }
 
+/* The plugins the user named: all but NVTX's, which tracer.nvtx adds last. */
+static int named_plugins(const struct session *s)
+{
+	return s->n_plugins - (s->nvtx_path[0] && s->nvtx_plugin == s->n_plugins - 1);
+}
+
 /* Every pattern of the config checked against the plugins' APIs: one that
  * leaves nothing traced, or a stack word that means nothing, is an error;
  * one beside patterns that match, a warning. */
@@ -314,7 +320,7 @@ static int check_patterns(const struct session *s)
 
 	say_unmatched(CT_LOG_WARN, "tracer.entry_only", &c->tracer.entry_only, lp, s->n_plugins);
 	say_unmatched(CT_LOG_WARN, "tracer.timed", &c->tracer.timed, lp, s->n_plugins);
-	for (int i = 0; i < s->n_plugins; i++)
+	for (int i = 0; i < named_plugins(s); i++) /* NVTX's are always on */
 		for (size_t k = 0; k < lp[i].p->n_apis; k++)
 			on += s->enabled[i][k];
 	if (!on) {
@@ -1666,12 +1672,6 @@ static void say_profile_cost(const struct session *s)
 		ct_note("--profile full: %zu hot getter%s traced too; each of their calls costs two uprobe traps, "
 			"about 1.5 us (H200 VM: cudaGetDevice 60 ns untraced, 1.6 us traced; docs/performance.md)",
 			hot, CT_S(hot));
-}
-
-/* The plugins the user named: all but NVTX's, which tracer.nvtx adds last. */
-static int named_plugins(const struct session *s)
-{
-	return s->n_plugins - (s->nvtx_path[0] && s->nvtx_plugin == s->n_plugins - 1);
 }
 
 /* "Tracing 57 APIs of cudart in PID 4242 (app). Ctrl-C to end." (not with -q) */
