@@ -1010,7 +1010,7 @@ static int setup_inproc(struct session *s)
 	if (!err)
 		err = ct_inproc_specs(pl, s->n_plugins, &specs, &n);
 	if (!err)
-		err = ct_shmring_set_specs(&s->shm, specs, n, s->n_plugins > 1);
+		err = ct_shmring_set_specs(&s->shm, specs, n, named_plugins(s) > 1);
 	free(specs);
 	return err;
 }
@@ -1080,6 +1080,7 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 		.filter_cgroup = c->filter.cgroup != NULL,
 		.cgroup_fd = -1,
 		.stacks = &c->stacks,
+		.runtimes = named_plugins(s),
 	};
 	int err;
 
