@@ -15,7 +15,10 @@ against the untraced stretches of the same round.
 Modes: default (--plugin PLUGINS), full (--profile full), before (attach
 = multi, tracer.timed = *: the default profile as it was before session
 programs and entry-only defaults), each with -floor (do-nothing programs
-on the same probes, CUDATRACER_BENCH_PROGRAMS=empty) or -agg (tracer.mode
+on the same probes, CUDATRACER_BENCH_PROGRAMS=empty), -gpu (--gpu-activity:
+the injection library brought into the running process for the stretch and
+turned off at its end, so the untraced stretch after it shows whether the
+process is back to its untraced step time) or -agg (tracer.mode
 = aggregate: the same probes counted in the kernel, with no ring, no
 reader and no sink; what is left of a mode's cost above its floor is then
 the programs' own).
@@ -79,10 +82,14 @@ def private_dir():
     return PRIVATE[0]
 
 
-def tracer_args(mode, plugins):
-    args = ["-v", "--plugin", plugins, "-o", "jsonl:/dev/null"]
+def tracer_args(mode, plugins, trace="/dev/null"):
+    args = ["-v", "--plugin", plugins, "-o", "jsonl:" + trace]
     env = dict(os.environ)
     base = mode[:-len("-floor")] if mode.endswith("-floor") else mode
+    if base.endswith("-gpu"):
+        # GPU activity brought into the running process for the stretch, and out again.
+        args += ["--gpu-activity"]
+        base = base[:-len("-gpu")]
     if mode.endswith("-floor"):
         env["CUDATRACER_BENCH_PROGRAMS"] = "empty"
     if base.endswith("-agg"):
@@ -144,7 +151,8 @@ def attach_rounds(a, modes, cmd, out):
                     time.sleep(a.seconds)
                     stretches.append({"round": r, "mode": m, "t0": t0, "t1": time.monotonic()})
                     continue
-                args, env = tracer_args(m, a.plugins)
+                trace = os.path.join(a.traces, "r%d-%s.jsonl" % (r + 1, m)) if a.traces else "/dev/null"
+                args, env = tracer_args(m, a.plugins, trace)
                 lines = []
                 tr = subprocess.Popen([os.path.join(a.build, "cudatracer")] + args + ["-p", str(prog.pid)],
                                       stderr=subprocess.PIPE, text=True, env=env)
@@ -162,6 +170,15 @@ def attach_rounds(a, modes, cmd, out):
                                   "rc": tr.returncode})
                 time.sleep(0.3)  # the detach's own work settles outside every stretch
                 print("round %d %s %s" % (r + 1, m, ev[-1] if ev else "rc %d" % tr.returncode), file=sys.stderr)
+                for l in lines:
+                    if "GPU activity" in l or "warning" in l or "launches:" in l:
+                        print("  " + l.rstrip()[:300], file=sys.stderr)
+                if a.traces:
+                    # What the stretch's trace holds (bench/live_coverage.py), then the trace goes.
+                    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "live_coverage.py"),
+                                    trace], check=False)
+                    if not a.keep_traces:
+                        os.unlink(trace)
     finally:
         prog.send_signal(signal.SIGTERM)
         prog.wait(timeout=60)
@@ -247,6 +264,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--seconds", type=float, default=3.0, help="each stretch, traced or not")
     ap.add_argument("--json", help="write every stretch here")
+    ap.add_argument("--traces", help="each -p stretch's jsonl trace here (read by bench/live_coverage.py, then removed)")
+    ap.add_argument("--keep-traces", action="store_true", help="keep them")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.command[1:] if a.command[:1] == ["--"] else a.command

@@ -170,7 +170,7 @@ static int output_writable(const char *path)
 	return err;
 }
 
-static int precheck(const struct ct_config *c)
+int ct_daemon_precheck(const struct ct_config *c)
 {
 	char **dirs = ct_plugin_dirs(c->tracer.plugin_path);
 	char where[PATH_MAX + 16];
@@ -271,21 +271,43 @@ static char *beside(const char *path)
  * A session after another never empties what one before it wrote: a file
  * of a format that can be continued (jsonl, text) is appended to; another
  * (a chrome trace ends in a bracket) is left finished, and this session
- * writes a new file beside it, said in the log.
+ * writes a new file beside it, said in the log. With rotation, such a
+ * file is rotated aside instead; and a file at a rotated sink's path that no
+ * session of this daemon wrote (a daemon before a restart, another boot's)
+ * is rotated aside too, whatever its format: kept whole, with its own meta
+ * line, never emptied nor continued by a tracer whose clocks it does not
+ * share.
  */
 static int continue_files(const struct written *w, struct ct_config *next)
 {
 	for (int i = 0; i < next->n_sinks; i++) {
 		struct ct_sink_conf *s = &next->sinks[i];
 		struct ct_sink_common *c = s->ctx;
+		bool rotated = s->ops->rotatable && ct_rotate_on(&c->rot);
 		struct stat st;
 		char *other;
 
-		if (!c->path || served(s) || !was_written(w, c->path) || stat(c->path, &st) || !S_ISREG(st.st_mode))
+		if (!c->path || served(s) || (!was_written(w, c->path) && !rotated) || stat(c->path, &st) ||
+		    !S_ISREG(st.st_mode))
 			continue;
+		if (rotated && !was_written(w, c->path)) {
+			c->rotate_aside = true;
+			c->out_mode = CT_OUT_NEW;
+			ct_info("sink '%s': %s, from before this daemon, is rotated", s->name, c->path);
+			continue;
+		}
 		if (s->ops->appendable) {
 			c->out_mode = CT_OUT_APPEND;
 			ct_info("sink '%s': %s is continued", s->name, c->path);
+			continue;
+		}
+		/* Rotated: set aside under its rotated name, as at a rotation,
+		 * the path the current file's as always; created new, never
+		 * emptied (a name taken fails the session, not the file). */
+		if (rotated) {
+			c->rotate_aside = true;
+			c->out_mode = CT_OUT_NEW;
+			ct_info("sink '%s': the finished %s is rotated", s->name, c->path);
 			continue;
 		}
 		other = beside(c->path);
@@ -357,7 +379,7 @@ static int load_pair(struct daemon *d, struct ct_config **run, struct ct_config 
 		a = NULL;
 	}
 	if (!err)
-		err = precheck(a);
+		err = ct_daemon_precheck(a);
 	if (!err && (err = d->load(d->ctx, b))) {
 		free(b);
 		b = NULL;

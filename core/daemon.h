@@ -17,6 +17,10 @@ typedef int (*ct_daemon_load_fn)(void *ctx, struct ct_config *out);
 /* The rules of a daemon's config on top of the keys' own: no pid, no
  * command's options, no sink on standard output. Said, naming `file`. */
 int ct_daemon_check(const struct ct_config *c, const char *file);
+/* What a session's setup would trip on, tried without starting one (a
+ * reload's check, and --check-config): each plugin loads, each sink's file
+ * could be opened to write (looked at, nothing opened or created). Said. */
+int ct_daemon_precheck(const struct ct_config *c);
 
 /* Runs sessions from `conf` (taken: emptied here) and each accepted reload,
  * until SIGTERM or SIGINT. Returns the exit status: 0 after a clean stop. */

@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 	int info = 0, ret = 2;
 	struct ct_target t = { 0 };
 	struct ct_config conf;
-	bool config_help = false, help_md = false;
+	bool config_help = false, help_md = false, check_only = false;
 	long pid;
 	int opt;
 
@@ -376,6 +376,7 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case OPT_CHECK_CONFIG: check_only = true; break;
 		case OPT_LIST_PLUGINS:
 		case OPT_LIST_APIS:
 		case OPT_EXPLAIN: info = opt; break;
@@ -404,6 +405,15 @@ int main(int argc, char **argv)
 	t.pid = (pid_t)conf.filter.pid;
 	if (conf.tracer.daemon && t.argv) {
 		ct_err("--daemon (tracer.daemon) traces every process: it runs no command (%s)", t.argv[0]);
+		goto out;
+	}
+	/* A deployment's config and arguments tried before they run: exit 0,
+	 * or 2 with each refusal said at its file and line. */
+	if (check_only) {
+		if (!ct_daemon_precheck(&conf)) {
+			ret = 0;
+			ct_note("%s: the configuration is valid", cli.config_file ? cli.config_file : "the command line");
+		}
 		goto out;
 	}
 	if (t.pid && ct_target_check_pid(t.pid)) {

@@ -42,7 +42,7 @@ const struct ct_option ct_options[] = {
 	{ .name = "stacks", .has_arg = optional_argument, .val = OPT_STACKS, .arg = "[=APIS]",
 	  .help = "call stacks on allocations, frees, launches and failing calls\n"
 		  "(APIS: all, or classes and globs as stacks.apis; docs/stacks.md)" },
-	FLAG("gpu-activity", 0, OPT_GPU_ACTIVITY, "with a command: kernels, copies and sets on the GPU too (CUPTI)"),
+	FLAG("gpu-activity", 0, OPT_GPU_ACTIVITY, "with a command or -p: kernels, copies and sets on the GPU too (CUPTI)"),
 
 	GROUP("Output"),
 	ARG("output", 'o', 'o', "[NAME=]TYPE[:WHERE]",
@@ -66,6 +66,8 @@ const struct ct_option ct_options[] = {
 	{ .name = "config-help", .has_arg = optional_argument, .val = OPT_CONFIG_HELP, .arg = "[=FORMAT]",
 	  .help = "every config key with its default; FORMAT ini (the default)\n"
 		  "or markdown (as docs/config.md)" },
+	FLAG("check-config", 0, OPT_CHECK_CONFIG, "check the config with the options given, as a daemon's reload\n"
+						  "does (plugins load, sink files could be written), and exit"),
 
 	GROUP("Information"),
 	FLAG("list-plugins", 0, OPT_LIST_PLUGINS, "list the plugins found on the plugin path"),

@@ -1118,11 +1118,12 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 }
 
 /*
- * --gpu-activity: only a command can have the driver load the injection
- * library (at its cuInit); a running process has initialised CUDA already,
- * and nothing loads a library into it without ptrace. A variable that is
- * set already belongs to another tool (nsys, a profiler): it is kept, and
- * GPU activity is off.
+ * --gpu-activity: a command's driver loads the injection library at its
+ * cuInit (CUDA_INJECTION64_PATH); a running process (-p) has initialised
+ * CUDA already, so the library is brought into it (capture/remote.c) once
+ * the probes are live, and turned off again when tracing stops. A variable
+ * that is set already belongs to another tool (nsys, a profiler): it is
+ * kept, and GPU activity is off.
  */
 static int gpu_setup(struct session *s)
 {
@@ -1135,12 +1136,17 @@ static int gpu_setup(struct session *s)
 		       "no events: use tracer.mode = events");
 		return -EINVAL;
 	}
-	if (!s->target->argv) {
-		ct_err("--gpu-activity needs command mode: CUDA loads the injection library only at cuInit, "
-		       "and there is no safe way to load a library into a %s process without ptrace; restart "
-		       "the job under cudatracer (cudatracer --gpu-activity ... -- COMMAND)",
-		       s->target->pid ? "running" : "system-wide traced");
+	if (!s->target->argv && !s->target->pid) {
+		ct_err("--gpu-activity needs a command or a process (-p): system-wide, every process would have "
+		       "the library loaded into it");
 		return -EINVAL;
+	}
+	if (s->target->pid) {
+		/* A running process: the library is brought in once tracing is live (gpu_enter). */
+		if (ct_gpu_find_library(&s->gpu_src, s->conf->tracer.inject_library) ||
+		    ct_gpu_attach_check(&s->gpu_src, s->target->pid))
+			return -EINVAL;
+		goto on;
 	}
 	if (other && *other) {
 		ct_warn("CUDA_INJECTION64_PATH is already set (%s): another tool injects into CUDA; "
@@ -1149,6 +1155,7 @@ static int gpu_setup(struct session *s)
 	}
 	if (ct_gpu_find_library(&s->gpu_src, s->conf->tracer.inject_library))
 		return -ENOENT;
+on:
 	s->gpu = true;
 	s->gpu_sink = (struct ct_gpu_sink){ .event = on_gpu_event, .message = on_gpu_message, .ctx = s,
 					    .wall_offset_ns = s->wall_offset };
@@ -1220,6 +1227,23 @@ static int nvtx_setup(struct session *s)
 		return -EPERM;
 	}
 	return 0;
+}
+
+/* --gpu-activity -p: the library into the running process, now that its batches are read. */
+static void gpu_enter(struct session *s)
+{
+	char why[512] = "";
+	int err = ct_gpu_attach(&s->gpu_src, why, sizeof(why));
+
+	/* Its messages (CUPTI found, started or not) come through the ring. */
+	ct_rings_consume(&s->rings, -1);
+	if (err) {
+		ct_warn("--gpu-activity: GPU activity is off in process %d: %s; API calls are traced as before",
+			(int)s->target->pid, why);
+		return;
+	}
+	ct_info("GPU activity: %s brought into process %d, CUPTI started there", s->gpu_src.path,
+		(int)s->target->pid);
 }
 
 static int setup(struct session *s)
@@ -1878,6 +1902,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 		goto out;
 	}
 	boost_reader(s);
+	if (s->gpu && s->target->pid)
+		gpu_enter(s);
 	s->traced = true;
 	s->traced_at = now_ns(CLOCK_MONOTONIC);
 	if (s->paused)
@@ -1998,6 +2024,11 @@ out:
 	 * The ring is read between the steps, and again after.
 	 */
 	s->stopped_at = now_ns(CLOCK_MONOTONIC);
+	/* Its last records while the probe still reads them. */
+	if (s->gpu_src.entered && !s->target_gone) {
+		ct_gpu_detach(&s->gpu_src);
+		ct_rings_consume(&s->rings, -1);
+	}
 	ct_engine_stop(&s->engine);
 	if (s->shm.head)
 		ct_shmring_stop(&s->shm);

@@ -370,6 +370,19 @@ static void disable_all(void)
 	cu.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
 }
 
+static int enable_records(void);
+static struct ct_w_hello hello_sent;
+
+/* A step failed: nothing more is recorded or sent, and the tracer is told why. */
+static int turn_off(const char *step, CUptiResult r)
+{
+	atomic_store(&active, false);
+	disable_all();
+	ct_batch_msg(CT_W_ERROR, "%s failed: %s (%d); GPU activity off, API calls traced as before", step,
+		     result_text(r), (int)r);
+	return -1;
+}
+
 static void noop_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
 }
@@ -418,11 +431,23 @@ static int start(void)
 	}
 	step = "cuptiActivityRegisterCallbacks";
 	started_in = getpid();
-	atomic_store(&active, true);
 	r = cu.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS)
 		goto fail;
-	step = "cuptiActivityEnable";
+	hello_sent = hello;
+	atexit(flush_at_exit);
+	return enable_records();
+fail:
+	return turn_off(step, r);
+}
+
+/* The records turned on (again, after ct_inject_detach), and the tracer told. */
+static int enable_records(void)
+{
+	const char *step = "cuptiActivityEnable";
+	CUptiResult r = CUPTI_SUCCESS;
+
+	atomic_store(&active, true);
 	for (size_t i = 0; i < sizeof(device_kinds) / sizeof(device_kinds[0]); i++) {
 		r = cu.cuptiActivityEnable(device_kinds[i]);
 		if (r != CUPTI_SUCCESS)
@@ -434,24 +459,61 @@ static int start(void)
 		goto fail;
 	if (cu.cuptiActivityFlushPeriod)
 		cu.cuptiActivityFlushPeriod(FLUSH_PERIOD_MS);
-	ct_batch_put(CT_W_HELLO, CT_GPU_WIRE_VERSION, &hello, sizeof(hello));
+	ct_batch_put(CT_W_HELLO, CT_GPU_WIRE_VERSION, &hello_sent, sizeof(hello_sent));
 	ct_batch_flush();
-	atexit(flush_at_exit);
 	return 0;
 fail:
-	atomic_store(&active, false);
-	disable_all();
-	ct_batch_msg(CT_W_ERROR, "%s failed: %s (%d); GPU activity off, API calls traced as before", step,
-		     result_text(r), (int)r);
-	return -1;
+	return turn_off(step, r);
 }
+
+static atomic_int started; /* 0: never; 1: started; -1: start failed */
 
 /* The driver's injection entry point. 1: go on (always: see the top). */
 __attribute__((visibility("default"))) int InitializeInjection(void)
 {
-	static atomic_bool once;
+	int never = 0;
 
-	if (!atomic_exchange(&once, true))
-		start();
+	if (atomic_compare_exchange_strong(&started, &never, 1) && start())
+		atomic_store(&started, -1);
 	return 1;
+}
+
+/*
+ * A running process (cudatracer --gpu-activity -p PID): the tracer has
+ * loaded the library with dlopen and calls this from one of the process's
+ * threads (core/capture/remote.c). CUPTI starts late, on the contexts that
+ * exist; called again after ct_inject_detach, it turns the records on
+ * again. 0, or -1 (the reason went to the tracer as a message).
+ */
+__attribute__((visibility("default"))) int ct_inject_attach(void)
+{
+	int was = 0;
+
+	if (atomic_compare_exchange_strong(&started, &was, 1)) {
+		if (start()) {
+			atomic_store(&started, -1);
+			return -1;
+		}
+		return 0;
+	}
+	/* Failed before, or a forked child of a started process (its CUPTI is not ours). */
+	if (was != 1 || getpid() != started_in)
+		return -1;
+	return atomic_load(&active) ? 0 : enable_records();
+}
+
+/*
+ * The tracer detaches: every record turned off, what CUPTI holds handed
+ * over (while the tracer still reads), and nothing sent after. The library
+ * stays loaded and idle: CUPTI keeps callbacks into it.
+ */
+__attribute__((visibility("default"))) int ct_inject_detach(void)
+{
+	if (atomic_load(&started) != 1 || !atomic_load(&active) || getpid() != started_in)
+		return 0;
+	disable_all();
+	cu.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	atomic_store(&active, false);
+	ct_batch_flush();
+	return 0;
 }

@@ -29,7 +29,7 @@ apt-get install -y -q --no-install-recommends \
 	build-essential cmake pkg-config clang llvm libclang-rt-14-dev libcap2-bin \
 	libelf-dev libdw-dev zlib1g-dev libinih-dev libcmocka-dev libiberty-dev \
 	libamdhip64-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd \
-	python3 python3-clang chromium \
+	python3 python3-clang python3-yaml chromium \
 	man-db groff-base debootstrap lintian \
 	libmicrohttpd-dev libcurl4-openssl-dev libsnappy-dev prometheus
 apt-get install -y -q --no-install-recommends -t bookworm-backports \

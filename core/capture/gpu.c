@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "wire.h"
 #include "capture/bpfutil.h"
@@ -19,6 +21,8 @@
 #include "gpu.skel.h"
 #include "capture/gpu.h"
 #include "capture/ownlib.h"
+#include "util/procfs.h"
+#include <dlfcn.h>
 
 #define INJECT_NAME "libcudatracer-inject.so"
 
@@ -83,7 +87,8 @@ int ct_gpu_source_open(struct ct_gpu_source *g, int ring_fd, int pids_fd, bool f
 		ct_err("cannot probe %s in %s: %s", CT_GPU_BATCH_SYMBOL, g->path, strerror(-err));
 		return err;
 	}
-	ct_info("GPU activity: %s injected at cuInit (CUDA_INJECTION64_PATH)", g->path);
+	if (!g->entered)
+		ct_info("GPU activity: %s injected at cuInit (CUDA_INJECTION64_PATH)", g->path);
 	return 0;
 }
 
@@ -94,8 +99,123 @@ int ct_gpu_source_stats(const struct ct_gpu_source *g, uint64_t *out)
 
 void ct_gpu_source_close(struct ct_gpu_source *g)
 {
+	if (g->entered)
+		ct_remote_close(&g->remote);
+	g->entered = 0;
 	bpf_link__destroy(g->link);
 	gpu_bpf__destroy(g->skel);
 	g->link = NULL;
 	g->skel = NULL;
+}
+
+/* ---- a running process (docs/gpu.md) ---- */
+
+#define ATTACH_TIMEOUT_MS 15000 /* dlopen, then CUPTI's start on a busy process */
+#define DETACH_TIMEOUT_MS 5000
+
+/* Whether the process maps a file whose name contains `part`. */
+static bool maps_file(pid_t pid, const char *part)
+{
+	char *maps = ct_proc_read((uint32_t)pid, "maps", 64u << 20, NULL);
+	bool yes = maps && strstr(maps, part);
+
+	free(maps);
+	return yes;
+}
+
+int ct_gpu_attach_check(struct ct_gpu_source *g, pid_t pid)
+{
+	char why[512] = "", seen[PATH_MAX + 32];
+	struct stat ours, theirs;
+	int err;
+
+	if (!maps_file(pid, "/libcuda.so") && !maps_file(pid, "/libcudart.so")) {
+		ct_err("--gpu-activity -p %d: the process has not loaded CUDA (no libcuda.so or libcudart.so "
+		       "mapped): nothing to take GPU activity from",
+		       (int)pid);
+		return -ENOEXEC;
+	}
+	/* The path must name the same file in the process's mount namespace (a container sees its own). */
+	snprintf(seen, sizeof(seen), "/proc/%d/root%s", (int)pid, g->path);
+	if (stat(g->path, &ours) || stat(seen, &theirs) || ours.st_dev != theirs.st_dev ||
+	    ours.st_ino != theirs.st_ino) {
+		ct_err("--gpu-activity -p %d: the process does not see %s as the tracer does (it runs in "
+		       "another mount namespace, a container): the library cannot be loaded into it",
+		       (int)pid, g->path);
+		return -ENOENT;
+	}
+	err = ct_remote_open(&g->remote, pid, why, sizeof(why));
+	if (err) {
+		ct_err("--gpu-activity -p %d: the library cannot be brought into the process safely: %s", (int)pid, why);
+		return err;
+	}
+	g->entered = pid;
+	return 0;
+}
+
+static int enter(struct ct_gpu_source *g, char *why, size_t n)
+{
+	uint64_t fn = 0, ret = 0;
+	int err;
+
+	if (!maps_file(g->entered, g->path)) {
+		err = ct_remote_call(&g->remote, g->remote.dlopen_fn, g->path, 0, RTLD_NOW | RTLD_LOCAL,
+				     ATTACH_TIMEOUT_MS, &ret, why, n);
+		if (err)
+			return err;
+		if (!ret) {
+			char said[256] = "";
+
+			if (g->remote.dlerror_fn &&
+			    !ct_remote_call(&g->remote, g->remote.dlerror_fn, NULL, 0, 0, DETACH_TIMEOUT_MS, &ret, why,
+					    n) &&
+			    ret)
+				ct_remote_read_str(&g->remote, ret, said, sizeof(said));
+			snprintf(why, n, "dlopen(%s) in the process failed: %s", g->path, said[0] ? said : "(no reason given)");
+			return -ENOEXEC;
+		}
+	}
+	if ((err = ct_remote_sym(&g->remote, g->path, "ct_inject_attach", &fn))) {
+		snprintf(why, n, "%s is not mapped in the process after its dlopen, or lacks ct_inject_attach", g->path);
+		return err;
+	}
+	err = ct_remote_call(&g->remote, fn, NULL, 0, 0, ATTACH_TIMEOUT_MS, &ret, why, n);
+	if (err)
+		return err;
+	if ((int)ret) {
+		snprintf(why, n, "the library could not start CUPTI in the process (its message says why)");
+		return -EIO;
+	}
+	return 0;
+}
+
+int ct_gpu_attach(struct ct_gpu_source *g, char *why, size_t n)
+{
+	int err = enter(g, why, n);
+
+	/* Not started: nothing to turn off at the end. A call past its time may still start it. */
+	if (err && err != -ETIME) {
+		ct_remote_close(&g->remote);
+		g->entered = 0;
+	}
+	return err;
+}
+
+void ct_gpu_detach(struct ct_gpu_source *g)
+{
+	char why[512] = "";
+	uint64_t fn = 0, ret = 0;
+	int err;
+
+	if (!g->entered)
+		return;
+	err = ct_remote_sym(&g->remote, g->path, "ct_inject_detach", &fn);
+	if (!err)
+		err = ct_remote_call(&g->remote, fn, NULL, 0, 0, DETACH_TIMEOUT_MS, &ret, why, sizeof(why));
+	if (err && err != -ENOENT && err != -ESRCH)
+		ct_warn("--gpu-activity: could not turn CUPTI's records off in process %d: %s; its records stop "
+			"reaching anyone, CUPTI still collects them (the process goes on)",
+			(int)g->entered, why);
+	ct_remote_close(&g->remote);
+	g->entered = 0;
 }

@@ -10,7 +10,9 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "gpu_chunk.h"
+#include "capture/remote.h"
 
 struct gpu_bpf;
 struct bpf_link;
@@ -19,6 +21,9 @@ struct ct_gpu_source {
 	struct gpu_bpf *skel;
 	struct bpf_link *link;
 	char path[PATH_MAX]; /* the injection library */
+	/* -p: the running process the library was brought into (0: none). */
+	pid_t entered;
+	struct ct_remote remote;
 };
 
 /*
@@ -36,5 +41,15 @@ int ct_gpu_source_open(struct ct_gpu_source *g, int ring_fd, int pids_fd, bool f
 /* Its counters (enum ct_gpu_stat), summed over CPUs. */
 int ct_gpu_source_stats(const struct ct_gpu_source *g, uint64_t *out);
 void ct_gpu_source_close(struct ct_gpu_source *g);
+
+/*
+ * --gpu-activity -p PID: whether the library can be brought into the
+ * running process safely (why not, said); then bringing it in and starting
+ * CUPTI there (0, or -errno with the reason in `why`); at the end, turning
+ * its records off and flushing them, bounded, the library left loaded.
+ */
+int ct_gpu_attach_check(struct ct_gpu_source *g, pid_t pid);
+int ct_gpu_attach(struct ct_gpu_source *g, char *why, size_t n);
+void ct_gpu_detach(struct ct_gpu_source *g);
 
 #endif

@@ -38,6 +38,8 @@ static const char *const stack_method_words[] = {
 	[CT_STACK_FP] = "fp", [CT_STACK_DWARF] = "dwarf", NULL };
 static const char *const inproc_clock_words[] = {
 	[CT_INPROC_CLOCK_AUTO] = "auto", [CT_INPROC_CLOCK_MONOTONIC] = "monotonic", NULL };
+static const char *const rotate_compress_words[] = {
+	[CT_ROTATE_NONE] = "none", [CT_ROTATE_GZIP] = "gzip", NULL };
 static const char *const mode_words[] = {
 	[CT_MODE_EVENTS] = "events", [CT_MODE_AGGREGATE] = "aggregate", NULL };
 
@@ -166,14 +168,15 @@ static const struct ct_key tracer_keys[] = {
 	   "into it (nvcc's default) and probe it before it runs. Its first process waits while its symbols "
 	   "are read (once per file); later ones cost a hash lookup in the kernel"),
 	TK("gpu_activity", CT_KEY_BOOL, "false", gpu_activity,
-	   "With a command: also record the kernels, copies and sets the GPU executed (CUPTI, through "
-	   "an injection library the CUDA driver loads at cuInit), each with the call that launched it; "
+	   "With a command or -p: also record the kernels, copies and sets the GPU executed (CUPTI, through "
+	   "an injection library the CUDA driver loads at cuInit, or that the tracer brings into a running "
+	   "process and turns off again when it stops), each with the call that launched it; "
 	   "--gpu-activity sets it"),
 	TK("inject_library", CT_KEY_STR, NULL, inject_library,
 	   "gpu_activity: the injection library (default: libcudatracer-inject.so beside the binary or "
 	   "in the install folder)"),
 	TK("cupti_path", CT_KEY_STR, NULL, cupti_path,
-	   "gpu_activity: the libcupti the traced command opens (default: the copy it maps, pip's "
+	   "gpu_activity: the libcupti a traced command opens (default, and always with -p: the copy it maps, pip's "
 	   "nvidia-cuda-cupti beside its libcudart, /usr/local/cuda, the loader's path)"),
 	TK("nvtx", CT_KEY_BOOL, "true", nvtx,
 	   "With a command: record its NVTX ranges and marks, and give each call and kernel the ranges it ran "
@@ -288,6 +291,25 @@ static const struct ct_key sink_common_keys[] = {
 	{ 0 },
 };
 
+/* Rotation (core/sinks/rotate.h): keys of the sinks whose ops say rotatable. */
+static const struct ct_key sink_rotate_keys[] = {
+	{ "rotate_size", CT_KEY_SIZE, "0", offsetof(struct ct_sink_common, rot.size),
+	  "Once the file holds this many bytes (K, M, G), it is renamed "
+	  "NAME.YYYYmmddTHHMMSSZ-NNN.EXT beside itself, finished, and a new file begun at path. "
+	  "0: never by size", NULL, NULL },
+	{ "rotate_interval", CT_KEY_DUR, "0", offsetof(struct ct_sink_common, rot.interval_ns),
+	  "The same once the file is this old (1h, 30m), if it holds a record. 0: never by age", NULL, NULL },
+	{ "rotate_keep", CT_KEY_U64, "0", offsetof(struct ct_sink_common, rot.keep),
+	  "Rotated files kept, the newest; older ones are removed (only files of the rotation's "
+	  "names, plain, owned by the user cudatracer runs as). 0: all", NULL, NULL },
+	{ "rotate_keep_bytes", CT_KEY_SIZE, "0", offsetof(struct ct_sink_common, rot.keep_bytes),
+	  "Bytes of rotated files kept, the newest (the same files as rotate_keep). 0: no cap", NULL, NULL },
+	{ "rotate_compress", CT_KEY_CHOICE, "none", offsetof(struct ct_sink_common, rot.compress),
+	  "none, or gzip: each rotated file compressed to NAME...EXT.gz beside the reader, "
+	  "the plain one then removed", rotate_compress_words, NULL },
+	{ 0 },
+};
+
 static const struct {
 	const char *name;
 	const struct ct_key *keys;
@@ -323,6 +345,7 @@ void ct_config_free(struct ct_config *c)
 			if (s->ops)
 				ct_keys_free(s->ops->keys, s->ctx);
 			ct_keys_free(sink_common_keys, s->ctx);
+			ct_keys_free(sink_rotate_keys, s->ctx);
 			free(s->ctx);
 		}
 		free(s->name);
@@ -657,6 +680,22 @@ static void sink_types_why(char *why, size_t n)
 		len += (size_t)snprintf(why + len, n - len, "%s%s", i ? ", " : "", ct_sink_types[i]->type);
 }
 
+/* Caps or compression with nothing that rotates: a mistake, not a no-op. */
+static int check_rotate(struct ct_sink_conf *s, char *at, size_t at_len)
+{
+	const struct ct_rotate_conf *rc = &((struct ct_sink_common *)s->ctx)->rot;
+
+	if (ct_rotate_on(rc) || (!rc->keep && !rc->keep_bytes && rc->compress == CT_ROTATE_NONE))
+		return 0;
+	for (int i = 0; i < s->n_kv; i++)
+		if (!strncmp(s->kv[i].key, "rotate_", 7)) {
+			ct_err("%s: sink '%s': %s does nothing without rotate_size or rotate_interval",
+			       sink_where(s, i, at, at_len), s->name, s->kv[i].key);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static int finish_sink(struct ct_sink_conf *s)
 {
 	const char *type = NULL;
@@ -686,7 +725,7 @@ static int finish_sink(struct ct_sink_conf *s)
 	s->ctx = calloc(1, s->ops->ctx_size);
 	if (!s->ctx)
 		return -ENOMEM;
-	if ((err = ct_keys_defaults(sink_common_keys, s->ctx)) ||
+	if ((err = ct_keys_defaults(sink_common_keys, s->ctx)) || (err = ct_keys_defaults(sink_rotate_keys, s->ctx)) ||
 	    (err = ct_keys_defaults(s->ops->keys, s->ctx)))
 		return err;
 	((struct ct_sink_common *)s->ctx)->name = s->name;
@@ -695,12 +734,23 @@ static int finish_sink(struct ct_sink_conf *s)
 
 		if (!k)
 			k = ct_key_find(s->ops->keys, s->kv[i].key);
+		if (!k && ct_key_find(sink_rotate_keys, s->kv[i].key)) {
+			if (!s->ops->rotatable) {
+				ct_err("%s: sink '%s' (%s) has no rotation: %s is a key of jsonl, csv and chrome sinks",
+				       sink_where(s, i, at, sizeof(at)), s->name, type, s->kv[i].key);
+				return -EINVAL;
+			}
+			k = ct_key_find(sink_rotate_keys, s->kv[i].key);
+		}
 		if (!k) {
 			size_t len = 0;
 
 			for (const struct ct_key *kk = sink_common_keys; kk->name && len < sizeof(why); kk++)
 				len += (size_t)snprintf(why + len, sizeof(why) - len, "%s%s", len ? ", " : "", kk->name);
 			for (const struct ct_key *kk = s->ops->keys; kk && kk->name && len < sizeof(why); kk++)
+				len += (size_t)snprintf(why + len, sizeof(why) - len, ", %s", kk->name);
+			for (const struct ct_key *kk = sink_rotate_keys; s->ops->rotatable && kk->name && len < sizeof(why);
+			     kk++)
 				len += (size_t)snprintf(why + len, sizeof(why) - len, ", %s", kk->name);
 			ct_err("%s: unknown key '%s' for a sink of type %s (its keys: %s)",
 			       sink_where(s, i, at, sizeof(at)), s->kv[i].key, type, why);
@@ -713,6 +763,9 @@ static int finish_sink(struct ct_sink_conf *s)
 			return err;
 		}
 	}
+	err = check_rotate(s, at, sizeof(at));
+	if (err)
+		return err;
 	for (const struct ct_key *k = s->ops->keys; k && k->name; k++) {
 		if (k->required && !*(char **)((char *)s->ctx + k->off)) {
 			ct_err("%s: sink '%s' (%s) needs %s: %s", sink_where(s, -1, at, sizeof(at)), s->name, type,
@@ -844,6 +897,8 @@ void ct_config_help(FILE *out, bool md)
 	if (md) {
 		fprintf(out, sinks_md, head);
 		help_keys(out, sink_common_keys, md, false);
+		fprintf(out, "\nRotation, keys of the jsonl, csv and chrome sinks (docs/daemon.md):\n\n%s", head);
+		help_keys(out, sink_rotate_keys, md, false);
 	} else {
 		fputs("\n", out);
 		help_comment(out, "# ", "Outputs: one [sink.NAME] section each, several at once; with none, "
@@ -877,6 +932,8 @@ void ct_config_help(FILE *out, bool md)
 		help_comment(out, "# ", line);
 		fprintf(out, ";[sink.%s]\n;type = %s\n;path =\n", o->type, o->type);
 		help_keys(out, o->keys, md, true);
+		if (o->rotatable)
+			help_keys(out, sink_rotate_keys, md, true);
 	}
 }
 

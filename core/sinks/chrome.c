@@ -789,6 +789,7 @@ const struct ct_sink_ops ct_sink_chrome = {
 	.type = "chrome",
 	.where_help = "a trace for Perfetto and chrome://tracing",
 	.file_ext = "json",
+	.rotatable = true,
 	.help = "Chrome Trace Event JSON for Perfetto and chrome://tracing, streamed",
 	.keys = chrome_keys,
 	.ctx_size = sizeof(struct chrome_ctx),

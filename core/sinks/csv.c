@@ -166,6 +166,7 @@ const struct ct_sink_ops ct_sink_csv = {
 	.type = "csv",
 	.where_help = "one CSV row per call",
 	.file_ext = "csv",
+	.rotatable = true,
 	.help = "One row per call, RFC 4180; the decoded arguments in one column as a JSON object",
 	.keys = csv_keys,
 	.ctx_size = sizeof(struct csv_ctx),

@@ -768,6 +768,7 @@ const struct ct_sink_ops ct_sink_jsonl = {
 	.where_help = "one JSON object per call, one per line",
 	.file_ext = "jsonl",
 	.appendable = true,
+	.rotatable = true,
 	.help = "One JSON object per call, one per line (schema: docs/events.md)",
 	.keys = NULL,
 	.ctx_size = sizeof(struct jsonl_sink),

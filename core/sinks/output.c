@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "util/log.h"
 #include "sinks/listeners.h"
 #include "sinks/output.h"
+#include "sinks/rotate.h"
 #include "sinks/sinkio.h"
 
 #define CT_SINK_BUF (1 << 20)
@@ -105,6 +107,83 @@ static int refuse_shared(const struct ct_sink_conf *s, const struct ct_output_cm
 	return -EINVAL;
 }
 
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The sink's open on its file; with rotation, its first lines (a header,
+ * the meta line) written through, so a file of nothing else is not rotated. */
+static int start_sink(struct ct_output *o, int i)
+{
+	struct ct_sink_conf *s = &o->conf->sinks[i];
+	int err = s->ops->open ? s->ops->open(s->ctx) : 0;
+
+	if (err) {
+		ct_err("sink '%s' (%s) could not start: %s", s->name, s->ops->type, strerror(-err));
+		return err;
+	}
+	o->opened[i] = true;
+	if (o->rot[i]) {
+		err = s->ops->tick ? s->ops->tick(s->ctx, 0) : 0;
+		if (err)
+			return err;
+		ct_rotor_begin(o->rot[i], common(s)->out);
+	}
+	return 0;
+}
+
+/*
+ * The file renamed aside, finished as at the end (a chrome trace's closing
+ * bracket) and closed; the sink begun again from the context the config
+ * left, on a new file at its path: each file stands alone (a jsonl's meta
+ * line, a csv's header). Between two events: none is lost or split.
+ */
+static void rotate(struct ct_output *o, int i)
+{
+	struct ct_sink_conf *s = &o->conf->sinks[i];
+	struct ct_sink_common *c = common(s);
+	uint64_t t0 = mono_now();
+	char what[96];
+	int err;
+
+	if (ct_rotor_rename(o->rot[i], c->out))
+		return; /* said; the file goes on */
+	err = s->ops->close ? s->ops->close(s->ctx, NULL) : 0;
+	if (err) {
+		sink_failed(o, i, "finishing a rotated file", -err);
+		return;
+	}
+	errno = 0;
+	err = fflush(c->out) || ferror(c->out) ? (errno ? errno : EIO) : 0;
+	if (fclose(c->out) && !err)
+		err = errno ? errno : EIO;
+	c->out = NULL;
+	if (s->ops->destroy)
+		s->ops->destroy(s->ctx);
+	o->opened[i] = false;
+	if (err) {
+		sink_failed(o, i, "closing a rotated file", err);
+		return;
+	}
+	ct_rotor_finished(o->rot[i]);
+	memcpy(s->ctx, o->pristine[i], s->ops->ctx_size);
+	snprintf(what, sizeof(what), "sink '%s'", s->name);
+	err = ct_out_open_mode(what, c->path, CT_OUT_EMPTY, &c->out);
+	if (!err) {
+		setvbuf(c->out, NULL, _IOFBF, CT_SINK_BUF);
+		err = start_sink(o, i);
+	}
+	if (err)
+		sink_failed(o, i, "beginning a new file after a rotation", -err);
+	else
+		ct_info("sink '%s': %s rotated to %s (%.1f ms)", s->name, c->path, ct_rotor_rotated(o->rot[i]),
+			(double)(mono_now() - t0) / 1e6);
+}
+
 int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct ct_output_cmd *cmd)
 {
 	int err = 0;
@@ -116,7 +195,9 @@ int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct
 	o->opened = calloc(conf->n_sinks + 1, sizeof(bool));
 	o->live = calloc(conf->n_sinks + 1, sizeof(bool));
 	o->named = calloc(conf->n_sinks + 1, sizeof(bool));
-	if (!o->dead || !o->why || !o->opened || !o->live || !o->named)
+	o->rot = calloc(conf->n_sinks + 1, sizeof(*o->rot));
+	o->pristine = calloc(conf->n_sinks + 1, sizeof(*o->pristine));
+	if (!o->dead || !o->why || !o->opened || !o->live || !o->named || !o->rot || !o->pristine)
 		return -ENOMEM;
 	for (int i = 0; i < conf->n_sinks; i++) {
 		struct ct_sink_conf *s = &conf->sinks[i];
@@ -132,6 +213,16 @@ int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct
 		if (file_format && c->path && strcmp(c->path, "-") && !stat(c->path, &st) &&
 		    (fd = command_stream(&st)))
 			return refuse_shared(s, cmd, fd);
+		/* A daemon's session before finished the file: renamed aside as at a
+		 * rotation, so this session begins a new one at the path. */
+		if (ct_rotate_on(&c->rot) && c->rotate_aside) {
+			err = ct_rotor_new(&o->rot[i], what, c->path, &c->rot);
+			if (!err)
+				err = ct_rotor_rename(o->rot[i], NULL);
+			if (err)
+				return err;
+			ct_rotor_finished(o->rot[i]);
+		}
 		if (file_format && !c->path) {
 			err = open_new_file(s, cmd, what);
 			o->named[i] = !err;
@@ -145,12 +236,20 @@ int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct
 		setvbuf(c->out, NULL, _IOFBF, CT_SINK_BUF);
 		o->live[i] = !fstat(fileno(c->out), &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
 							    isatty(fileno(c->out)));
-		err = s->ops->open ? s->ops->open(s->ctx) : 0;
-		if (err) {
-			ct_err("sink '%s' (%s) could not start: %s", s->name, s->ops->type, strerror(-err));
-			return err;
+		if (ct_rotate_on(&c->rot)) {
+			o->pristine[i] = malloc(s->ops->ctx_size);
+			if (!o->pristine[i])
+				return -ENOMEM;
+			memcpy(o->pristine[i], s->ctx, s->ops->ctx_size);
+			err = o->rot[i] ? 0 : ct_rotor_new(&o->rot[i], what, c->path, &c->rot);
+			if (!err)
+				err = ct_rotor_attach(o->rot[i], c->out);
+			if (err)
+				return err;
 		}
-		o->opened[i] = true;
+		err = start_sink(o, i);
+		if (err)
+			return err;
 	}
 	/* Those a daemon's session before kept that no sink here took (another
 	 * address now): closed only once the new ones listen. */
@@ -170,6 +269,8 @@ void ct_output_flush_live(struct ct_output *o)
 
 		if (o->live[i] && !o->dead[i] && out && (fflush(out) || ferror(out)))
 			sink_failed(o, i, "writing", errno ? errno : EIO);
+		if (!o->dead[i] && ct_rotor_due(o->rot[i], out, false))
+			rotate(o, i);
 	}
 }
 
@@ -203,6 +304,8 @@ void ct_output_tick(struct ct_output *o, uint64_t now_ns)
 		}
 		if (out && (fflush(out) || ferror(out)))
 			sink_failed(o, i, "writing", errno ? errno : EIO);
+		if (!o->dead[i] && ct_rotor_due(o->rot[i], out, true))
+			rotate(o, i);
 	}
 }
 
@@ -292,6 +395,11 @@ int ct_output_close(struct ct_output *o, const struct ct_run_stats *st)
 		}
 		if (o->opened && o->opened[i] && s->ops->destroy)
 			s->ops->destroy(s->ctx);
+		/* Its last compression and removals done before the run ends. */
+		if (o->rot)
+			ct_rotor_free(o->rot[i]);
+		if (o->pristine)
+			free(o->pristine[i]);
 		if (o->dead && o->dead[i]) {
 			if (o->why[i])
 				ct_err("sink '%s' (%s, %s) failed: %s: what it wrote is incomplete", s->name,
@@ -305,6 +413,10 @@ int ct_output_close(struct ct_output *o, const struct ct_run_stats *st)
 	free(o->opened);
 	free(o->live);
 	free(o->named);
+	free(o->rot);
+	free(o->pristine);
+	o->rot = NULL;
+	o->pristine = NULL;
 	o->dead = o->opened = o->live = o->named = NULL;
 	o->why = NULL;
 	return ret;

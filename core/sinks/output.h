@@ -14,6 +14,10 @@ struct ct_output {
 	bool *opened;
 	bool *live;   /* writes to a pipe or terminal: flushed after each batch */
 	bool *named;  /* a file format given no path, written to a file named here */
+	/* Sinks with rotate_size or rotate_interval: the rotation, and the
+	 * context as the config left it, which each new file begins from. */
+	struct ct_rotor **rot;
+	void **pristine;
 };
 
 /* Tracing a command: it shares our standard output and error. */
@@ -36,9 +40,12 @@ int ct_output_open(struct ct_output *o, struct ct_config *conf);
  */
 int ct_output_open_cmd(struct ct_output *o, struct ct_config *conf, const struct ct_output_cmd *cmd);
 /* Hand what the last batch of events wrote to a pipe or terminal on now,
- * not when a 1 MiB buffer fills or at the next tick. */
+ * not when a 1 MiB buffer fills or at the next tick; and rotate the files
+ * past their rotate_size (between batches: no event is split or lost). */
 void ct_output_flush_live(struct ct_output *o);
 void ct_output_event(struct ct_output *o, const struct ct_event *ev);
+/* About once a second: each sink's tick, and the files past their
+ * rotate_interval rotated. */
 void ct_output_tick(struct ct_output *o, uint64_t now_ns);
 /* Aggregate mode: the kernel's counts of one process's API to every sink. */
 void ct_output_totals(struct ct_output *o, const struct ct_totals *t);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <cudatracer/event.h>
 #include "config/keys.h"
+#include "sinks/rotate.h"
 
 struct ct_run_stats {
 	uint64_t events;     /* events handed to sinks */
@@ -55,6 +56,10 @@ struct ct_sink_common {
 	/* enum ct_out_mode (sinkio.h): emptied, unless a daemon's session before
 	 * this one wrote the file (continued, or a new one beside it). */
 	int out_mode;
+	struct ct_rotate_conf rot; /* rotate_* keys: a rotatable sink's file rotated */
+	/* A daemon's session before finished the file (not appendable): rotated
+	 * aside before this session begins a new one at the path. */
+	bool rotate_aside;
 };
 
 struct ct_sink_ops {
@@ -70,6 +75,9 @@ struct ct_sink_ops {
 	 * a line, no closing bracket): a daemon's reload appends to it. Others
 	 * are finished, and the next session writes a new file beside them. */
 	bool appendable;
+	/* A file of this format may be rotated (rotate_* keys): it is written
+	 * as it goes, one record at a time, so a new file can begin anywhere. */
+	bool rotatable;
 	const struct ct_key *keys; /* type-specific keys, offsets into the context */
 	size_t ctx_size;           /* >= sizeof(struct ct_sink_common) */
 	int (*open)(void *ctx);    /* after the file is open; may be NULL */

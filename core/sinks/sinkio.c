@@ -346,6 +346,21 @@ static int out_open(const char *what, const char *path, enum ct_out_mode mode, F
 	return out_open_as(&u, what, path, mode, out);
 }
 
+int ct_out_folder(const char *what, const char *path, int *dfdp)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	struct out_user u;
+	int links = 0, err;
+
+	if (!dir)
+		return -ENOMEM;
+	out_user(&u);
+	err = walk_dir(what, path, &u, AT_FDCWD, dir, &links, dfdp);
+	free(dir);
+	return err;
+}
+
 int ct_out_create_private(const char *what, const char *path, FILE **out)
 {
 	struct out_user u;

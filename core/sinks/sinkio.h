@@ -47,6 +47,10 @@ int ct_out_create(const char *what, const char *path, FILE **out);
  * user may change (theirs, or writable by a group not root's or by anyone)
  * unless it is sticky. */
 int ct_out_create_private(const char *what, const char *path, FILE **out);
+/* The folder of path, walked as ct_out_open walks it (a link on the way
+ * followed only if root's or the user's), opened O_PATH into *dfd: what a
+ * sink's rotation renames and removes is named in it. Says why it fails. */
+int ct_out_folder(const char *what, const char *path, int *dfd);
 /* How a sink's file is opened: emptied (ct_out_open), only if it is new
  * (ct_out_create), or continued, keeping what it holds, every write going
  * at its end (a daemon's session after another wrote the file). */

@@ -226,6 +226,12 @@ void ct_elf_close(struct ct_elf *e)
 	free(e);
 }
 
+const struct ct_elf_seg *ct_elf_segs(const struct ct_elf *e, size_t *n)
+{
+	*n = e->n_segs;
+	return e->segs;
+}
+
 int ct_elf_fd(const struct ct_elf *e)
 {
 	return e->fd;

@@ -108,6 +108,9 @@ void ct_elf_close(struct ct_elf *e);
 /* The descriptor being read (to fstat it). */
 int ct_elf_fd(const struct ct_elf *e);
 
+/* Its executable PT_LOAD segments (owned by e). */
+const struct ct_elf_seg *ct_elf_segs(const struct ct_elf *e, size_t *n);
+
 /* Whether the file keeps a .symtab (is not stripped). */
 bool ct_elf_has_symtab(const struct ct_elf *e);
 

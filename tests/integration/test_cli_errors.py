@@ -68,7 +68,8 @@ def main():
     c = conf("[tracer]\nplugins = cudart # the runtime\n[sink.j]\ntype = jsonl\t# a file\npath = /tmp/a#b\n")
     p = run(["-c", c, "-C", "sink.j.nosuch=1", "--list-apis"])
     t.check(p.returncode == 2 and p.stderr == "cudatracer: error: -C sink.j.nosuch=1: unknown key 'nosuch' for a "
-            "sink of type jsonl (its keys: type, path)\n", p.stderr)
+            "sink of type jsonl (its keys: type, path, rotate_size, rotate_interval, rotate_keep, rotate_keep_bytes, "
+            "rotate_compress)\n", p.stderr)
     p = run(["-c", c, "--list-apis"])
     t.check(p.returncode == 0 and p.stdout.startswith("# plugin cudart ("), p.stdout + p.stderr)
 

@@ -101,7 +101,8 @@ def names(prog):
             "one of: text, jsonl," in p.stderr, p.stderr)
     p = run(["-o", "jsonl:" + c, "-C", "sink.jsonl.indent=2", "--list-apis"])
     t.check(p.returncode == 2 and "-C sink.jsonl.indent=2: unknown key 'indent' for a sink of type jsonl (its keys: "
-            "type, path)" in p.stderr, p.stderr)
+            "type, path, rotate_size, rotate_interval, rotate_keep, rotate_keep_bytes, rotate_compress)" in p.stderr,
+            p.stderr)
 
 
 def durations(prog):

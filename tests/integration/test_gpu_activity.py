@@ -12,8 +12,8 @@ would. Checked: every sink's output of them (jsonl exact, chrome tracks and
 flow arrows, summary and html tables, text lines, csv left alone), their
 correlation with the calls that launched them, and every way the library
 can refuse (version, CUPTI claimed, enabling failed, no libcupti, the real
-libcupti with no GPU), each a message with API tracing going on; -p says
-what to do instead.
+libcupti with no GPU), each a message with API tracing going on; system-wide
+is refused (-p: test_gpu_attach).
 """
 import json
 import os
@@ -215,10 +215,9 @@ def main():
             "writable by every user" in tr.stderr, "an untrusted library", tr)
     shutil.rmtree(bad)
 
-    # -p cannot load the library.
-    tr = t.run(["--plugin", "cudart", "--gpu-activity", "-p", str(os.getpid())], jsonl_sink=False)
-    t.check(tr.rc != 0 and "--gpu-activity needs command mode" in tr.stderr and
-            "restart the job under cudatracer" in tr.stderr, "-p", tr)
+    # System-wide, every process would have the library brought in (-p: test_gpu_attach).
+    tr = t.run(["--plugin", "cudart", "--gpu-activity"], jsonl_sink=False)
+    t.check(tr.rc != 0 and "--gpu-activity needs a command or a process (-p)" in tr.stderr, "system-wide", tr)
     print("ok: GPU activity through every sink, its correlation, and every refusal")
 
 

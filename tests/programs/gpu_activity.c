@@ -16,12 +16,24 @@
  *            buffer callbacks: a kernel and its launching call, a copy
  *            joined by its runtime call, a set whose call never comes, a
  *            kernel that comes before its call, an unnamed kernel;
+ *   attach   waits in poll() for "go" on stdin while cudatracer
+ *            --gpu-activity -p brings the injection library in, hands
+ *            over the same records, waits for "again" (the tracer has
+ *            stopped), hands over another set, says whether the library
+ *            is mapped;
+ *   seccomp  the phases after it run under a seccomp filter;
  *   nvtx     an NVTX range pushed and left open, so that what the later
  *            phases launch runs in it (test_nvtx.py).
  *
  * It prints one JSON object: what the test must find (tids, times).
  */
 #include <dlfcn.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <sys/prctl.h>
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,16 +181,12 @@ static void kernel(uint32_t corr, const char *name, uint64_t start, uint64_t dur
 	k->dynamicSharedMemory = 512;
 }
 
+static void emit_records(void *rt, const char *key);
+
 static void phase_gpu(void *rt)
 {
-	int (*launch)(const void *, unsigned long, unsigned, unsigned long, unsigned, void **, size_t, void *) =
-		need(rt, "cudaLaunchKernel");
-	const char *inject = getenv("CUDA_INJECTION64_PATH"), *cupti = getenv("CUDATRACER_CUPTI");
-	int (*emit)(const void *, size_t);
-	void (*enabled)(unsigned *, unsigned *, unsigned *);
-	unsigned kinds, runtime_calls, driver_calls;
-	void *lib, *fake;
-	uint64_t t0, t1, t;
+	const char *inject = getenv("CUDA_INJECTION64_PATH");
+	void *lib;
 
 	if (!inject) {
 		printf("\"gpu\":null,");
@@ -191,13 +199,31 @@ static void phase_gpu(void *rt)
 		exit(2);
 	}
 	((int (*)(void))need(lib, "InitializeInjection"))();
+	emit_records(rt, "gpu");
+}
+
+/*
+ * The records of one launch's worth of device work, as CUPTI would hand
+ * them over, then the line that says what the test must find under `key`.
+ */
+static void emit_records(void *rt, const char *key)
+{
+	int (*launch)(const void *, unsigned long, unsigned, unsigned long, unsigned, void **, size_t, void *) =
+		need(rt, "cudaLaunchKernel");
+	const char *cupti = getenv("CUDATRACER_CUPTI");
+	int (*emit)(const void *, size_t);
+	void (*enabled)(unsigned *, unsigned *, unsigned *);
+	unsigned kinds, runtime_calls, driver_calls;
+	void *fake;
+	uint64_t t0, t1, t;
+
 	/* Traced whatever the library made of CUPTI. */
 	t0 = mono();
 	launch((void *)0x401000, 4 | 2ul << 32, 1, 256, 1, NULL, 0, NULL);
 	t1 = mono();
 	fake = cupti ? dlopen(cupti, RTLD_NOW | RTLD_NOLOAD) : NULL;
 	if (!fake || !dlsym(fake, "fake_cupti_emit")) {
-		printf("\"gpu\":\"real\",");
+		printf("\"%s\":\"real\",", key);
 		return;
 	}
 	emit = need(fake, "fake_cupti_emit");
@@ -243,8 +269,63 @@ static void phase_gpu(void *rt)
 	api(CUPTI_ACTIVITY_KIND_DRIVER, 1, 11, t0 + 2, t1);
 	api(CUPTI_ACTIVITY_KIND_RUNTIME, 1, 12, t0 + 3, t1);
 	emit(buf, used);
-	printf("\"gpu\":{\"tid\":%u,\"t0\":%llu,\"t\":%llu,\"kinds\":%u,\"runtime_calls\":%u,\"driver_calls\":%u},",
-	       tid(), (unsigned long long)t0, (unsigned long long)t, kinds, runtime_calls, driver_calls);
+	used = 0;
+	printf("\"%s\":{\"tid\":%u,\"t0\":%llu,\"t\":%llu,\"kinds\":%u,\"runtime_calls\":%u,\"driver_calls\":%u},",
+	       key, tid(), (unsigned long long)t0, (unsigned long long)t, kinds, runtime_calls, driver_calls);
+}
+
+/* One line from the test on stdin, waited for in poll(): the wait a tracer's call comes in through. */
+static void wait_line(const char *want)
+{
+	char line[64];
+	struct pollfd p = { .fd = 0, .events = POLLIN };
+
+	fprintf(stderr, "gpu_activity: waiting for %s\n", want);
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR) {
+			perror("poll");
+			exit(2);
+		}
+	if (!fgets(line, sizeof(line), stdin) || strncmp(line, want, strlen(want))) {
+		fprintf(stderr, "gpu_activity: wanted %s\n", want);
+		exit(2);
+	}
+}
+
+/*
+ * attach: cudatracer --gpu-activity -p brings the injection library in
+ * while the program waits in poll(); then records of a launch ("attached"),
+ * and after the tracer has stopped, another set ("after") that nobody
+ * should see. Whether the library is in the process is said too.
+ */
+static void phase_attach(void *rt)
+{
+	char line[4096];
+	bool loaded = false;
+	FILE *maps;
+
+	wait_line("go");
+	emit_records(rt, "attached");
+	wait_line("again");
+	emit_records(rt, "after");
+	maps = fopen("/proc/self/maps", "r");
+	while (maps && fgets(line, sizeof(line), maps))
+		loaded |= strstr(line, "/libcudatracer-inject.so") != NULL;
+	if (maps)
+		fclose(maps);
+	printf("\"library_loaded\":%s,", loaded ? "true" : "false");
+}
+
+/* seccomp: the rest runs under a filter (one that allows every call, as a tracer cannot know). */
+static void phase_seccomp(void)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { .len = 1, .filter = &allow };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		perror("seccomp");
+		exit(2);
+	}
 }
 
 int main(int argc, char **argv)
@@ -267,6 +348,10 @@ int main(int argc, char **argv)
 			phase_names(drv);
 		else if (!strcmp(argv[i], "gpu"))
 			phase_gpu(rt);
+		else if (!strcmp(argv[i], "attach"))
+			phase_attach(rt);
+		else if (!strcmp(argv[i], "seccomp"))
+			phase_seccomp();
 		else if (!strcmp(argv[i], "nvtx"))
 			nvtxRangePushA("gpu-phase");
 	}
