@@ -589,6 +589,34 @@ static __always_inline void ct_settle(struct ct_thread *t, __u64 sp, __u32 call,
 	ct_emit(f, s);
 }
 
+/*
+ * A call that can hang (a collective, a synchronization; tracer.hang_timeout):
+ * its record as it stands at entry, flagged CT_REC_BEGIN, so that the reader
+ * holds it as in flight until its own record comes; with the stack as it is
+ * now, which is where the thread stays if the call never returns.
+ */
+static __always_inline void ct_send_begin(struct pt_regs *ctx, struct ct_frame *f, const struct ct_spec *s,
+					  __u32 d)
+{
+	__u32 py = f->rec.pystack;
+
+	f->rec.depth = d;
+	f->rec.dur_ns = 0;
+	f->rec.ret = 0;
+	ct_who(&f->rec);
+	f->rec.ustack = 0;
+	if (ct_stack_method != CT_USTACK_OFF)
+		f->rec.ustack = ct_ustack_take(ctx, true, true);
+	/* Python frames too, where they are read (--stacks), whatever stacks.apis says:
+	 * none where the call's own record does not want them. */
+	if (!py)
+		f->rec.pystack = ct_py_stack_of();
+	f->rec.flags |= CT_REC_BEGIN;
+	ct_emit(f, s);
+	f->rec.flags &= ~CT_REC_BEGIN;
+	f->rec.pystack = py;
+}
+
 /* Returns 1 where the call's return probe is not wanted (session programs). */
 static __always_inline int ct_on_entry(struct pt_regs *ctx)
 {
@@ -657,6 +685,8 @@ static __always_inline int ct_on_entry(struct pt_regs *ctx)
 		t->st.deferred |= 1u << d;
 		return 1;
 	}
+	if (sflags & CT_SPEC_HANG)
+		ct_send_begin(ctx, f, s, d);
 	return 0;
 }
 

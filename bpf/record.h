@@ -52,6 +52,8 @@ typedef uint8_t ct_u8;
 #define CT_REC_HAS_STR    (1u << 1)
 #define CT_REC_READ_FAIL  (1u << 2) /* a memory read the spec asked for failed */
 #define CT_REC_HAS_PARENT (1u << 3) /* `parent` names a call of another plugin */
+#define CT_REC_BEGIN      (1u << 4) /* a call that can hang, sent at its entry too (CT_SPEC_HANG):
+                                     * in flight until its own record comes */
 /* mem words the plugin's hook wrote (hook.bpf.h's CT_HOOK_WROTE), one bit each */
 #define CT_REC_HOOK_MEM_SHIFT 8
 #define CT_REC_HOOK_MEM_MASK ((1u << CT_REC_MEM) - 1)
@@ -159,6 +161,8 @@ struct ct_spec_read {
                                         * programs only) and takes duration and result from that
                                         * call's return: a runtime launch and the driver launch it
                                         * makes cost one return trap, not two */
+#define CT_SPEC_HANG         (1u << 8) /* tracer.hang_timeout: a collective or a synchronization,
+                                        * sent at entry too (CT_REC_BEGIN), its stack taken then */
 
 /* What the engine does for one call id; the core fills the array from the plugin's table. */
 struct ct_spec {

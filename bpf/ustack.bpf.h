@@ -53,7 +53,11 @@ struct {
 } ustack_buf SEC(".maps");
 
 /* Fp: the id of the calling thread's stack, its frames sent first if need be; 0: none. */
-static __always_inline __u32 ct_ustack_fp(struct pt_regs *ctx, bool at_entry)
+/* caller (at entry, x86-64): the return address the call pushed comes first.
+ * A walk of frame pointers at a function's first instruction starts from the
+ * caller's frame pointer, so it has the caller's caller first: the caller
+ * itself is only in that word. */
+static __always_inline __u32 ct_ustack_fp(struct pt_regs *ctx, bool at_entry, bool caller)
 {
 	struct ct_ustack_buf *b = bpf_task_storage_get(&ustack_buf, bpf_get_current_task_btf(), 0,
 						       BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -66,7 +70,15 @@ static __always_inline __u32 ct_ustack_fp(struct pt_regs *ctx, bool at_entry)
 	/* One frame more than kept, to tell a stack of `depth` frames from a
 	 * deeper one. The low bits of the flags skip the traced function's own
 	 * frame at entry. */
-	got = bpf_get_stack(ctx, b->pcs, (depth + 1) * 8, BPF_F_USER_STACK | (at_entry ? 1 : 0));
+#if defined(__TARGET_ARCH_x86)
+	if (caller) {
+		if (bpf_probe_read_user(&b->pcs[0], 8, (void *)PT_REGS_SP(ctx)))
+			return 0;
+		got = bpf_get_stack(ctx, &b->pcs[1], depth * 8, BPF_F_USER_STACK | 1);
+		got = got < 0 ? 8 : got + 8;
+	} else
+#endif
+		got = bpf_get_stack(ctx, b->pcs, (depth + 1) * 8, BPF_F_USER_STACK | (at_entry ? 1 : 0));
 	if (got <= 0)
 		return 0;
 	n = (__u32)got / 8;
@@ -150,14 +162,14 @@ static __always_inline __u32 ct_ustack_slice(struct pt_regs *ctx, __u32 flags)
 #endif
 }
 
-static __always_inline __u32 ct_ustack_take(struct pt_regs *ctx, bool at_entry)
+static __always_inline __u32 ct_ustack_take(struct pt_regs *ctx, bool at_entry, bool caller)
 {
 	__u32 r;
 
 	if (ct_stack_method == CT_USTACK_DWARF)
 		r = ct_ustack_slice(ctx, at_entry ? CT_USTACK_AT_ENTRY : 0);
 	else
-		r = ct_ustack_fp(ctx, at_entry);
+		r = ct_ustack_fp(ctx, at_entry, caller);
 	if (!r)
 		ct_count(CT_STAT_NOSTACK);
 	return r;
@@ -168,7 +180,7 @@ static __always_inline void ct_ustack_entry(struct pt_regs *ctx, struct ct_recor
 {
 	r->ustack = 0;
 	if (ct_stack_method != CT_USTACK_OFF && (sflags & CT_SPEC_STACK))
-		r->ustack = ct_ustack_take(ctx, true);
+		r->ustack = ct_ustack_take(ctx, true, false);
 }
 
 /* At the return: the call failed, and failing calls carry stacks (stacks.apis = errors). */
@@ -184,7 +196,7 @@ static __always_inline void ct_ustack_exit(struct pt_regs *ctx, struct ct_record
 	if (ct_stack_method == CT_USTACK_OFF)
 		return;
 	if ((sflags & CT_SPEC_STACK) || ct_stack_failed(ctx, sflags))
-		r->ustack = ct_ustack_take(ctx, false);
+		r->ustack = ct_ustack_take(ctx, false, false);
 }
 
 #endif

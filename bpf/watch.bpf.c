@@ -233,7 +233,8 @@ int BPF_PROG(ct_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	e->tid = BPF_CORE_READ(p, pid);
 	bpf_probe_read_kernel_str(e->path, sizeof(e->path), BPF_CORE_READ(bprm, filename));
 	e->stopped = !job && hold(tgid);
-	bpf_ringbuf_submit(e, 0);
+	e->stop_ns = bpf_ktime_get_ns();
+	bpf_ringbuf_submit(e, e->stopped ? BPF_RB_FORCE_WAKEUP : 0);
 	return 0;
 }
 
@@ -390,7 +391,10 @@ static __always_inline int on_sys_exit(long ret)
 			e->exit_code = 0;
 			__builtin_memcpy(e->path, pd->path, sizeof(e->path));
 			e->stopped = ct_stop_opens && hold(pt >> 32);
-			bpf_ringbuf_submit(e, 0);
+			e->stop_ns = bpf_ktime_get_ns();
+			/* Woken at once: until it reads this, the task is held by
+			 * the SIGSTOP alone (see ct_signal). */
+			bpf_ringbuf_submit(e, e->stopped ? BPF_RB_FORCE_WAKEUP : 0);
 		}
 	}
 	bpf_map_delete_elem(&opens, &tid);
@@ -453,9 +457,10 @@ int BPF_PROG(ct_sys_exit, struct pt_regs *regs, long ret)
 /*
  * A SIGCONT to a task held for this tracer, from anyone but the tracer or
  * its guard, ends the stop (the kernel has woken the task by the time this
- * tracepoint runs, with the target's siglock held): the task is stopped
- * again at once. The SIGSTOP goes through irq_work (interrupts are off here),
- * sent as soon as the sender drops the lock; the task takes it on its way
+ * tracepoint runs, with the target's siglock held), unless the tracer has
+ * seized it (core/capture/hold.c: from its read of the event on; it is
+ * then only counted). Before that the task is stopped again at once. The
+ * SIGSTOP goes through irq_work (interrupts are off here), sent as soon as the sender drops the lock; the task takes it on its way
  * back to user space, or at the latest when its next syscall returns: before
  * ld.so can map the library just opened, or reach main after an exec. So the
  * last holder's SIGCONT is the one that lets it run.
@@ -477,6 +482,11 @@ int BPF_PROG(ct_signal, int sig, struct kernel_siginfo *info, struct task_struct
 	guard = bpf_map_lookup_elem(&hold_state, &key);
 	if (me == ct_self_tgid || (guard && *guard == me))
 		return 0;
+	/* Under the tracer's ptrace the SIGCONT did not wake it: nothing to do. */
+	if (*hold == CT_HOLD_TRACED) {
+		hold_count(CT_HOLD_KEPT);
+		return 0;
+	}
 	/* Marked before the stop is sent: the tracer releasing the task now
 	 * reads the mark, and looks again for a stop that lands after its own
 	 * SIGCONT (ct_watcher_release). */

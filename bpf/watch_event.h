@@ -26,6 +26,7 @@ struct ct_watch_event {
 	/* CT_WATCH_EXEC, system-wide: the new executable's key in the watcher's
 	 * exe_seen map (the kernel's dev_t, not stat's), to mark it checked */
 	ct_u64 exe_dev, exe_ino;
+	ct_u64 stop_ns;    /* stopped: when (CLOCK_MONOTONIC), to time the tracer's seize */
 };
 
 /* exe_seen's key and values (system-wide exec checks, see watch.bpf.c). */
@@ -37,9 +38,12 @@ struct ct_exe_key {
 #define CT_EXE_SEEN_MAX 8192
 
 /* held's values: the task is held; and a SIGSTOP was sent to stop it again
- * after another process continued it, which may land late (ct_signal). */
+ * after another process continued it, which may land late (ct_signal); and
+ * the tracer holds it under ptrace, where another's SIGCONT does not wake it
+ * (core/capture/hold.c): no stop is sent again. */
 #define CT_HOLD_HELD 1
 #define CT_HOLD_RESTOP_SENT 2
+#define CT_HOLD_TRACED 3
 
 /* The watcher's hold_state slots (watch.bpf.c, ct_signal). */
 enum ct_hold_slot {
@@ -47,6 +51,7 @@ enum ct_hold_slot {
 	CT_HOLD_RESTOPPED, /* held tasks another process continued, stopped again */
 	CT_HOLD_LOST,      /* ... that could not be stopped again */
 	CT_HOLD_UNSENT,    /* events the ring had no room for (their tasks were not held) */
+	CT_HOLD_KEPT,      /* held tasks another process continued, kept stopped by ptrace */
 	CT_HOLD_MAX,
 };
 

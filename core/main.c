@@ -325,6 +325,7 @@ int main(int argc, char **argv)
 		case OPT_CGROUP: OV("--cgroup", "filter", "cgroup", optarg); break;
 		case OPT_DAEMON: OV("--daemon", "tracer", "daemon", "true"); break;
 		case OPT_DURATION: OV("--duration", "tracer", "duration", optarg); break;
+		case OPT_HANG_TIMEOUT: OV("--hang-timeout", "tracer", "hang_timeout", optarg); break;
 		case 'P':
 			if (override_list(&cli, "--plugin", "tracer", "plugins", optarg))
 				goto out;

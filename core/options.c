@@ -12,8 +12,8 @@
 
 static const char synopsis[] =
 	"usage: cudatracer [options] [-- COMMAND [ARGS...]]\n"
-	"       cudatracer report TRACE.jsonl[.gz] [-o TYPE[:FILE]]...\n"
-	"       cudatracer merge TRACE.jsonl... -o chrome:PATH [-o summary[:PATH]]\n"
+	"       cudatracer report TRACE.jsonl[.gz]|TRACE.db [-o TYPE[:FILE]]...\n"
+	"       cudatracer merge TRACE.jsonl|TRACE.db... -o chrome:PATH [-o summary[:PATH]]\n"
 	"       cudatracer capture -p PID --duration D -o FILE.jsonl [--stacks] (ask the daemon)\n"
 	"\n"
 	"Trace GPU runtime API calls with eBPF uprobes, without changing the program.\n";
@@ -39,6 +39,9 @@ const struct ct_option ct_options[] = {
 	ARG("exclude", 0, OPT_EXCLUDE, "GLOBS", "not these APIs (given again, adds)"),
 	FLAG("errors-only", 0, OPT_ERRORS_ONLY, "only calls that returned an error"),
 	ARG("min-duration", 0, OPT_MIN_DUR, "D", "only calls at least this long (50us, 0.2ms, 1.5s)"),
+	{ .name = "hang-timeout", .has_arg = required_argument, .val = OPT_HANG_TIMEOUT, .arg = "D",
+	  .help = "report a collective or sync still in flight after D (30s, 5m)\n"
+		  "while it is stuck, with its stack (docs/events.md)", .key = "tracer.hang_timeout" },
 	{ .name = "stacks", .has_arg = optional_argument, .val = OPT_STACKS, .arg = "[=APIS]",
 	  .help = "call stacks on allocations, frees, launches and failing calls\n"
 		  "(APIS: all, or classes and globs as stacks.apis; docs/stacks.md)" },

@@ -41,6 +41,7 @@
 #include "util/plural.h"
 #include "util/u64map.h"
 #include "decode/comms.h"
+#include "decode/hangs.h"
 #include "decode/names.h"
 #include "sinks/hist.h"
 #include "decode/cgroup.h"
@@ -48,6 +49,7 @@
 #include "decode/procgpu.h"
 #include "symbols/python.h"
 #include "sinks/output.h"
+#include "sinks/hangtext.h"
 #include "sinks/sinkio.h"
 #include "plugin/loader.h"
 #include "capture/engine.h"
@@ -120,6 +122,9 @@ struct session {
 	uint64_t unfollowed;   /* could not be added (the map is full): their state stays */
 	uint64_t exits_swept;  /* ended unheard, found by sweep_followed */
 	struct ct_stacks stacks;  /* --stacks: the engine's stacks, by process */
+	struct ct_hangs hangs;    /* tracer.hang_timeout: calls in flight that can hang */
+	bool hang_watch;
+	uint64_t hangs_checked; /* CLOCK_MONOTONIC */
 	/* From SIGUSR1 to SIGUSR2 recording is paused (pause_apply). */
 	bool paused;
 	unsigned pauses;
@@ -551,6 +556,17 @@ static void sweep_followed(struct session *s)
 	follow_gone(s);
 }
 
+static void deliver(struct session *s);
+
+/* A call past tracer.hang_timeout, or its end: said on stderr, and to the sinks. */
+static void on_hang(void *ctx, const struct ct_hang *h)
+{
+	struct session *s = ctx;
+
+	ct_hang_say(h);
+	ct_output_hang(&s->out, h);
+}
+
 /* The ring's records: every plugin's, in the order each thread made its calls;
  * and the injection library's batches of GPU activity. */
 static int on_record(void *ctx, void *data, size_t len)
@@ -594,7 +610,6 @@ static int on_record(void *ctx, void *data, size_t len)
 		ct_nvtx_take(&s->nvtx, &s->ev);
 		return 0;
 	}
-	s->ev.stack = ct_stacks_of(&s->stacks, r);
 	if (r->flags & CT_REC_HAS_PARENT) {
 		uint32_t pl = CT_CALL_PLUGIN(r->parent), api = CT_CALL_API(r->parent);
 
@@ -603,12 +618,30 @@ static int on_record(void *ctx, void *data, size_t len)
 			s->ev.parent_api = s->plugins[pl].p->apis[api].symbol;
 		}
 	}
+	if (s->hang_watch && (r->flags & CT_REC_BEGIN)) { /* held until its return, not an event of its own */
+		struct ct_hang_pcs st = { 0 };
+
+		st.n = ct_stacks_raw(&s->stacks, r, &st.pcs, &st.hash, &st.end);
+		ct_hangs_note(&s->hangs, &s->ev, &st);
+		return 0;
+	}
+	s->ev.stack = ct_stacks_of(&s->stacks, r);
+	deliver(s);
+	/* After the sinks had it: a hang's report decodes its call again. */
+	if (s->hang_watch)
+		ct_hangs_note(&s->hangs, &s->ev, NULL);
+	return 0;
+}
+
+/* A decoded call to the sinks, past the filters. */
+static void deliver(struct session *s)
+{
 	ct_device_note(&s->ev); /* before the filters: a filtered call still sets the device */
 	if (s->ev.api->flags & CT_API_LAUNCH)
 		ct_names_from_parent(&s->ev); /* a handle made before attach, named from its parent */
 	if (!keep(s, &s->ev)) {
 		s->stats.filtered++;
-		return 0;
+		return;
 	}
 	s->stats.events++;
 	if (s->ev.api->flags & CT_API_LAUNCH) {
@@ -621,7 +654,6 @@ static int on_record(void *ctx, void *data, size_t len)
 	}
 	ct_nvtx_note(&s->nvtx, &s->ev);
 	ct_output_event(&s->out, &s->ev);
-	return 0;
 }
 
 /* A file a process opened or executed, for the plugins that want it. */
@@ -719,8 +751,12 @@ static int on_watch(void *ctx, void *data, size_t len)
 	switch (e->kind) {
 	case CT_WATCH_OPEN:
 	case CT_WATCH_EXEC:
-		if (e->stopped)
+		/* Held under ptrace before anything else: until then another's
+		 * SIGCONT can let it run (hold.c). */
+		if (e->stopped) {
+			ct_watcher_take(&s->watcher, e->pid, e->stop_ns);
 			test_hold_delay();
+		}
 		attach_late(s, e);
 		/* Stopped, with the executable and the libraries loaded so far mapped:
 		 * keep its maps, for names decoded after it has exited. */
@@ -761,6 +797,8 @@ static void proc_exit(struct session *s, uint32_t pid)
 	 * them first, then tell the sinks it is gone. */
 	ct_rings_consume(&s->rings, 0);
 	ct_gpu_forget(&s->gpu_sink, pid);
+	if (s->hang_watch) /* its stuck calls are gone before the sinks forget it */
+		ct_hangs_proc_exit(&s->hangs, pid, now_ns(CLOCK_MONOTONIC));
 	ct_nvtx_proc_exit(&s->nvtx, pid, now_ns(CLOCK_MONOTONIC));
 	ct_output_proc_exit(&s->out, pid, now_ns(CLOCK_REALTIME));
 	ct_device_forget(pid);
@@ -970,7 +1008,8 @@ static void reap_child(struct session *s)
 
 	if (!s->child || s->child_done)
 		return;
-	if (waitpid(s->child, &status, WNOHANG) == s->child) {
+	/* A stop is the watcher's hold under ptrace (capture/hold.c), not an end. */
+	if (waitpid(s->child, &status, WNOHANG) == s->child && !WIFSTOPPED(status)) {
 		s->child_done = true;
 		s->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
@@ -1080,6 +1119,7 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 		.filter_cgroup = c->filter.cgroup != NULL,
 		.cgroup_fd = -1,
 		.stacks = &c->stacks,
+		.hang = s->hang_watch,
 		.runtimes = named_plugins(s),
 	};
 	int err;
@@ -1633,6 +1673,7 @@ static void teardown(struct session *s)
 	ct_rings_free(&s->rings);
 	ct_shmring_close(&s->shm);
 	ct_stacks_free(&s->stacks);
+	ct_hangs_free(&s->hangs);
 	ct_nvtx_free(&s->nvtx);
 	for (int i = s->n_plugins - 1; i >= 0; i--)
 		if (s->probes[i].lp)
@@ -1867,6 +1908,12 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 	sessions_begun = true;
 	catch_signals(); /* before anything is forked */
 	s->wall_offset = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
+	ct_hangs_init(&s->hangs, ct_config_hang_timeout(conf), s->wall_offset, on_hang, s);
+	s->hang_watch = s->hangs.timeout_ns && !s->aggregate && !s->inproc;
+	if (s->hangs.timeout_ns && !s->hang_watch && conf->tracer.hang_timeout &&
+	    strcmp(conf->tracer.hang_timeout, "auto")) /* set, not a daemon's default */
+		ct_warn("tracer.hang_timeout: hangs are watched in events mode with the eBPF engine only, "
+			"not %s: none will be reported", s->aggregate ? "in aggregate mode" : "with --engine inproc");
 	s->nvtx_plugin = -1;
 	ct_nvtx_init(&s->nvtx, s->wall_offset, on_nvtx, s);
 	s->stats.start_ns = now_ns(CLOCK_REALTIME);
@@ -1949,6 +1996,10 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 				err = ct_rings_consume(&s->rings, -1);
 		}
 		follow_gone(s);
+		if (s->hang_watch && now_ns(CLOCK_MONOTONIC) - s->hangs_checked >= 100000000ull) {
+			s->hangs_checked = now_ns(CLOCK_MONOTONIC); /* a busy ring wakes the loop far more often */
+			ct_hangs_check(&s->hangs, s->hangs_checked);
+		}
 		ct_watcher_recheck(&s->watcher, false);
 		ct_output_flush_live(&s->out);
 		/* `cudatracer -- ./app | head -1`: with every sink's reader gone,

@@ -27,7 +27,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends \
 	build-essential cmake pkg-config clang llvm libclang-rt-14-dev libcap2-bin \
-	libelf-dev libdw-dev zlib1g-dev libinih-dev libcmocka-dev libiberty-dev \
+	libelf-dev libdw-dev zlib1g-dev libsqlite3-dev sqlite3 libinih-dev libcmocka-dev libiberty-dev \
 	libamdhip64-dev ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd \
 	python3 python3-clang python3-yaml chromium \
 	man-db groff-base debootstrap lintian \

@@ -111,6 +111,18 @@ else()
 			COMMENT "kname_uselib_${rt}")
 		add_custom_target(prog_kname_uselib_${rt} ALL DEPENDS "${exe}")
 	endforeach()
+	# The shared-runtime library stripped of its symbol table, as PyTorch's wheels ship theirs.
+	set(stripped "${ct_prog_dir}/libkname_lib_shared_stripped.so")
+	add_custom_command(OUTPUT "${stripped}"
+		COMMAND ${CMAKE_STRIP} --strip-all -o "${stripped}" "${ct_prog_dir}/libkname_lib_shared.so"
+		DEPENDS "${ct_prog_dir}/libkname_lib_shared.so" COMMENT "strip libkname_lib_shared.so")
+	add_custom_target(prog_kname_lib_shared_stripped ALL DEPENDS "${stripped}")
+	add_executable(kname_wait "${CMAKE_CURRENT_SOURCE_DIR}/programs/kname_wait.c")
+	target_link_libraries(kname_wait PRIVATE dl)
+	set_target_properties(kname_wait PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${ct_prog_dir}"
+		BUILD_RPATH "${CUDA_HOME}/lib64")
+	ct_integration_test(cuda_attach_stripped "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_cuda_attach_stripped.py"
+		LABELS root)
 
 	# A pip-style layout: the runtime copied into a folder of its own, the way the
 	# nvidia-cuda-runtime wheel installs it, and found only through the

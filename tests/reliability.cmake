@@ -23,7 +23,11 @@ target_link_libraries(fault_forks PRIVATE dl)
 set_target_properties(fault_forks PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
 
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
-foreach(t kill exec dlclose output sigkill threads nested input group_kill startup_stop hangup pid_state truncated_plugin stdio config_lines target_files stop_busy)
+# A process held at its dlopen: signals sent meanwhile, threads (test_fault_hold.py).
+add_executable(held_task "${P}/held_task.c")
+target_link_libraries(held_task PRIVATE dl Threads::Threads)
+set_target_properties(held_task PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PB}")
+foreach(t kill exec dlclose output sigkill threads nested input group_kill startup_stop hangup pid_state truncated_plugin stdio config_lines target_files stop_busy hold)
 	ct_integration_test(fault_${t} "${I}/test_fault_${t}.py" LABELS "root;reliability")
 endforeach()
 # Issue 13: a user's .so whose constructor leaves a marker (test_privilege_race.py).
@@ -81,3 +85,6 @@ ct_integration_test(fault_stop_after_release "${I}/test_fault_stop_after_release
 # reused by a copy of the same name is not taken for it (fault_system_wide's
 # "copy being written" lost that race under ASan).
 ct_unit_test(test_target_opened "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_target_opened.c")
+# The hold under ptrace, on the test's own children (core/capture/hold.c).
+ct_unit_test(test_hold "${CMAKE_CURRENT_SOURCE_DIR}/unit/test_hold.c")
+target_link_libraries(test_hold PRIVATE Threads::Threads)

@@ -117,7 +117,7 @@ static void spec_of(const struct ct_api *a, bool entry_only, bool hook, bool lay
 }
 
 static int fill_specs(struct ct_engine *e, struct capture_bpf *skel, const struct ct_engine_plugin *pl, int n,
-		      bool layers, const struct ct_stacks_conf *stacks)
+		      bool layers, const struct ct_stacks_conf *stacks, bool hang)
 {
 	uint32_t calls = 0;
 
@@ -141,12 +141,32 @@ static int fill_specs(struct ct_engine *e, struct capture_bpf *skel, const struc
 
 			spec_of(&p->apis[k], pl[i].entry_only[k], pl[i].hook != NULL, layers,
 				stacks && ct_stacks_api_wanted(stacks, &p->apis[k]), s);
+			/* The calls that wait on others, watched while in flight (hangs.h). */
+			if (hang && !(s->flags & CT_SPEC_ENTRY_ONLY) &&
+			    (p->apis[k].flags & (CT_API_COLLECTIVE | CT_API_SYNC)))
+				s->flags |= CT_SPEC_HANG;
 			/* Aggregate mode's place of the call in a process's slot (at most 8 x 1024). */
 			s->agg_call = (uint16_t)e->agg_calls;
 			e->agg_call_ids[e->agg_calls++] = CT_CALL_ID(i, k);
 		}
 	}
 	return 0;
+}
+
+/*
+ * Without --stacks, the calls watched for hangs (tracer.hang_timeout) still
+ * take their stack at entry, walked by frame pointers (the cheap method: a
+ * distinct stack is sent once), and no other call takes one; NULL: no hangs
+ * watched.
+ */
+static const struct ct_stacks_conf *hang_stacks(const struct ct_engine_opts *o, struct ct_stacks_conf *c)
+{
+	if (!o->hang || o->aggregate || !o->stacks)
+		return NULL;
+	*c = *o->stacks;
+	c->method = CT_STACK_FP;
+	c->apis = (struct ct_list){ 0 }; /* not "errors": failing calls take none */
+	return c;
 }
 
 /* --stacks: the method, what is kept, the table of stacks sent (ustack.bpf.h). */
@@ -347,6 +367,7 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	uint64_t ring = ct_ring_size(o->ringbuf_size);
 	unsigned set = bench_empty() ? SET_EMPTY : o->aggregate ? SET_AGGREGATE : SET_EVENTS;
 	const struct ct_stacks_conf *stacks = o->stacks && o->stacks->enabled && !o->aggregate ? o->stacks : NULL;
+	struct ct_stacks_conf hang_only;
 	int err;
 
 	if (!skel)
@@ -357,10 +378,10 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	skel->rodata->ct_track_parents = (o->runtimes ? o->runtimes : n) > 1;
 	skel->rodata->ct_wakeup_bytes = per_cpu_wakeup(o->wakeup_bytes, ring);
 	skel->rodata->ct_session = kind == CT_LINK_SESSION;
-	err = fill_specs(e, skel, pl, n, skel->rodata->ct_track_parents, stacks);
+	err = fill_specs(e, skel, pl, n, skel->rodata->ct_track_parents, stacks, o->hang && !o->aggregate);
 	if (err)
 		return err;
-	if ((err = set_stacks(skel, stacks)))
+	if ((err = set_stacks(skel, stacks ? stacks : hang_stacks(o, &hang_only))))
 		return err;
 	/* The events mode's ring is its only channel; aggregate mode sends nothing. */
 	if ((err = bpf_map__set_max_entries(skel->maps.events, set != SET_EVENTS ? 4096 : ring)))

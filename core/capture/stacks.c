@@ -172,8 +172,32 @@ const struct ct_callstack *ct_stacks_of(struct ct_stacks *st, const struct ct_re
 	return cs;
 }
 
+uint32_t ct_stacks_raw(struct ct_stacks *st, const struct ct_record *r, const uint64_t **pcs, uint64_t *hash,
+		       enum ct_frame_kind *end)
+{
+	struct ct_known_stack *k = NULL;
+
+	free(st->taken);
+	st->taken = NULL;
+	if (!r->ustack)
+		return 0;
+	if (r->ustack == CT_USTACK_SLICE)
+		k = st->taken = ct_u64map_del(&st->pending, r->tid);
+	else
+		k = ct_u64map_get(&st->known, (uint64_t)r->pid << 32 | r->ustack);
+	if (!k || k->pid != r->pid) {
+		st->unmatched++;
+		return 0;
+	}
+	*pcs = k->pcs;
+	*hash = k->hash;
+	*end = k->end;
+	return k->n;
+}
+
 void ct_stacks_free(struct ct_stacks *st)
 {
+	free(st->taken);
 	ct_u64map_free_all(&st->known, free);
 	ct_u64map_free_all(&st->pending, free);
 	memset(st, 0, sizeof(*st));

@@ -34,6 +34,7 @@ struct ct_stacks {
 	uint64_t stacks;          /* distinct stacks received (fp) */
 	uint64_t slices;          /* slices unwound (dwarf) */
 	uint64_t unmatched;       /* records naming a stack never received */
+	struct ct_known_stack *taken; /* dwarf: the slice ct_stacks_raw() gave last */
 };
 
 void ct_stacks_init(struct ct_stacks *st);
@@ -44,6 +45,14 @@ void ct_stacks_init(struct ct_stacks *st);
 int ct_stacks_take(struct ct_stacks *st, const void *data, size_t len);
 /* The stack a call's record names, frames named; NULL: none. */
 const struct ct_callstack *ct_stacks_of(struct ct_stacks *st, const struct ct_record *r);
+/*
+ * The same, its return addresses only, not named (a hang's: named only if
+ * it is reported, so that a call that ends in time costs no symbolizing):
+ * the count (0: none), and what ct_sym_stack() takes. Valid until the next
+ * record.
+ */
+uint32_t ct_stacks_raw(struct ct_stacks *st, const struct ct_record *r, const uint64_t **pcs, uint64_t *hash,
+		       enum ct_frame_kind *end);
 void ct_stacks_free(struct ct_stacks *st);
 
 #endif

@@ -17,6 +17,7 @@
 #include "util/procfs.h"
 #include "util/log.h"
 #include "util/plural.h"
+#include "capture/hold.h"
 #include "capture/watcher.h"
 
 extern const char ct_bpf_watch_start[], ct_bpf_watch_end[];
@@ -214,6 +215,59 @@ static int proc_stopped(pid_t pid)
 	return err ? err : st.state == 'T';
 }
 
+static int held_fd(struct ct_watcher *w)
+{
+	return bpf_map__fd(bpf_object__find_map_by_name(w->obj, "held"));
+}
+
+void ct_watcher_take(struct ct_watcher *w, pid_t pid, uint64_t stop_ns)
+{
+	uint32_t key = pid, v = 0, traced = CT_HOLD_TRACED;
+	/* A test hook (docs/reliability.md): the fallback, as if ptrace could not take it. */
+	const char *why = getenv("CUDATRACER_TEST_NO_PTRACE") ? "CUDATRACER_TEST_NO_PTRACE is set" : NULL;
+	int err = why ? 0 : ct_hold_take(&w->hold, pid, &why);
+
+	w->hold_mark = 0;
+	if (err < 0)
+		ct_warn("pid %d could not be held under ptrace: %s", (int)pid, strerror(-err));
+	if (err == 0) {
+		w->untaken++;
+		ct_info("pid %d is held by its SIGSTOP alone, not under ptrace: %s", (int)pid, why);
+	}
+	if (err <= 0)
+		return;
+	/* Until now the SIGSTOP alone held it: the window docs/reliability.md measures. */
+	stop_ns = mono_ns() > stop_ns ? mono_ns() - stop_ns : 0;
+	w->taken++;
+	w->taken_ns += stop_ns;
+	if (stop_ns > w->taken_max_ns)
+		w->taken_max_ns = stop_ns;
+	ct_dbg("pid %d held under ptrace (%d thread%s), %llu us after its stop", (int)pid, w->hold.n,
+	       CT_S(w->hold.n), (unsigned long long)stop_ns / 1000);
+	/* ct_signal sends no stop again from now on; one it sent before is
+	 * remembered, for the look after the release. */
+	if (!bpf_map_lookup_elem(held_fd(w), &key, &v)) {
+		w->hold_mark = v;
+		bpf_map_update_elem(held_fd(w), &key, &traced, BPF_EXIST);
+	}
+}
+
+/* Detach the threads of a task held under ptrace; those not yet trapped are
+ * tried again as the loop turns (ct_watcher_recheck). */
+static void untake(struct ct_watcher *w, pid_t pid)
+{
+	if (w->hold.pid != pid)
+		return;
+	if (ct_hold_release(&w->hold, 200) == 0)
+		return;
+	for (int i = 0; i < w->hold.n; i++)
+		if (ct_hold_add(&w->stuck, w->hold.tids[i]))
+			ct_warn("pid %d: thread %d left under ptrace until cudatracer ends", (int)pid,
+				(int)w->hold.tids[i]);
+	w->hold.n = 0;
+	w->hold.pid = 0;
+}
+
 /*
  * Tracers that held the same task each stop it again when another continues
  * it (watch.bpf.c, ct_signal), through irq_work: a stop sent for this tracer
@@ -229,7 +283,7 @@ static int proc_stopped(pid_t pid)
  */
 void ct_watcher_release(struct ct_watcher *w, pid_t pid)
 {
-	int held = bpf_map__fd(bpf_object__find_map_by_name(w->obj, "held"));
+	int held = held_fd(w);
 	uint32_t key = pid, v = 0;
 	int fd;
 
@@ -239,12 +293,22 @@ void ct_watcher_release(struct ct_watcher *w, pid_t pid)
 		bpf_map_lookup_elem(held, &key, &v);
 		bpf_map_delete_elem(held, &key);
 	}
+	/* The SIGCONT before the detach: sent after it, it could come when the
+	 * task, running again, is already held at its next stop (the open of
+	 * the runtime after an exec), and end that one too. Under ptrace it
+	 * only ends the group stop; the detach lets the task run. */
 	fd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (fd < 0) { /* gone, or a kernel before 5.3: continued all the same */
+	if (fd < 0) /* gone, or a kernel before 5.3: continued all the same */
 		kill(pid, SIGCONT);
-		return;
+	else
+		syscall(SYS_pidfd_send_signal, fd, SIGCONT, NULL, 0);
+	if (w->hold.pid == pid) {
+		if (v == CT_HOLD_TRACED)
+			v = w->hold_mark;
+		untake(w, pid);
 	}
-	syscall(SYS_pidfd_send_signal, fd, SIGCONT, NULL, 0);
+	if (fd < 0)
+		return;
 	if (v != CT_HOLD_RESTOP_SENT) {
 		close(fd);
 		return;
@@ -259,6 +323,8 @@ void ct_watcher_recheck(struct ct_watcher *w, bool all)
 	uint64_t now = mono_ns();
 	int i, kept = 0;
 
+	if (w->stuck.n)
+		ct_hold_release(&w->stuck, all ? 1000 : 0);
 	for (i = 0; i < w->n_released; i++) {
 		struct ct_released r = w->released[i];
 		int stopped;
@@ -288,9 +354,10 @@ void ct_watcher_recheck(struct ct_watcher *w, bool all)
 
 void ct_watcher_detach(struct ct_watcher *w)
 {
-	uint64_t again = 0, lost = 0, unsent = 0;
+	uint64_t again = 0, lost = 0, unsent = 0, kept = 0;
 
 	if (w->n_links) {
+		bpf_map_lookup_elem(hold_fd(w), &(uint32_t){ CT_HOLD_KEPT }, &kept);
 		bpf_map_lookup_elem(hold_fd(w), &(uint32_t){ CT_HOLD_RESTOPPED }, &again);
 		bpf_map_lookup_elem(hold_fd(w), &(uint32_t){ CT_HOLD_LOST }, &lost);
 		bpf_map_lookup_elem(hold_fd(w), &(uint32_t){ CT_HOLD_UNSENT }, &unsent);
@@ -306,6 +373,10 @@ void ct_watcher_detach(struct ct_watcher *w)
 		ct_info("watcher: %llu task%s continued by another process before %s probes were in place: "
 			"stopped again until they were", (unsigned long long)again, CT_S(again),
 			ct_plural(again, "its", "their"));
+	if (kept)
+		ct_info("watcher: %llu SIGCONT%s from another process to a task held under ptrace before "
+			"its probes were in place: kept stopped until they were, delivered after",
+			(unsigned long long)kept, CT_S(kept));
 	if (lost)
 		ct_warn("watcher: %llu task%s continued by another process before %s probes were in place "
 			"(this kernel cannot stop %s again: no bpf_send_signal_task): %s first calls may be missed",
@@ -320,6 +391,21 @@ void ct_watcher_close(struct ct_watcher *w)
 {
 	ct_watcher_detach(w);
 	ct_watcher_recheck(w, true);
+	if (w->stuck.n)
+		ct_warn("watcher: %d thread%s held under ptrace could not be detached (inside a system call "
+			"that does not end): detached when cudatracer exits", w->stuck.n, CT_S(w->stuck.n));
+	if (w->taken)
+		ct_info("watcher: %llu task%s held under ptrace, seized %llu us after %s stop on average, "
+			"%llu us at most", (unsigned long long)w->taken, CT_S(w->taken),
+			(unsigned long long)(w->taken_ns / w->taken / 1000), ct_plural(w->taken, "its", "their"),
+			(unsigned long long)w->taken_max_ns / 1000);
+	if (w->untaken)
+		ct_info("watcher: %llu task%s held by %s SIGSTOP alone (another process traces %s, or "
+			"ptrace was refused): a SIGCONT from another process could end %s hold early",
+			(unsigned long long)w->untaken, CT_S(w->untaken), ct_plural(w->untaken, "its", "their"),
+			ct_plural(w->untaken, "it", "them"), ct_plural(w->untaken, "its", "their"));
+	ct_hold_free(&w->hold);
+	ct_hold_free(&w->stuck);
 	if (w->continued_again)
 		ct_info("watcher: %llu task%s found stopped after %s release, with no tracer holding %s: "
 			"continued again", (unsigned long long)w->continued_again,

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "capture/hold.h"
 
 struct bpf_object;
 struct bpf_link;
@@ -23,6 +24,11 @@ struct ct_watcher {
 	} released[256]; /* tasks continued after a stop sent to hold them again: looked at once more */
 	int n_released;
 	uint64_t continued_again; /* of them, found stopped with no holder left */
+	struct ct_hold hold;  /* the task being probed, under ptrace */
+	uint32_t hold_mark;   /* its held value when it was seized (a stop sent again?) */
+	struct ct_hold stuck; /* threads that could not be detached yet: tried as the loop turns */
+	uint64_t untaken;     /* tasks held by their SIGSTOP alone: ptrace could not take them */
+	uint64_t taken, taken_ns, taken_max_ns; /* held under ptrace; the time from stop to seize */
 };
 
 /*
@@ -45,8 +51,12 @@ int ct_watcher_forget_pid(struct ct_watcher *w, pid_t pid);
 int ct_watcher_exe_checked(struct ct_watcher *w, uint64_t dev, uint64_t ino);
 /* The guard may continue held tasks too (see watch.bpf.c, ct_signal). */
 int ct_watcher_set_guard(struct ct_watcher *w, pid_t guard);
-/* A task the watcher stopped (an event's `stopped`) is probed: it is no
- * longer held, and is continued. */
+/* A task the watcher stopped (an event's `stopped`): hold it under ptrace
+ * until it is released (see hold.c); where ptrace cannot take it, its
+ * SIGSTOP alone holds it, as watch.bpf.c keeps it. stop_ns: the event's. */
+void ct_watcher_take(struct ct_watcher *w, pid_t pid, uint64_t stop_ns);
+/* A task the watcher stopped is probed: it is no longer held, and is
+ * continued. */
 void ct_watcher_release(struct ct_watcher *w, pid_t pid);
 /* Continue again the tasks released a moment ago that are found stopped (see
  * watcher.c); all: every one, waiting till it is due. Call it as the loop turns. */

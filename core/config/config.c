@@ -111,6 +111,38 @@ static int check_duration(const void *dst, char *why, size_t n)
 	return -EINVAL;
 }
 
+/* tracer.hang_timeout: auto, off, or a duration of at least 1ms. */
+static int hang_timeout_parse(const char *v, uint64_t *ns, char *why, size_t n)
+{
+	static const struct ct_key dur = { "hang_timeout", CT_KEY_DUR, NULL, 0, NULL, NULL, NULL };
+
+	*ns = 0;
+	if (!v || !strcmp(v, "auto") || !strcmp(v, "off"))
+		return 0;
+	if (!ct_key_set(&dur, ns, v, why, n) && *ns >= 1000000)
+		return 0;
+	snprintf(why, n, "expected auto, off, or a duration of at least 1ms with its unit (30s, 5m)");
+	return -EINVAL;
+}
+
+static int check_hang_timeout(const void *dst, char *why, size_t n)
+{
+	uint64_t ns;
+
+	return hang_timeout_parse(*(char *const *)dst, &ns, why, n);
+}
+
+uint64_t ct_config_hang_timeout(const struct ct_config *c)
+{
+	const char *v = c->tracer.hang_timeout;
+	char why[128];
+	uint64_t ns;
+
+	if ((!v || !strcmp(v, "auto")) && c->tracer.daemon)
+		v = CT_HANG_TIMEOUT_DAEMON;
+	return hang_timeout_parse(v, &ns, why, sizeof(why)) ? 0 : ns;
+}
+
 static const struct ct_key tracer_keys[] = {
 	{ "plugins", CT_KEY_LIST, "cudart", offsetof(struct ct_tracer_conf, plugins),
 	  "Runtime plugins to load, at most " CT_STRINGIFY(CT_MAX_PLUGINS) ": names (cudart, cuda, hip, "
@@ -197,6 +229,11 @@ static const struct ct_key tracer_keys[] = {
 	TK("control_socket", CT_KEY_STR, CT_CONTROL_SOCKET, control_socket,
 	   "daemon: the socket that takes capture requests (cudatracer capture), root only, in a folder of "
 	   "root's that no one else may enter (made 0700 if missing); empty: none (docs/daemon.md)"),
+	{ "hang_timeout", CT_KEY_STR, "auto", offsetof(struct ct_tracer_conf, hang_timeout),
+	  "Report a collective or synchronization still in flight after this long (30s, 5m), while it is "
+	  "stuck: on stderr and to the sinks that show hangs (jsonl, the metric sinks, otlp spans); again once it ends. "
+	  "auto: off, or " CT_HANG_TIMEOUT_DAEMON " with daemon; off: never; --hang-timeout sets it "
+	  "(docs/events.md)", NULL, check_hang_timeout },
 	TK("start_paused", CT_KEY_BOOL, "false", start_paused,
 	   "Start attached (probes in place, the in-process engine preloaded) but record nothing until "
 	   "SIGUSR2 resumes; SIGUSR1 pauses again, at any time and in any mode. Calls in flight at a pause "

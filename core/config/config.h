@@ -40,6 +40,7 @@ struct ct_tracer_conf {
 	bool start_paused;   /* attach, record nothing until SIGUSR2 (SIGUSR1 pauses again) */
 	uint64_t duration;   /* ns: tracing stops this long after it began (0: no limit) */
 	char *control_socket; /* daemon: capture requests (control/server.c); empty: none */
+	char *hang_timeout;   /* auto, off or a duration: ct_config_hang_timeout() */
 };
 
 struct ct_filter_conf {
@@ -111,5 +112,8 @@ int ct_config_split_set(char *arg, char **section, char **key, char **val);
 int ct_config_finish(struct ct_config *c);
 /* Print every section and key with its default and help, as INI comments. */
 void ct_config_help(FILE *out, bool markdown);
+/* tracer.hang_timeout in ns (auto: off, or CT_HANG_TIMEOUT_DAEMON in a daemon); 0: off. */
+#define CT_HANG_TIMEOUT_DAEMON "5m"
+uint64_t ct_config_hang_timeout(const struct ct_config *c);
 
 #endif

@@ -37,6 +37,12 @@ static bool nested(const struct ct_event *ev)
 	return ev->depth && ev->rec && !ev->rec->parent;
 }
 
+/* Sent at its entry, in flight (tracer.hang_timeout): its return comes later. */
+static bool begin(const struct ct_event *ev)
+{
+	return ev->rec && (ev->rec->flags & CT_REC_BEGIN);
+}
+
 static bool known(const struct ct_field *f)
 {
 	return f && f->valid;
@@ -103,7 +109,7 @@ void ct_comms_note(struct ct_event *ev, const struct ct_comm_fields *f)
 		/* A query (ncclCommCount) tells about a communicator created before
 		 * the tracer came. */
 		c = comm_get(ev->pid, f->comm->v, ok && (known(f->rank) || known(f->nranks)));
-		if (c && (ev->api->flags & CT_API_COLLECTIVE) && !nested(ev))
+		if (c && (ev->api->flags & CT_API_COLLECTIVE) && !nested(ev) && !begin(ev))
 			c->seq++;
 	}
 	if (!c)
@@ -114,6 +120,8 @@ void ct_comms_note(struct ct_event *ev, const struct ct_comm_fields *f)
 	if (ok && known(f->nranks) && !(known(f->created) && known(f->comm)))
 		c->nranks = (int32_t)f->nranks->v;
 	shown = *c;
+	if (begin(ev)) /* in flight: counted at its return, shown with the place it will have */
+		shown.seq++;
 	if (!(ev->api->flags & CT_API_COLLECTIVE) || nested(ev))
 		shown.seq = 0;
 	ev->comm_info = &shown;

@@ -248,7 +248,8 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->depth = r->depth;
 	ev->parent_plugin = ev->parent_api = NULL; /* the session names r->parent */
 	ev->comm = bounded(r->comm, sizeof(r->comm), comm_copy);
-	ev->entry_only = (r->flags & CT_REC_ENTRY_ONLY) != 0;
+	/* A call in flight (CT_REC_BEGIN) has no result yet, as one sent at entry. */
+	ev->entry_only = (r->flags & (CT_REC_ENTRY_ONLY | CT_REC_BEGIN)) != 0;
 	ev->comm_info = NULL;
 	ev->env = ct_procenv_get(r->pid);
 	/* The in-process engine cannot take the id: its process's cgroup, as
@@ -256,6 +257,8 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->cgroup = r->cgroup ? ct_cgroup_get(r->cgroup) : ct_cgroup_of_pid(r->pid);
 	ev->py_stack = r->pystack ? ct_py_stack_get(r->pid, r->pystack) : NULL;
 	ev->stack = NULL; /* the session's stacks reader names it (capture/stacks.c) */
+	ev->nvtx = NULL; /* the session's NVTX ranges say (decode/nvtx.c) */
+	ev->n_nvtx = 0;
 	ev->device = -1; /* device.c says, for the session */
 	ev->device_from = CT_DEVICE_FROM_NONE; /* procgpu.c says where it came from */
 	ev->gpu = NULL;

@@ -45,6 +45,16 @@ static const char *const copy_kinds[] = {
 	"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
 };
 
+/* CUpti_ActivityMemoryKind, by value. */
+static const char *const memory_kinds[] = {
+	"unknown", "pageable", "pinned", "device", "array", "managed", "device_static", "managed_static",
+};
+
+const char *ct_gpu_memory_kind(unsigned kind)
+{
+	return kind < sizeof(memory_kinds) / sizeof(memory_kinds[0]) ? memory_kinds[kind] : "unknown";
+}
+
 const char *ct_gpu_copy_kind(unsigned kind)
 {
 	return kind < sizeof(copy_kinds) / sizeof(copy_kinds[0]) ? copy_kinds[kind] : "unknown";
@@ -332,6 +342,8 @@ static void item(struct ct_gpu_sink *s, struct gpu_proc *p, const struct ct_w_he
 		common(p, &ev, CT_GPU_MEMCPY, m->start, m->end, m->device, m->context, m->stream, m->correlation, wall);
 		ev.bytes = m->bytes;
 		ev.copy_kind = ct_gpu_copy_kind(m->copy_kind);
+		ev.src_kind = ct_gpu_memory_kind(m->src_kind);
+		ev.dst_kind = ct_gpu_memory_kind(m->dst_kind);
 		device_record(s, p, &ev, m->rt_correlation);
 		return;
 	}

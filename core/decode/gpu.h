@@ -54,5 +54,7 @@ void ct_gpu_finish(struct ct_gpu_sink *s);
 
 /* CUpti_ActivityMemcpyKind by value: "HtoD", "DtoH", ...; "unknown" past the table. */
 const char *ct_gpu_copy_kind(unsigned kind);
+/* A CUpti_ActivityMemoryKind's name: "pageable", "pinned", "device", ...; "unknown" past the table. */
+const char *ct_gpu_memory_kind(unsigned kind);
 
 #endif

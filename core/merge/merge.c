@@ -11,7 +11,7 @@
 #include "util/log.h"
 
 static const char usage[] =
-	"usage: cudatracer merge TRACE.jsonl... -o chrome:PATH [-o summary[:PATH]]\n"
+	"usage: cudatracer merge TRACE.jsonl|TRACE.db... -o chrome:PATH [-o summary[:PATH]]\n"
 	"\n"
 	"Put several jsonl traces (ranks, tracer instances, hosts) on one timeline.\n"
 	"Traces of one host share its monotonic clock; other hosts are aligned on the\n"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "report/json.h"
+#include "report/sqlread.h"
 #include "report/tracefile.h"
 #include "sinks/sinkio.h"
 #include "util/log.h"
@@ -42,6 +43,8 @@ static int meta_key(void *ctx, const char *key, struct ct_jp *j)
 		return ct_jp_u64(j, &m->t->wall_ns);
 	if (!strcmp(key, "mono_ns"))
 		return ct_jp_u64(j, &m->t->mono_ns);
+	if (!strcmp(key, "version"))
+		return ct_jp_i64(j, &m->t->version);
 	return 1;
 }
 
@@ -97,6 +100,8 @@ static void skip_long(struct ct_tracefile *t)
 
 int ct_tracefile_next(struct ct_tracefile *t, const char **line, size_t *len)
 {
+	if (t->db)
+		return ct_sqlread_next(t, line, len);
 	for (;;) {
 		/* Only bytes not looked at yet are searched: a long line costs
 		 * one pass, not one per read. */
@@ -181,10 +186,10 @@ static int open_trace(const char *path, const char *who)
 	return fd;
 }
 
-int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
+static int open_any(struct ct_tracefile *t, const char *path, const char *who, bool no_meta_ok)
 {
 	int fd = open_trace(path, who);
-	unsigned char magic[2] = { 0 };
+	char magic[sizeof(CT_SQLITE_MAGIC)] = { 0 };
 	struct meta m = { .t = t };
 	struct ct_jp j;
 	const char *line;
@@ -199,7 +204,9 @@ int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
 			ct_err("%s: cannot read %s: %s", who, path, strerror(-fd));
 		return fd;
 	}
-	t->compressed = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	if (pread(fd, magic, sizeof(magic), 0) == sizeof(magic) && !memcmp(magic, CT_SQLITE_MAGIC, sizeof(magic)))
+		return ct_sqlread_open(t, fd);
+	t->compressed = (unsigned char)magic[0] == 0x1f && (unsigned char)magic[1] == 0x8b;
 	t->gz = gzdopen(fd, "rb");
 	if (!t->gz) {
 		close(fd);
@@ -214,6 +221,15 @@ int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
 		return -EINVAL;
 	}
 	j = (struct ct_jp){ line, line + len };
+	if (no_meta_ok && (ct_jp_object(&j, meta_key, &m) || !m.meta)) {
+		/* A trace from before the meta line: its first line is a call, read again. */
+		t->pos -= len + 1;
+		t->scan = t->pos;
+		t->lineno--;
+		t->version = 0;
+		return 0;
+	}
+	j = (struct ct_jp){ line, line + len };
 	if (ct_jp_object(&j, meta_key, &m) || !ct_jp_at_end(&j) || !m.meta) {
 		ct_err("%s: %s: its first line is not a meta line: not a jsonl trace of this "
 		       "cudatracer (docs/events.md)", who, path);
@@ -223,7 +239,20 @@ int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
 		ct_err("%s: %s:1: a meta line without wall_offset_ns", who, path);
 		return -EINVAL;
 	}
+	t->has_meta = true;
+	if (t->version < 1)
+		t->version = 1; /* the meta line came with version 1 */
 	return 0;
+}
+
+int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who)
+{
+	return open_any(t, path, who, false);
+}
+
+int ct_tracefile_open_old(struct ct_tracefile *t, const char *path, const char *who)
+{
+	return open_any(t, path, who, true);
 }
 
 /* What `path` names (standard output for NULL or "-"); false when nothing
@@ -258,6 +287,7 @@ int ct_tracefile_refuse_outputs(const char *who, char *const *inputs, size_t n_i
 
 void ct_tracefile_close(struct ct_tracefile *t)
 {
+	ct_sqlread_close(t);
 	if (t->gz)
 		gzclose(t->gz);
 	free(t->buf);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A recorded jsonl trace, read line by line: plain or gzip-compressed (as it
- * is: zlib tells them apart), its meta line read and checked at open
+ * is: zlib tells them apart), or a sqlite sink's database (its rows as those
+ * lines, sqlread.h), its meta line read and checked at open
  * (docs/events.md). Shared by `cudatracer report` and `cudatracer merge`;
  * every refusal is said once, with the path and the line, after `who`.
  */
@@ -29,11 +30,17 @@ struct ct_tracefile {
 	char host[256], boot_id[64];
 	int64_t wall_offset_ns; /* wall - mono when the trace began */
 	uint64_t wall_ns, mono_ns;
+	int64_t version;     /* the meta line's; 0 for a trace without one */
+	bool has_meta;
 	bool compressed;
+	void *db;            /* a sqlite sink's database (sqlread.c), read instead */
 };
 
 /* Open and read the meta line; -errno or -EINVAL (said). */
 int ct_tracefile_open(struct ct_tracefile *t, const char *path, const char *who);
+/* The same, and a trace from before the meta line (version 0) is read from
+ * its first line, its wall offset unknown (0). */
+int ct_tracefile_open_old(struct ct_tracefile *t, const char *path, const char *who);
 /*
  * The next line, without its newline, valid until the next call: 1; 0 at
  * the end; <0 on a read error (said). A last line without its newline (a

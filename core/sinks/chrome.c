@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "analysis/analysis.h"
 #include "sinks/memtrack.h"
 #include "sinks/sink.h"
 #include "sinks/stackfmt.h"
@@ -110,6 +111,9 @@ struct chrome_ctx {
 	uint64_t n_gpu_tracks;
 	uint64_t nvtx_id; /* the last start/end range's async id */
 	int err;          /* first write error; later writes are skipped */
+	struct ct_an_sink an; /* steps and idle gaps, marked on two tracks a process */
+	struct ct_u64map an_named; /* pid -> its marks' tracks named */
+	int64_t wall_off; /* wall - monotonic: the analysis counts on the wall clock */
 };
 
 /* A device's process in the trace: past every real pid (at most 2^22). */
@@ -506,6 +510,8 @@ static int chrome_open(void *ctx)
 	return err;
 }
 
+static void an_callbacks(struct chrome_ctx *s);
+
 static int chrome_event(void *ctx, const struct ct_event *ev)
 {
 	struct chrome_ctx *s = ctx;
@@ -531,6 +537,7 @@ static int chrome_event(void *ctx, const struct ct_event *ev)
 	err = name_tracks(s, ev);
 	if (err)
 		return err;
+	s->wall_off = (int64_t)(ev->ts_ns - ev->mono_ns);
 	call_event(s, ev);
 	s->events++;
 	if (s->flows) {
@@ -557,6 +564,11 @@ static int chrome_event(void *ctx, const struct ct_event *ev)
 				return err;
 		}
 	}
+	/* Last: the marks it may make reserve their own room. */
+	err = ct_an_sink_event(&s->an, ev);
+	if (err)
+		return err;
+	an_callbacks(s);
 	if (s->b.len >= CHUNK)
 		return chunk_flush(s, NULL);
 	return 0;
@@ -607,6 +619,77 @@ static void launch_flow(struct chrome_ctx *s, const char *ph, uint64_t ts, uint3
 	ct_sb_ch(&s->b, '}');
 }
 
+/* The analysis's marks (docs/analysis.md): each step, and each gap the GPU
+ * was idle with its cause, on two tracks of the process. */
+#define AN_STEPS_TID 0xfffffff0u
+#define AN_GAPS_TID 0xfffffff1u
+
+static void an_mark(struct chrome_ctx *s, uint32_t pid, uint32_t tid, const char *name, uint64_t t0, uint64_t t1)
+{
+	struct ct_sb *b = &s->b;
+
+	if (!ct_u64map_get(&s->an_named, pid) && !ct_u64map_put(&s->an_named, pid, (void *)1)) {
+		meta(s, "thread_name", pid, AN_STEPS_TID, "steps (analysis)");
+		meta(s, "thread_name", pid, AN_GAPS_TID, "GPU idle, by cause (analysis)");
+	}
+	sep(s);
+	ct_sb_lit(b, "{\"name\":");
+	ct_sb_json_str(b, name);
+	ct_sb_lit(b, ",\"cat\":\"analysis\",\"ph\":\"X\",\"ts\":");
+	ts_us(b, s->clock == CLOCK_WALL ? t0 : t0 - (uint64_t)s->wall_off);
+	ct_sb_lit(b, ",\"dur\":");
+	ts_us(b, t1 - t0);
+	pid_tid(b, pid, tid);
+}
+
+static void an_step(void *ctx, uint32_t pid, uint64_t t0, uint64_t t1, uint64_t busy)
+{
+	struct chrome_ctx *s = ctx;
+
+	/* Without GPU activity (an old trace replayed) there is nothing to mark. */
+	if (!s->open || !s->an.an.seen.gpu || !ct_sb_room(&s->b, EVENT_MAX))
+		return;
+	an_mark(s, pid, AN_STEPS_TID, "step", t0, t1);
+	ct_sb_lit(&s->b, ",\"args\":{\"busy_ns\":");
+	ct_sb_u64(&s->b, busy);
+	ct_sb_lit(&s->b, ",\"idle_ns\":");
+	ct_sb_u64(&s->b, t1 - t0 - busy);
+	ct_sb_lit(&s->b, "}}");
+}
+
+static void an_gap(void *ctx, uint32_t pid, uint64_t g0, uint64_t g1, enum ct_cause c, const char *site)
+{
+	struct chrome_ctx *s = ctx;
+
+	if (!s->open || !s->an.an.seen.gpu || !ct_sb_room(&s->b, EVENT_MAX + (site ? 6 * strlen(site) : 0)))
+		return;
+	an_mark(s, pid, AN_GAPS_TID, ct_cause_text[c], g0, g1);
+	ct_sb_lit(&s->b, ",\"args\":{\"site\":");
+	if (site)
+		ct_sb_json_str(&s->b, site);
+	else
+		ct_sb_lit(&s->b, "null");
+	ct_sb_lit(&s->b, "}}");
+}
+
+static void an_callbacks(struct chrome_ctx *s)
+{
+	if (s->an.on && !s->an.an.cb_ctx) {
+		s->an.an.on_step = an_step;
+		s->an.an.on_gap = an_gap;
+		s->an.an.cb_ctx = s;
+	}
+}
+
+static int an_gpu(struct chrome_ctx *s, const struct ct_gpu_event *g)
+{
+	int err = ct_an_sink_gpu(&s->an, g);
+
+	an_callbacks(s);
+	s->wall_off = (int64_t)(g->ts_ns - g->mono_ns);
+	return err;
+}
+
 static int chrome_gpu(void *ctx, const struct ct_gpu_event *g)
 {
 	struct chrome_ctx *s = ctx;
@@ -655,6 +738,9 @@ static int chrome_gpu(void *ctx, const struct ct_gpu_event *g)
 		launch_flow(s, "\"f\",\"bp\":\"e\"", s->clock == CLOCK_WALL ? g->ts_ns : g->mono_ns, pid, tid);
 	}
 	s->events++;
+	err = an_gpu(s, g);
+	if (err)
+		return err;
 	if (s->b.len >= CHUNK)
 		return chunk_flush(s, NULL);
 	return 0;
@@ -682,6 +768,8 @@ static int chrome_close(void *ctx, const struct ct_run_stats *st)
 
 	if (!s->open)
 		return s->err ? s->err : -EIO;
+	if (s->an.on)
+		ct_an_finish(&s->an.an); /* the last steps' marks */
 	t = open_memstream(&tail, &tl);
 	if (!t)
 		return -errno;
@@ -783,6 +871,8 @@ static void chrome_destroy(void *ctx)
 	ct_u64map_free(&s->gpu_tracks);
 	ct_u64map_free(&s->gpu_devices);
 	ct_memtrack_free(&s->mem);
+	ct_an_sink_free(&s->an);
+	ct_u64map_free(&s->an_named);
 }
 
 const struct ct_sink_ops ct_sink_chrome = {

@@ -41,33 +41,6 @@ static void csv_field(struct ct_sb *b, const char *s)
 	CT_SB_APPLY(b, ct_w_csv_field(b->p + b->len, s));
 }
 
-/* {"devPtr":"0x7f..","size":4096}: the decoded arguments as one JSON object,
- * the values as the jsonl sink writes them; NUL-terminated. */
-static int args_json(struct ct_sb *b, const struct ct_event *ev)
-{
-	b->len = 0;
-	if (!ct_sb_room(b, 2))
-		return -ENOMEM;
-	ct_sb_ch(b, '{');
-	for (unsigned i = 0; i < ev->n_fields; i++) {
-		const struct ct_field *f = &ev->fields[i];
-		const char *name = f->arg && f->arg->name ? f->arg->name : "?";
-
-		if (!ct_sb_room(b, 6 * strlen(name) + 4 + ct_json_field_max(f)))
-			return -ENOMEM;
-		if (i)
-			ct_sb_ch(b, ',');
-		ct_sb_json_str(b, name);
-		ct_sb_ch(b, ':');
-		ct_json_field_sb(b, f);
-	}
-	if (!ct_sb_room(b, 2))
-		return -ENOMEM;
-	ct_sb_ch(b, '}');
-	b->p[b->len] = 0;
-	return 0;
-}
-
 static int csv_write(struct csv_ctx *s)
 {
 	size_t n = s->b.len;
@@ -95,7 +68,7 @@ static int csv_event(void *ctx, const struct ct_event *ev)
 	struct ct_sb *b = &s->b;
 	uint32_t flags = ev->api ? ev->api->flags : 0;
 
-	if (args_json(&s->args, ev))
+	if (ct_args_json(&s->args, ev))
 		return -ENOMEM;
 	if (!ct_sb_room(b, CSV_ROW_MAX + ct_csv_field_max(s->args.p) + ct_csv_field_max(ev->comm) +
 			       ct_csv_field_max(ev->plugin ? ev->plugin->name : NULL) +

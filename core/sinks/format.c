@@ -2,6 +2,7 @@
 /* How values are shown: one place, so text, csv and json agree. Strings
  * from the traced program are escaped here for text (ct_text_esc) and in
  * ct_w_json_str for JSON. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -170,4 +171,31 @@ size_t ct_json_field_max(const struct ct_field *f)
 	/* A string escaped takes up to 6 bytes a byte; any other value fits in
 	 * 64 ([20 digits,20,20] at most). */
 	return s ? 6 * strlen(s) + 2 : 64;
+}
+
+/* {"devPtr":"0x7f..","size":4096}: the decoded arguments as one JSON object,
+ * the values as the jsonl sink writes them; NUL-terminated. */
+int ct_args_json(struct ct_sb *b, const struct ct_event *ev)
+{
+	b->len = 0;
+	if (!ct_sb_room(b, 2))
+		return -ENOMEM;
+	ct_sb_ch(b, '{');
+	for (unsigned i = 0; i < ev->n_fields; i++) {
+		const struct ct_field *f = &ev->fields[i];
+		const char *name = f->arg && f->arg->name ? f->arg->name : "?";
+
+		if (!ct_sb_room(b, 6 * strlen(name) + 4 + ct_json_field_max(f)))
+			return -ENOMEM;
+		if (i)
+			ct_sb_ch(b, ',');
+		ct_sb_json_str(b, name);
+		ct_sb_ch(b, ':');
+		ct_json_field_sb(b, f);
+	}
+	if (!ct_sb_room(b, 2))
+		return -ENOMEM;
+	ct_sb_ch(b, '}');
+	b->p[b->len] = 0;
+	return 0;
 }

@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/analysis.h"
 #include "sinks/apistats.h"
 #include "sinks/exited.h"
 #include "sinks/kernstats.h"
@@ -86,6 +87,7 @@ struct html_ctx {
 	bool any;
 	uint64_t keep_exited;
 	struct ct_exited exited;
+	struct ct_an_sink an; /* why the GPU was idle (docs/analysis.md) */
 };
 
 static const struct ct_key html_keys[] = {
@@ -254,6 +256,8 @@ static int html_event(void *ctx, const struct ct_event *ev)
 		err = add_point(s, ch.space, end);
 	if (!err)
 		err = keep_call(s, ev);
+	if (!err)
+		err = ct_an_sink_event(&s->an, ev);
 	return err;
 }
 
@@ -537,8 +541,37 @@ static int page_apis(struct html_ctx *s, FILE *o)
 static int html_gpu(void *ctx, const struct ct_gpu_event *g)
 {
 	struct html_ctx *s = ctx;
+	int err = ct_gpustats_gpu(&s->gpu, g);
 
-	return ct_gpustats_gpu(&s->gpu, g);
+	return err ? err : ct_an_sink_gpu(&s->an, g);
+}
+
+/* The analysis's text answer (escaped for a terminal, then for HTML). */
+static int page_analysis(struct html_ctx *s, FILE *o)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *t;
+
+	if (!ct_an_sink_has_answer(&s->an))
+		return 0;
+	ct_an_finish(&s->an.an);
+	if (!(t = open_memstream(&text, &len)))
+		return -errno;
+	ct_an_write_text(&s->an.an, t);
+	fclose(t);
+	fputs("<h2>Why the GPU was idle</h2>\n<pre id=\"analysis\">", o);
+	/* Line by line: a line break inside ct_html_str would show as a control picture. */
+	for (char *line = text, *nl; line && *line; line = nl + 1) {
+		if (!(nl = strchr(line, '\n')))
+			nl = line + strlen(line) - 1;
+		else
+			*nl = 0;
+		html_line(o, line);
+	}
+	fputs("</pre>\n", o);
+	free(text);
+	return 0;
 }
 
 /* Per process: calls and work by device; GPU time per kernel and copy
@@ -860,6 +893,8 @@ static int html_close(void *ctx, const struct ct_run_stats *st)
 	if (!err)
 		err = page_gpu(s, o);
 	if (!err)
+		err = page_analysis(s, o);
+	if (!err)
 		err = page_memory(s, o);
 	if (!err)
 		page_timeline(s, o);
@@ -896,6 +931,7 @@ static void html_destroy(void *ctx)
 	ct_gpustats_free(&s->gpu);
 	ct_memtrack_free(&s->mem);
 	ct_exited_free(&s->exited);
+	ct_an_sink_free(&s->an);
 	free(s->calls);
 	for (size_t i = 0; i < s->n_threads; i++)
 		free(s->threads[i]);

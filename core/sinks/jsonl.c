@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "record.h"
+#include "sinks/hangtext.h"
+#include "sinks/runmeta.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "sinks/stackfmt.h"
@@ -351,66 +353,26 @@ static char *put_comm(char *w, const struct ct_comm_info *c)
 	return w;
 }
 
-static int64_t env_i64(const char *name)
-{
-	const char *v = getenv(name);
-	char *end;
-	long long n;
-
-	if (!v || !*v)
-		return 0;
-	errno = 0;
-	n = strtoll(v, &end, 10);
-	return errno || *end ? 0 : (int64_t)n;
-}
-
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * The first line: where and when the trace was taken, so that `cudatracer
- * merge` can put several hosts' traces on one timeline (docs/events.md).
- * CUDATRACER_TEST_HOST and CUDATRACER_TEST_CLOCK_SKEW_NS make a tracer act
- * as another host whose wall clock is that far off: a test hook.
- */
+/* The first line: where and when the trace was taken (runmeta.h). */
 static void put_meta(struct jsonl_sink *s)
 {
-	const char *fake = getenv("CUDATRACER_TEST_HOST");
-	char boot[64] = "";
-	uint64_t mono, wall;
-	FILE *f;
+	struct ct_run_meta m;
 
-	if (fake && *fake)
-		snprintf(s->host, sizeof(s->host), "%s", fake);
-	else if (gethostname(s->host, sizeof(s->host) - 1))
-		snprintf(s->host, sizeof(s->host), "unknown");
-	s->skew_ns = env_i64("CUDATRACER_TEST_CLOCK_SKEW_NS");
-	f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	if (f) {
-		if (!fgets(boot, sizeof(boot), f))
-			boot[0] = 0;
-		boot[strcspn(boot, "\n")] = 0;
-		fclose(f);
-	}
-	mono = clock_ns(CLOCK_MONOTONIC);
-	wall = clock_ns(CLOCK_REALTIME) + (uint64_t)s->skew_ns;
+	ct_run_meta_read(&m);
+	snprintf(s->host, sizeof(s->host), "%s", m.host);
+	s->skew_ns = m.skew_ns;
 	ct_sb_lit(&s->b, "{\"kind\":\"meta\",\"format\":\"cudatracer-jsonl\",\"version\":1,\"host\":");
 	ct_sb_json_str(&s->b, s->host);
 	ct_sb_lit(&s->b, ",\"boot_id\":");
-	ct_sb_json_str(&s->b, boot);
+	ct_sb_json_str(&s->b, m.boot_id);
 	ct_sb_lit(&s->b, ",\"tracer_pid\":");
-	ct_sb_u64(&s->b, (uint64_t)getpid());
+	ct_sb_u64(&s->b, m.tracer_pid);
 	ct_sb_lit(&s->b, ",\"wall_ns\":");
-	ct_sb_u64(&s->b, wall);
+	ct_sb_u64(&s->b, m.wall_ns);
 	ct_sb_lit(&s->b, ",\"mono_ns\":");
-	ct_sb_u64(&s->b, mono);
+	ct_sb_u64(&s->b, m.mono_ns);
 	ct_sb_lit(&s->b, ",\"wall_offset_ns\":");
-	ct_sb_i64(&s->b, (int64_t)(wall - mono));
+	ct_sb_i64(&s->b, (int64_t)(m.wall_ns - m.mono_ns));
 	if (s->skew_ns) {
 		ct_sb_lit(&s->b, ",\"test_clock_skew_ns\":");
 		ct_sb_i64(&s->b, s->skew_ns);
@@ -462,36 +424,16 @@ static size_t line_max(const struct api_text *t, const struct ct_event *ev)
 	n += 32 + (ev->gpu ? 16 + 6 * sizeof(ev->gpu->uuid) : 0); /* device_from, gpu_uuid */
 	if (ev->stack)
 		n += 16 + ct_stack_json_max(ev->stack);
-	for (uint32_t i = 0; ev->py_stack && i < ev->py_stack->n; i++)
-		n += 6 * (strlen(ev->py_stack->f[i].function) + strlen(ev->py_stack->f[i].file)) + 64 +
-		     (ev->py_stack->f[i].why ? 6 * strlen(ev->py_stack->f[i].why) + 16 : 0);
 	if (ev->py_stack)
-		n += 48;
+		n += 48 + ct_py_stack_json_max(ev->py_stack);
 	return n;
 }
 
-/* ,"py_stack":[{"function":..,"file":..,"line":N},...] innermost first (docs/stacks-python.md). */
+/* ,"py_stack":[...] innermost first (docs/stacks-python.md). */
 static char *put_py_stack(char *w, const struct ct_py_frames *fr)
 {
-	w = ct_w_lit(w, ",\"py_stack\":[");
-	for (uint32_t i = 0; i < fr->n; i++) {
-		const struct ct_py_frame_info *f = &fr->f[i];
-
-		if (i)
-			*w++ = ',';
-		w = ct_w_lit(w, "{\"function\":");
-		w = ct_w_json_str(w, f->function);
-		w = ct_w_lit(w, ",\"file\":");
-		w = ct_w_json_str(w, f->file);
-		w = ct_w_lit(w, ",\"line\":");
-		w = ct_w_u64(w, (uint64_t)(f->line > 0 ? f->line : 0));
-		if (f->why) {
-			w = ct_w_lit(w, ",\"why\":");
-			w = ct_w_json_str(w, f->why);
-		}
-		*w++ = '}';
-	}
-	*w++ = ']';
+	w = ct_w_lit(w, ",\"py_stack\":");
+	w = ct_py_stack_json_w(w, fr);
 	if (fr->truncated)
 		w = ct_w_lit(w, ",\"py_stack_truncated\":true");
 	return w;
@@ -522,9 +464,9 @@ static char *put_nvtx(char *w, const char *const *l, uint32_t n)
 	return w;
 }
 
-static int jsonl_event(void *ctx, const struct ct_event *ev)
+/* The event's line into the buffer, not flushed: `extra` bytes more reserved for its caller. */
+static int put_event(struct jsonl_sink *s, const struct ct_event *ev, size_t extra)
 {
-	struct jsonl_sink *s = ctx;
 	struct ct_sb *b = &s->b;
 	struct api_text *t = api_text(s, ev);
 	const struct ct_sb *cg = NULL;
@@ -535,7 +477,7 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 		return -ENOMEM;
 	if (ev->cgroup && !(cg = cgroup_text(s, ev->cgroup)))
 		return -ENOMEM;
-	need = line_max(t, ev) + (cg ? cg->len : 0) + nvtx_max(ev->nvtx, ev->n_nvtx);
+	need = line_max(t, ev) + (cg ? cg->len : 0) + nvtx_max(ev->nvtx, ev->n_nvtx) + extra;
 	if (b->cap - b->len < need && !ct_sb_room(b, need))
 		return -ENOMEM;
 	w = b->p + b->len;
@@ -603,7 +545,50 @@ static int jsonl_event(void *ctx, const struct ct_event *ev)
 	}
 	w = ct_w_lit(w, "}\n");
 	b->len = (size_t)(w - b->p);
-	return b->len >= JSONL_FLUSH ? jsonl_write(s) : 0;
+	return 0;
+}
+
+static int jsonl_event(void *ctx, const struct ct_event *ev)
+{
+	struct jsonl_sink *s = ctx;
+	int err = put_event(s, ev, 0);
+
+	return err ? err : s->b.len >= JSONL_FLUSH ? jsonl_write(s) : 0;
+}
+
+/*
+ * The call's own line (entry time, arguments, communicator, stacks; dur_ns
+ * its time in the call so far) and "kind":"hang" with the hang's keys:
+ * docs/events.md. Written at once: someone is waiting on it.
+ */
+static int jsonl_hang(void *ctx, const struct ct_hang *h)
+{
+	struct jsonl_sink *s = ctx;
+	struct ct_sb *b = &s->b;
+	int err = put_event(s, h->call, 256);
+
+	if (err)
+		return err;
+	b->len -= 2; /* "}\n" */
+	ct_sb_lit(b, ",\"kind\":\"hang\",\"state\":\"");
+	ct_sb_put(b, ct_hang_state_name(h->state), strlen(ct_hang_state_name(h->state)));
+	ct_sb_lit(b, "\",\"report_ns\":");
+	ct_sb_u64(b, h->ts_ns + (uint64_t)s->skew_ns);
+	ct_sb_lit(b, ",\"timeout_ns\":");
+	ct_sb_u64(b, h->timeout_ns);
+	ct_sb_lit(b, ",\"stuck_in_process\":");
+	ct_sb_u64(b, h->stuck_in_pid);
+	if (h->behind_rank >= 0) {
+		ct_sb_lit(b, ",\"behind\":{\"rank\":");
+		ct_sb_u64(b, (uint64_t)h->behind_rank);
+		ct_sb_lit(b, ",\"pid\":");
+		ct_sb_u64(b, h->behind_pid);
+		ct_sb_lit(b, ",\"seq\":");
+		ct_sb_u64(b, h->behind_seq);
+		ct_sb_ch(b, '}');
+	}
+	ct_sb_lit(b, "}\n");
+	return jsonl_write(s);
 }
 
 static const char *const gpu_ops[] = { [CT_GPU_KERNEL] = "kernel", [CT_GPU_MEMCPY] = "memcpy",
@@ -667,6 +652,12 @@ static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 		if (g->kind == CT_GPU_MEMCPY) {
 			ct_sb_lit(b, ",\"copy_kind\":");
 			ct_sb_json_str(b, g->copy_kind);
+			if (g->src_kind && g->dst_kind) {
+				ct_sb_lit(b, ",\"src_kind\":");
+				ct_sb_json_str(b, g->src_kind);
+				ct_sb_lit(b, ",\"dst_kind\":");
+				ct_sb_json_str(b, g->dst_kind);
+			}
 		} else {
 			ct_sb_lit(b, ",\"value\":");
 			ct_sb_u64(b, g->set_value);
@@ -778,5 +769,6 @@ const struct ct_sink_ops ct_sink_jsonl = {
 	.close = jsonl_close,
 	.destroy = jsonl_destroy,
 	.gpu = jsonl_gpu,
+	.hang = jsonl_hang,
 	.nvtx = jsonl_nvtx,
 };

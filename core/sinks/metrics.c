@@ -55,6 +55,9 @@ const struct ct_mfamily ct_mfamilies[CT_MF_N] = {
 	[CT_MF_EXPORT_FAILED] = { "cudatracer_export_failures_total",
 				  "Pushes of this sink that failed (refused, timed out, or answered 4xx/5xx)",
 				  "1", CT_MT_COUNTER, L(HOST), 0 },
+	[CT_MF_HUNG] = { "cudatracer_hung_calls",
+			 "Collectives and synchronizations in flight past tracer.hang_timeout now (docs/events.md)",
+			 "1", CT_MT_GAUGE, L(PLUGIN) | L(API) | L(HOST) | PROC_LABELS, 0 },
 };
 
 /* Prometheus's default buckets, spread down to a microsecond: runtime calls are short. */
@@ -527,6 +530,25 @@ late:
 	return 0;
 }
 
+/* A call stuck past tracer.hang_timeout counts in its series until it ends. */
+int ct_metrics_hang(struct ct_metrics *m, const struct ct_hang *h)
+{
+	struct ct_mkey k;
+	struct ct_mseries *x;
+
+	call_key(m, &k, h->call);
+	k.fam = CT_MF_HUNG;
+	k.error = 0;
+	x = series(m, &k, true);
+	if (!x)
+		return -ENOMEM;
+	if (h->state == CT_HANG_STUCK)
+		x->v++;
+	else if (x->v)
+		x->v--;
+	return 0;
+}
+
 /* ---- aggregate mode ---- */
 
 struct mprev {
@@ -871,6 +893,11 @@ int ct_metric_sink_init(struct ct_metric_sink *ms)
 int ct_metric_sink_event(void *ctx, const struct ct_event *ev)
 {
 	return ct_metrics_event(&((struct ct_metric_sink *)ctx)->m, ev);
+}
+
+int ct_metric_sink_hang(void *ctx, const struct ct_hang *h)
+{
+	return ct_metrics_hang(&((struct ct_metric_sink *)ctx)->m, h);
 }
 
 int ct_metric_sink_totals(void *ctx, const struct ct_totals *t)

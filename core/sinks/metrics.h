@@ -44,7 +44,7 @@ enum ct_mtype { CT_MT_COUNTER, CT_MT_GAUGE, CT_MT_HISTOGRAM };
 
 enum ct_mfam {
 	CT_MF_CALLS, CT_MF_DURATION, CT_MF_BYTES, CT_MF_MEMORY, CT_MF_ALLOCS,
-	CT_MF_LOST, CT_MF_PROBES, CT_MF_FOLDED, CT_MF_EXPORT_FAILED, CT_MF_N
+	CT_MF_LOST, CT_MF_PROBES, CT_MF_FOLDED, CT_MF_EXPORT_FAILED, CT_MF_HUNG, CT_MF_N
 };
 
 struct ct_mfamily {
@@ -154,6 +154,8 @@ struct ct_msnap {
 int ct_metrics_init(struct ct_metrics *m, const struct ct_metrics_conf *conf, uint64_t now_ns);
 void ct_metrics_free(struct ct_metrics *m);
 int ct_metrics_event(struct ct_metrics *m, const struct ct_event *ev);
+/* cudatracer_hung_calls: a call stuck (+1), or ended or gone (-1). */
+int ct_metrics_hang(struct ct_metrics *m, const struct ct_hang *h);
 /* Aggregate mode: the kernel's counts since the start, as increments. */
 int ct_metrics_totals(struct ct_metrics *m, const struct ct_totals *t);
 void ct_metrics_stats(struct ct_metrics *m, const struct ct_run_stats *st);
@@ -187,6 +189,7 @@ struct ct_metric_sink {
 
 int ct_metric_sink_event(void *ctx, const struct ct_event *ev);
 int ct_metric_sink_totals(void *ctx, const struct ct_totals *t);
+int ct_metric_sink_hang(void *ctx, const struct ct_hang *h);
 void ct_metric_sink_stats(void *ctx, const struct ct_run_stats *st);
 void ct_metric_sink_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns);
 /* The model, started now. */

@@ -15,6 +15,7 @@
 #include <sys/random.h>
 #include <time.h>
 #include "sinks/endpoint.h"
+#include "sinks/hangtext.h"
 #include "sinks/metrics.h"
 #include "sinks/push.h"
 #include "sinks/sink.h"
@@ -25,6 +26,7 @@ enum { KIND_METRICS, KIND_TRACES };
 
 struct ospan {
 	const char *plugin, *api, *result_name;
+	const char *hang; /* a hang's state (stuck, ended, gone); NULL: a call's span */
 	int64_t result;
 	bool is_error, has_result;
 	uint32_t pid, tid;
@@ -219,7 +221,14 @@ static void traces_request(struct ct_pb *w, struct otlp_ctx *o, const struct spa
 			if (sp->result_name)
 				kv_str(w, 9, "cudatracer.result", sp->result_name);
 		}
-		if (sp->is_error) {
+		if (sp->hang)
+			kv_str(w, 9, "cudatracer.hang", sp->hang);
+		if (sp->hang && !strcmp(sp->hang, ct_hang_state_name(CT_HANG_STUCK))) {
+			ct_pb_begin(w, 15);
+			ct_pb_str(w, 2, "in flight past tracer.hang_timeout");
+			ct_pb_u64(w, 3, 2); /* STATUS_CODE_ERROR */
+			ct_pb_end(w);
+		} else if (sp->is_error) {
 			ct_pb_begin(w, 15);
 			ct_pb_str(w, 2, sp->result_name ? sp->result_name : "error");
 			ct_pb_u64(w, 3, 2); /* STATUS_CODE_ERROR */
@@ -316,24 +325,21 @@ static int otlp_open(void *ctx)
 	return ct_push_start(&o->push);
 }
 
-static void take_span(struct otlp_ctx *o, const struct ct_event *ev)
+static struct ospan *new_span(struct otlp_ctx *o, const struct ct_event *ev)
 {
 	struct ospan *sp;
 
-	if (!(ev->is_error && o->span_errors) &&
-	    (ev->entry_only || !o->span_slower_ns || ev->dur_ns < o->span_slower_ns))
-		return;
 	if (!o->batch) {
 		o->batch = malloc(sizeof(*o->batch) + o->max_spans * sizeof(struct ospan));
 		if (!o->batch) {
 			o->spans_dropped++;
-			return;
+			return NULL;
 		}
 		o->batch->n = 0;
 	}
 	if (o->batch->n >= o->max_spans) {
 		o->spans_dropped++;
-		return;
+		return NULL;
 	}
 	sp = &o->batch->v[o->batch->n++];
 	*sp = (struct ospan){
@@ -343,6 +349,25 @@ static void take_span(struct otlp_ctx *o, const struct ct_event *ev)
 		.dur_ns = ev->dur_ns,
 	};
 	snprintf(sp->comm, sizeof(sp->comm), "%s", ev->comm ? ev->comm : "");
+	return sp;
+}
+
+static void take_span(struct otlp_ctx *o, const struct ct_event *ev)
+{
+	if ((ev->is_error && o->span_errors) ||
+	    (!ev->entry_only && o->span_slower_ns && ev->dur_ns >= o->span_slower_ns))
+		new_span(o, ev);
+}
+
+/* A hang, with spans: the call's span so far (stuck), or whole (ended, gone). */
+static int otlp_hang(void *ctx, const struct ct_hang *h)
+{
+	struct otlp_ctx *o = ctx;
+	struct ospan *sp = o->spans && o->max_spans ? new_span(o, h->call) : NULL;
+
+	if (sp)
+		sp->hang = ct_hang_state_name(h->state);
+	return ct_metrics_hang(&o->ms.m, h);
 }
 
 static int otlp_event(void *ctx, const struct ct_event *ev)
@@ -403,6 +428,7 @@ const struct ct_sink_ops ct_sink_otlp = {
 	.close = otlp_close,
 	.destroy = otlp_destroy,
 	.proc_exit = ct_metric_sink_proc_exit,
+	.hang = otlp_hang,
 	.totals = ct_metric_sink_totals,
 	.stats = ct_metric_sink_stats,
 };

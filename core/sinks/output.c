@@ -347,6 +347,20 @@ void ct_output_gpu(struct ct_output *o, const struct ct_gpu_event *g)
 	}
 }
 
+void ct_output_hang(struct ct_output *o, const struct ct_hang *h)
+{
+	for (int i = 0; i < o->conf->n_sinks; i++) {
+		struct ct_sink_conf *s = &o->conf->sinks[i];
+		int err;
+
+		if (o->dead[i] || !s->ops->hang)
+			continue;
+		err = s->ops->hang(s->ctx, h);
+		if (err)
+			sink_failed(o, i, "writing a hang", -err);
+	}
+}
+
 void ct_output_nvtx(struct ct_output *o, const struct ct_nvtx_event *r)
 {
 	for (int i = 0; i < o->conf->n_sinks; i++) {

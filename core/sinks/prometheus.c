@@ -499,6 +499,7 @@ const struct ct_sink_ops ct_sink_prometheus = {
 	.close = prom_close,
 	.destroy = prom_destroy,
 	.proc_exit = ct_metric_sink_proc_exit,
+	.hang = ct_metric_sink_hang,
 	.totals = ct_metric_sink_totals,
 	.stats = ct_metric_sink_stats,
 };

@@ -13,6 +13,7 @@ extern const struct ct_sink_ops ct_sink_html;
 extern const struct ct_sink_ops ct_sink_prometheus;
 extern const struct ct_sink_ops ct_sink_remote_write;
 extern const struct ct_sink_ops ct_sink_otlp;
+extern const struct ct_sink_ops ct_sink_sqlite;
 
 const struct ct_sink_ops *const ct_sink_types[] = {
 	&ct_sink_text,
@@ -25,6 +26,7 @@ const struct ct_sink_ops *const ct_sink_types[] = {
 	&ct_sink_prometheus,
 	&ct_sink_remote_write,
 	&ct_sink_otlp,
+	&ct_sink_sqlite,
 	NULL,
 };
 

@@ -249,6 +249,7 @@ const struct ct_sink_ops ct_sink_remote_write = {
 	.close = rw_close,
 	.destroy = rw_destroy,
 	.proc_exit = ct_metric_sink_proc_exit,
+	.hang = ct_metric_sink_hang,
 	.totals = ct_metric_sink_totals,
 	.stats = ct_metric_sink_stats,
 };

@@ -97,6 +97,9 @@ struct ct_sink_ops {
 	/* A kernel, copy or set the GPU executed (--gpu-activity); NULL: the
 	 * sink shows API calls only and GPU activity passes it by. */
 	int (*gpu)(void *ctx, const struct ct_gpu_event *g);
+	/* A call in flight past tracer.hang_timeout, or its end (event.h's
+	 * struct ct_hang); NULL: the sink does not show hangs. */
+	int (*hang)(void *ctx, const struct ct_hang *h);
 	/* An NVTX range that ended or a mark (docs/nvtx.md); NULL: the sink
 	 * shows NVTX only as the calls' and kernels' `nvtx` lists. */
 	int (*nvtx)(void *ctx, const struct ct_nvtx_event *r);
@@ -127,5 +130,9 @@ void ct_json_str(FILE *out, const char *s);
 size_t ct_json_field_max(const struct ct_field *f);
 void ct_json_field_sb(struct ct_sb *b, const struct ct_field *f);
 char *ct_json_field_w(char *w, const struct ct_field *f);
+/* {"devPtr":"0x7f..","size":4096}: an event's decoded arguments as one JSON
+ * object, the values as jsonl writes them, NUL-terminated, replacing what
+ * b held; -ENOMEM. */
+int ct_args_json(struct ct_sb *b, const struct ct_event *ev);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Output helpers shared by several sinks: see sinkio.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -54,6 +55,26 @@ static void out_user(struct out_user *u)
 		u->sudo_uid = uid;
 		u->sudo_gid = gid;
 	}
+}
+
+bool ct_fd_opened_again(int fd, const struct stat *st)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		struct stat o;
+		int n = atoi(e->d_name);
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || n == fd || n == dirfd(d))
+			continue;
+		found = !fstat(n, &o) && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+	}
+	closedir(d);
+	return found;
 }
 
 /* /dev/null, /dev/zero and /dev/full: writes go nowhere (or fail, for

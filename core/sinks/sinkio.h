@@ -58,6 +58,13 @@ enum ct_out_mode { CT_OUT_EMPTY, CT_OUT_NEW, CT_OUT_APPEND };
 int ct_out_open_mode(const char *what, const char *path, enum ct_out_mode mode, FILE **out);
 
 struct stat;
+/*
+ * Whether another descriptor of this process is open on the file fd is
+ * (st: fd's fstat): a library given /proc/self/fd/N (SQLite) resolves it to
+ * a path and opens that, which could name another file by then; checked
+ * after it opened, before anything is read or written through it.
+ */
+bool ct_fd_opened_again(int fd, const struct stat *st);
 /* /dev/null, /dev/zero or /dev/full: a write goes nowhere (or fails). */
 bool ct_out_is_dev_null(const struct stat *st);
 

@@ -92,6 +92,40 @@ char *ct_stack_json_w(char *w, const struct ct_callstack *cs)
 	return w;
 }
 
+size_t ct_py_stack_json_max(const struct ct_py_frames *fr)
+{
+	size_t n = 16;
+
+	for (uint32_t i = 0; i < fr->n; i++)
+		n += 6 * (strlen(fr->f[i].function) + strlen(fr->f[i].file)) + 64 +
+		     (fr->f[i].why ? 6 * strlen(fr->f[i].why) + 16 : 0);
+	return n;
+}
+
+char *ct_py_stack_json_w(char *w, const struct ct_py_frames *fr)
+{
+	*w++ = '[';
+	for (uint32_t i = 0; i < fr->n; i++) {
+		const struct ct_py_frame_info *f = &fr->f[i];
+
+		if (i)
+			*w++ = ',';
+		w = ct_w_lit(w, "{\"function\":");
+		w = ct_w_json_str(w, f->function);
+		w = ct_w_lit(w, ",\"file\":");
+		w = ct_w_json_str(w, f->file);
+		w = ct_w_lit(w, ",\"line\":");
+		w = ct_w_u64(w, (uint64_t)(f->line > 0 ? f->line : 0));
+		if (f->why) {
+			w = ct_w_lit(w, ",\"why\":");
+			w = ct_w_json_str(w, f->why);
+		}
+		*w++ = '}';
+	}
+	*w++ = ']';
+	return w;
+}
+
 /* Names from the traced process's files, escaped for a terminal. */
 void ct_frame_text(const struct ct_frame_info *f, char *buf, size_t n)
 {

@@ -19,6 +19,10 @@
 size_t ct_stack_json_max(const struct ct_callstack *cs);
 /* [{"function":...,"offset":...,"module":...,"addr":...}, ...] */
 char *ct_stack_json_w(char *w, const struct ct_callstack *cs);
+/* Python frames as a JSON array ([{"function":..,"file":..,"line":N},...],
+ * docs/stacks-python.md), with room for ct_py_stack_json_max() bytes. */
+size_t ct_py_stack_json_max(const struct ct_py_frames *fr);
+char *ct_py_stack_json_w(char *w, const struct ct_py_frames *fr);
 
 /* One frame for people: "inner+0x1a (/path/app)", "[unknown] 0x1234 (/path/lib.so)",
  * "[truncated]", "train (model.py:42)". Cut to fit n. */

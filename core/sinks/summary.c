@@ -19,6 +19,7 @@
 #include "sinks/apistats.h"
 #include "sinks/collstats.h"
 #include "sinks/exited.h"
+#include "analysis/analysis.h"
 #include "sinks/kernstats.h"
 #include "sinks/gpustats.h"
 #include "sinks/nvtxstats.h"
@@ -46,6 +47,7 @@ struct summary_ctx {
 	struct ct_nvtxstats nvtx;
 	uint64_t keep_exited;
 	struct ct_exited exited;
+	struct ct_an_sink an; /* why the GPU was idle, after the table (docs/analysis.md) */
 };
 
 static const struct ct_key summary_keys[] = {
@@ -897,6 +899,8 @@ static int summary_event(void *ctx, const struct ct_event *ev)
 	if (!err)
 		err = ct_gpustats_call(&s->gpu, ev);
 	if (!err)
+		err = ct_an_sink_event(&s->an, ev);
+	if (!err)
 		err = ct_nvtxstats_call(&s->nvtx, ev);
 	return err ? err : ct_collstats_add(&s->coll, ev);
 }
@@ -907,6 +911,8 @@ static int summary_gpu(void *ctx, const struct ct_gpu_event *g)
 
 	int err = ct_gpustats_gpu(&s->gpu, g);
 
+	if (!err)
+		err = ct_an_sink_gpu(&s->an, g);
 	if (!err)
 		err = ct_nvtxstats_gpu(&s->nvtx, g);
 	return err ? err : ct_collstats_gpu(&s->coll, g);
@@ -955,7 +961,16 @@ static void summary_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
 
 static int summary_close(void *ctx, const struct ct_run_stats *rs)
 {
-	return summary_write(ctx, rs, true);
+	struct summary_ctx *s = ctx;
+	int err = summary_write(ctx, rs, true);
+
+	if (!err && ct_an_sink_has_answer(&s->an) && s->fmt == FMT_TABLE) {
+		ct_an_finish(&s->an.an);
+		ct_an_write_text(&s->an.an, s->c.out);
+		if (fflush(s->c.out))
+			err = -errno;
+	}
+	return err;
 }
 
 static void summary_destroy(void *ctx)
@@ -968,6 +983,7 @@ static void summary_destroy(void *ctx)
 	ct_gpustats_free(&s->gpu);
 	ct_nvtxstats_free(&s->nvtx);
 	ct_exited_free(&s->exited);
+	ct_an_sink_free(&s->an);
 }
 
 const struct ct_sink_ops ct_sink_summary = {

@@ -232,6 +232,11 @@ const struct ct_elf_seg *ct_elf_segs(const struct ct_elf *e, size_t *n)
 	return e->segs;
 }
 
+Elf *ct_elf_handle(const struct ct_elf *e)
+{
+	return e->elf;
+}
+
 int ct_elf_fd(const struct ct_elf *e)
 {
 	return e->fd;
@@ -485,37 +490,43 @@ int ct_elf_info(const char *path, bool *has_symtab)
 
 /* ---- by offset -------------------------------------------------------- */
 
+int ct_elf_funcs_put(struct ct_elf_funcs *t, uint64_t off, uint64_t size, const char *name, size_t name_len,
+		     uint8_t rank)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct ct_elf_addr *nf = realloc(t->fns, cap * sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		t->fns = nf;
+		t->cap = cap;
+	}
+	if (t->names_len + name_len + 1 > t->names_cap) {
+		size_t cap = (t->names_cap ? t->names_cap * 2 : 4096) + name_len + 1;
+		char *nn = realloc(t->names, cap);
+
+		if (!nn)
+			return -ENOMEM;
+		t->names = nn;
+		t->names_cap = cap;
+	}
+	memcpy(t->names + t->names_len, name, name_len);
+	t->names[t->names_len + name_len] = 0;
+	t->fns[t->n++] = (struct ct_elf_addr){ off, size, t->names_len, rank };
+	t->names_len += name_len + 1;
+	return 0;
+}
+
 int ct_elf_funcs_add(struct ct_elf_funcs *t, struct ct_elf *e)
 {
 	struct ct_elf_fn fn;
 	size_t pos = 0;
+	int err;
 
-	while (ct_elf_next_fn(e, &pos, &fn)) {
-		if (fn.kind != CT_ELF_FUNC)
-			continue;
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? t->cap * 2 : 256;
-			struct ct_elf_addr *nf = realloc(t->fns, cap * sizeof(*nf));
-
-			if (!nf)
-				return -ENOMEM;
-			t->fns = nf;
-			t->cap = cap;
-		}
-		if (t->names_len + fn.name_len + 1 > t->names_cap) {
-			size_t cap = (t->names_cap ? t->names_cap * 2 : 4096) + fn.name_len + 1;
-			char *nn = realloc(t->names, cap);
-
-			if (!nn)
-				return -ENOMEM;
-			t->names = nn;
-			t->names_cap = cap;
-		}
-		memcpy(t->names + t->names_len, fn.name, fn.name_len);
-		t->names[t->names_len + fn.name_len] = 0;
-		t->fns[t->n++] = (struct ct_elf_addr){ fn.off, fn.size, t->names_len, fn.rank };
-		t->names_len += fn.name_len + 1;
-	}
+	while (ct_elf_next_fn(e, &pos, &fn))
+		if (fn.kind == CT_ELF_FUNC && (err = ct_elf_funcs_put(t, fn.off, fn.size, fn.name, fn.name_len, fn.rank)))
+			return err;
 	return 0;
 }
 

@@ -105,6 +105,9 @@ int ct_elf_open_path(const char *path, struct ct_elf **out);
 
 void ct_elf_close(struct ct_elf *e);
 
+/* libelf's handle of it (section and program headers). */
+Elf *ct_elf_handle(const struct ct_elf *e);
+
 /* The descriptor being read (to fstat it). */
 int ct_elf_fd(const struct ct_elf *e);
 
@@ -188,6 +191,9 @@ struct ct_elf_funcs {
 };
 
 int ct_elf_funcs_add(struct ct_elf_funcs *t, struct ct_elf *e);
+/* One function of its own (rank: below every symbol's, 0, to lose to any). 0 or -ENOMEM. */
+int ct_elf_funcs_put(struct ct_elf_funcs *t, uint64_t off, uint64_t size, const char *name, size_t name_len,
+		     uint8_t rank);
 /* Sort by offset and keep the best name at each. */
 void ct_elf_funcs_sort(struct ct_elf_funcs *t);
 /* The index of the function covering file offset `off`, or -1. */

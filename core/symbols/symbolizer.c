@@ -17,6 +17,7 @@
 #include "symbols/demangle.h"
 #include "symbols/elf.h"
 #include "symbols/srcline.h"
+#include "symbols/cudareg.h"
 #include "symbols/symbolizer.h"
 #include "symbols/unwind.h"
 #include "util/log.h"
@@ -28,6 +29,11 @@ struct sym_file {
 	char **names;          /* per function, made on first use (ct_name_keep) */
 	struct ct_srclines *lines; /* its DWARF line tables, read for the first frame in it; NULL: none */
 	bool lines_read;
+	/* The kernels its code registers (cudareg.c), by their host stub: read
+	 * for the first stub address its symbols do not name. */
+	struct ct_elf_funcs regs;
+	char **reg_names;
+	bool regs_read;
 	struct sym_file *next;
 };
 
@@ -159,6 +165,10 @@ static void file_free(struct sym_file *f)
 	for (size_t i = 0; f->names && i < f->funcs.n; i++)
 		free(f->names[i]);
 	free(f->names);
+	for (size_t i = 0; f->reg_names && i < f->regs.n; i++)
+		free(f->reg_names[i]);
+	free(f->reg_names);
+	ct_elf_funcs_free(&f->regs);
 	ct_srclines_close(f->lines);
 	ct_elf_funcs_free(&f->funcs);
 	free(f);
@@ -181,6 +191,56 @@ static const char *file_lookup_at(struct sym_file *f, uint64_t file_off, uint64_
 static const char *file_lookup(struct sym_file *f, uint64_t file_off)
 {
 	return file_lookup_at(f, file_off, NULL);
+}
+
+static int reg_put(void *ctx, uint64_t stub_off, const char *name, size_t len)
+{
+	struct sym_file *f = ctx;
+
+	/* One whose stub a symbol names already adds nothing. */
+	if (ct_elf_funcs_at(&f->funcs, stub_off) >= 0)
+		return 0;
+	return ct_elf_funcs_put(&f->regs, stub_off, 0, name, len, 0) ? -ENOMEM : 0;
+}
+
+/* The kernels m's file registers, once: read as its symbols were (mapped_file_path), the same file. */
+static void regs_load(struct sym_file *f, const struct sym_map *m, uint32_t pid)
+{
+	char path[4096];
+	struct ct_elf *e;
+	struct stat st;
+	int found = -ENOENT;
+
+	f->regs_read = true;
+	for (int cand = 0; cand < 3 && found == -ENOENT; cand++) {
+		mapped_file_path(m, pid, cand, path, sizeof(path));
+		if (ct_elf_open_path(path, &e))
+			continue;
+		if (!fstat(ct_elf_fd(e), &st) && major(st.st_dev) == (m->dev >> 32) &&
+		    minor(st.st_dev) == (uint32_t)m->dev && st.st_ino == m->ino)
+			found = ct_cudareg_scan(e, reg_put, f);
+		ct_elf_close(e);
+	}
+	if (found < 0 || !f->regs.n)
+		return;
+	ct_elf_funcs_sort(&f->regs);
+	f->reg_names = calloc(f->regs.n, sizeof(*f->reg_names));
+	ct_dbg("symbolizer: %s registers %d kernels, %zu of them not named by its symbols", m->path, found,
+	       f->regs.n);
+}
+
+/* A kernel's host stub at file_off, by the registration that named it. */
+static const char *reg_lookup(struct sym_file *f, const struct sym_map *m, uint32_t pid, uint64_t file_off)
+{
+	long i;
+
+	if (!f->regs_read)
+		regs_load(f, m, pid);
+	if (!f->reg_names || (i = ct_elf_funcs_at(&f->regs, file_off)) < 0)
+		return NULL;
+	if (!f->reg_names[i])
+		f->reg_names[i] = ct_name_keep(ct_elf_funcs_name(&f->regs, i), SIZE_MAX);
+	return f->reg_names[i];
 }
 
 /* ---- processes ------------------------------------------------------ */
@@ -395,6 +455,8 @@ const char *ct_sym_lookup(uint32_t pid, uint64_t addr)
 			return NULL; /* the file could not be read now: ask again next time */
 		}
 		name = file_lookup(m->file, addr - m->start + m->pgoff);
+		if (!name)
+			name = reg_lookup(m->file, m, pid, addr - m->start + m->pgoff);
 	}
 	/* A failed put only costs a repeated lookup. */
 	ct_u64map_put(&p->addrs, addr, (void *)(name ? name : unknown_name));

@@ -62,8 +62,9 @@ class Daemon:
     """cudatracer --daemon -c TMP/cudatracer.ini -v; stopped (SIGTERM, then
     SIGKILL) and its folder removed at exit whatever the test did."""
 
-    def __init__(self, make_conf):
-        """make_conf(daemon): the config's text (daemon.path() names files in its folder)."""
+    def __init__(self, make_conf, comm=LOOP[:15]):
+        """make_conf(daemon): the config's text (daemon.path() names files in its folder);
+        comm: the only command name traced (filter.comm)."""
         cttest.need_root()
         self.loop = cttest.program(LOOP)
         self.tmp = tempfile.mkdtemp(prefix="ctdaemon.")
@@ -76,7 +77,7 @@ class Daemon:
         self.msgs = []
         threading.Thread(target=self.listen, daemon=True).start()
         self.log = open(os.path.join(self.tmp, "daemon.log"), "w+")  # noqa: SIM115
-        argv = [cttest.TRACER, "--daemon", "-c", self.conf, "-v", "-C", "filter.comm=" + LOOP[:15],
+        argv = [cttest.TRACER, "--daemon", "-c", self.conf, "-v", "-C", "filter.comm=" + comm,
                 "-C", "tracer.scan_execs=false"]
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.log,
                                      env=dict(os.environ, NOTIFY_SOCKET=os.path.join(self.tmp, "notify")))

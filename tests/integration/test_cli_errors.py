@@ -53,7 +53,7 @@ def main():
     # -o names the option as written, not an internal section name or a line 0.
     p = run(["-o", "yaml", "--list-apis"])
     t.check(p.returncode == 2 and p.stderr == "cudatracer: error: -o yaml: unknown sink type 'yaml' (one of: text, "
-            "jsonl, summary, csv, chrome, memory, html, prometheus, remote_write, otlp)\n", p.stderr)
+            "jsonl, summary, csv, chrome, memory, html, prometheus, remote_write, otlp, sqlite)\n", p.stderr)
     p = run(["-o", "out=yaml:/tmp/x", "--list-apis"])
     t.check(p.returncode == 2 and "-o out=yaml:/tmp/x: unknown sink type 'yaml' (one of: text," in p.stderr, p.stderr)
     p = run(["--config-help=yaml"])

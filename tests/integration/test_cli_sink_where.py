@@ -12,7 +12,8 @@ import tempfile
 
 import cttest as t
 
-TYPES = ("text", "jsonl", "summary", "csv", "chrome", "memory", "html", "prometheus", "remote_write", "otlp")
+TYPES = ("text", "jsonl", "summary", "csv", "chrome", "memory", "html", "prometheus", "remote_write", "otlp",
+         "sqlite")
 
 
 def run(args, cwd):

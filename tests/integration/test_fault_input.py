@@ -93,10 +93,10 @@ def main():
     expect(["-c", c], [], rc=2, part="%s:2: bad value 'lots' for tracer.ringbuf_size" % c)
     c = conf("[sink.a]\ntype = yaml\n")
     expect(["-c", c], [E + "%s:2: sink 'a': unknown sink type 'yaml' (one of: text, jsonl, summary, csv, chrome, "
-                       "memory, html, prometheus, remote_write, otlp)" % c], rc=2)
+                       "memory, html, prometheus, remote_write, otlp, sqlite)" % c], rc=2)
     c = conf("[sink.a]\npath = /tmp/x\n")
     expect(["-c", c], [E + "%s:1: sink 'a' has no type (set sink.a.type to one of: text, jsonl, summary, csv, "
-                       "chrome, memory, html, prometheus, remote_write, otlp)" % c], rc=2)
+                       "chrome, memory, html, prometheus, remote_write, otlp, sqlite)" % c], rc=2)
     c = conf("[tracing]\nplugins = cudart\n")
     expect(["-c", c], [], rc=2, part="%s:2: unknown section [tracing]" % c)
     missing = os.path.join(TMP, "missing.ini")

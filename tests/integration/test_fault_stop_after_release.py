@@ -51,6 +51,9 @@ def start(marked):
     env = dict(os.environ)
     if marked:
         env["CUDATRACER_TEST_HOLD_MS"] = "300"
+        # The SIGSTOP alone holds it, as where ptrace cannot (another tracer
+        # has the task): under ptrace a SIGCONT does not end the hold.
+        env["CUDATRACER_TEST_NO_PTRACE"] = "1"
     return subprocess.Popen([t.TRACER, "--no-config", "-v", "--plugin", "cudart", "-o", "jsonl:/dev/null",
                              "--", "sh", "-c", SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)

@@ -76,6 +76,7 @@ def check_events(tr, out):
         kernel(s, 3000, 7, "vecAdd(float*, float const*, int)", corr(7, tid, "cudaLaunchKernel", t0)),
         {"ts_ns": s + 10000 + wall, "kind": "gpu", "op": "memcpy", "pid": out["pid"], "device": 1, "context": 1,
          "stream": 7, "end_ns": s + 60000 + wall, "dur_ns": 50000, "bytes": 1 << 20, "copy_kind": "HtoD",
+         "src_kind": "pageable", "dst_kind": "device",
          "correlation": corr(9, tid, "cudaMemcpyAsync", t0 + 1)},
         # its call came in the next buffer: joined all the same
         kernel(s + 80000, 2000, 13, "void ct::scale<float>(float*, float, int)",

@@ -13,7 +13,7 @@ tracer when another tool's injection is set. Kernels: tests/programs/gpu_activit
 leaves open; every kernel and copy whose launching call came gets the
 range, through that call's thread and time, and the summary adds their GPU
 time to it. `cudatracer report` of a trace gives the same lines, lists and
-table."""
+table; the sqlite sink's `ranges` rows are the range and mark lines."""
 import json
 import os
 import subprocess
@@ -54,6 +54,9 @@ path = @TMP@/out.txt
 type = summary
 format = json
 path = @TMP@/summary.json
+[sink.db]
+type = sqlite
+path = @TMP@/trace.db
 """
 
 
@@ -119,6 +122,19 @@ def check_summary(tr, what):
             "%s: the json summary's nvtx\n got: %s" % (what, js), tr)
 
 
+def check_sqlite(tr, what):
+    """The sqlite sink's `ranges` rows are the jsonl's range and mark lines."""
+    import sqlite3
+    db = sqlite3.connect(os.path.join(tr.files, "trace.db"))
+    rows = db.execute("SELECT ts_ns, end_ns, pid, tid, domain, name, depth, mark, open FROM ranges ORDER BY id")
+    got = [tuple(r) for r in rows]
+    db.close()
+    want = [(e["ts_ns"], e.get("end_ns", e["ts_ns"]), e["pid"], e["tid"], e["domain"], e["name"], e.get("depth", -1),
+             int(e["kind"] == "mark"), int(e.get("open", False)))
+            for e in tr.events if e.get("kind") in ("range", "mark")]
+    t.check(got == want, "%s: sqlite ranges\n got: %s\nwant: %s" % (what, got, want), tr)
+
+
 def check_report(tr, what):
     """`cudatracer report` of the trace: the same range and mark lines, the same lists, the same table."""
     out = os.path.join(tr.files, "report.jsonl")
@@ -151,6 +167,7 @@ def check_trace(tr, what):
     check_chrome(tr, what, tids)
     check_summary(tr, what)
     check_report(tr, what)
+    check_sqlite(tr, what)
     with open(os.path.join(tr.files, "out.txt"), "rb") as f:
         text = f.read().decode()
     t.check("mark bell\\x07\\x1b[2J\n" in text and "\x1b" not in text and "\x07" not in text and

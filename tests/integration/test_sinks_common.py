@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import os
+import sqlite3
 import subprocess
 import tempfile
 
@@ -100,6 +101,10 @@ path = @TMP@/memory.txt
 [sink.html]
 type = html
 path = @TMP@/report.html
+[sink.db]
+type = sqlite
+path = @TMP@/run.db
+batch = 7
 """
 
 
@@ -155,7 +160,21 @@ def files(tmp):
     with open(os.path.join(tmp, "report.html")) as f:
         out["html"] = f.read()
     assert out["html"].rstrip().endswith("</html>"), "html report is cut short"
+    out["db"] = read_db(os.path.join(tmp, "run.db"))
     return out
+
+
+def read_db(path):
+    """The sqlite sink's calls, each as a dict; the database must be whole."""
+    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    try:
+        ok = db.execute("PRAGMA integrity_check").fetchall()
+        assert ok == [("ok",)], "%s: integrity_check: %r" % (path, ok)
+        assert db.execute("PRAGMA user_version").fetchone() == (1,), "user_version"
+        db.row_factory = sqlite3.Row
+        return [dict(r) for r in db.execute("SELECT * FROM calls ORDER BY id")]
+    finally:
+        db.close()
 
 
 def check_consistent(d, trace=None):
@@ -175,6 +194,11 @@ def check_consistent(d, trace=None):
     cttest.check([r["api"] for r in d["csv"]] == [e["api"] for e in ev], "csv order", trace)
     cttest.check([int(r["ts_ns"]) for r in d["csv"]] == [e["ts_ns"] for e in ev], "csv ts", trace)
     cttest.check("%d calls from" % n in d["html"], "html total calls", trace)
+    # the database: a row a call, the same values (batches of 7: the last one partial)
+    cttest.check(len(d["db"]) == n, "the database has %d calls, jsonl %d" % (len(d["db"]), n), trace)
+    cttest.check([(r["ts_ns"], r["api"], r["dur_ns"], r["tid"], json.loads(r["args"])) for r in d["db"]] ==
+                 [(e["ts_ns"], e["api"], e.get("dur_ns"), e["tid"], e["args"]) for e in ev],
+                 "database rows differ from the jsonl events", trace)
 
 
 def tmpdir():

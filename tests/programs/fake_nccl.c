@@ -12,6 +12,10 @@
  * ncclCommSplit are local: their collectives wait for nobody. A split's
  * rank is its key and its size key + 1, so that a test can tell them from
  * the parent's.
+ *
+ * FAKE_NCCL_HANG_AT=K: the K-th ncclAllReduce on a communicator never
+ * returns (it waits in pause(), a syscall), as a rank whose peer never
+ * comes; the process goes on until a signal ends it (the hang tests).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,7 +115,12 @@ ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
 			   ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
+	const char *hang = getenv("FAKE_NCCL_HANG_AT");
+
 	comm->seq++;
+	if (hang && strtoul(hang, NULL, 10) == comm->seq)
+		for (;;)
+			pause();
 	return barrier(comm, "allreduce");
 }
 

@@ -240,6 +240,8 @@ static void emit_records(void *rt, const char *key)
 
 		m->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
 		m->copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+		m->srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+		m->dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
 		m->bytes = 1 << 20;
 		m->start = t + 10000;
 		m->end = t + 10000 + 50000;

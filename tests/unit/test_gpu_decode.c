@@ -203,7 +203,8 @@ static void test_copy_and_set(void **state)
 	struct ct_gpu_sink s = sink_new();
 	struct batch b = { .len = 0 };
 	struct ct_w_memcpy m = { .start = 100, .end = 600, .bytes = 1 << 20, .correlation = 8,
-				 .rt_correlation = 9, .device = 0, .context = 1, .stream = 3, .copy_kind = 1 };
+				 .rt_correlation = 9, .device = 0, .context = 1, .stream = 3, .copy_kind = 1,
+				 .src_kind = 1, .dst_kind = 3 };
 	struct ct_w_memset z = { .start = 700, .end = 900, .bytes = 4096, .correlation = 0, .device = 0,
 				 .context = 1, .stream = 3, .value = 0xab };
 
@@ -218,6 +219,8 @@ static void test_copy_and_set(void **state)
 	assert_int_equal(got.ev[0].kind, CT_GPU_MEMCPY);
 	assert_int_equal(got.ev[0].bytes, 1 << 20);
 	assert_string_equal(got.ev[0].copy_kind, "HtoD");
+	assert_string_equal(got.ev[0].src_kind, "pageable");
+	assert_string_equal(got.ev[0].dst_kind, "device");
 	assert_int_equal(got.ev[0].correlation, 9);
 	assert_string_equal(got.api[0], "cudaMemcpyAsync");
 	assert_int_equal(got.ev[1].kind, CT_GPU_MEMSET);
@@ -226,6 +229,7 @@ static void test_copy_and_set(void **state)
 	assert_int_equal(s.stats.copies, 1);
 	assert_int_equal(s.stats.sets, 1);
 	assert_string_equal(ct_gpu_copy_kind(200), "unknown");
+	assert_string_equal(ct_gpu_memory_kind(200), "unknown");
 	ct_gpu_finish(&s);
 }
 

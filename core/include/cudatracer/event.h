@@ -172,6 +172,33 @@ struct ct_event {
 };
 
 /*
+ * A call in flight longer than tracer.hang_timeout (docs/events.md, kind
+ * "hang"): told once when it passes the timeout (stuck), and once more when
+ * it ends: it returned (ended, with its whole duration), or its process
+ * exited, or its thread left it unseen (gone). Only collectives and
+ * synchronizations are watched. Sinks get these through their `hang`
+ * callback.
+ */
+enum ct_hang_state { CT_HANG_STUCK, CT_HANG_ENDED, CT_HANG_GONE };
+
+struct ct_hang {
+	enum ct_hang_state state;
+	/* The call as it was at entry: its arguments, communicator, stacks
+	 * (taken at entry); dur_ns is its time in the call so far (stuck, gone)
+	 * or its whole duration (ended). has_result only when ended. */
+	const struct ct_event *call;
+	uint64_t timeout_ns;  /* tracer.hang_timeout */
+	uint64_t ts_ns;       /* wall clock of this report */
+	uint32_t stuck_in_pid; /* calls of the call's process stuck now, after this report */
+	/* A collective's communicator as the ranks this tracer sees it: the
+	 * rank furthest behind (the fewest collectives begun on it), when one
+	 * is behind this call's; behind_rank -1: none is, or none is known. */
+	int32_t behind_rank;
+	uint32_t behind_pid;
+	uint64_t behind_seq;  /* the last collective that rank began on it */
+};
+
+/*
  * What the GPU did (--gpu-activity, docs/gpu.md): one kernel, copy or set
  * executed on a device, from CUPTI's activity records, with the API call
  * that launched it. Sinks get these through their `gpu` callback.
@@ -201,6 +228,10 @@ struct ct_gpu_event {
 	uint64_t launch_mono_ns, launch_ts_ns;
 	/* The GPU, when the process holds exactly one open (as ct_event's); NULL otherwise. */
 	const struct ct_gpu_info *gpu;
+	/* Copies: the memory on each side, "pageable", "pinned", "device",
+	 * "array", "managed", ... (CUPTI's memory kind); NULL for others. A
+	 * pageable side makes the driver stage the copy (docs/analysis.md). */
+	const char *src_kind, *dst_kind;
 	/* The launching thread's NVTX push/pop ranges open when it launched
 	 * this, outermost first, as ct_event's; n_nvtx 0: none (or not known). */
 	const char *const *nvtx;
