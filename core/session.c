@@ -29,6 +29,9 @@
 #include "decode/decode.h"
 #include "decode/device.h"
 #include "decode/gpu.h"
+#include "decode/nvtx.h"
+#include "ct_nvtx.h"
+#include "capture/ownlib.h"
 #include "capture/gpu.h"
 #include "capture/guard.h"
 #include "symbols/demangle.h"
@@ -100,6 +103,11 @@ struct session {
 	uint64_t gpu_messages; /* what the injection libraries said */
 	struct ct_gpu_source gpu_src;
 	struct ct_gpu_sink gpu_sink;
+	/* NVTX (docs/nvtx.md): the injection given to a command, the nvtx
+	 * plugin's index (-1: none), the ranges of its processes. */
+	char nvtx_path[PATH_MAX];
+	int nvtx_plugin;
+	struct ct_nvtx nvtx;
 	bool inproc;           /* --engine inproc: the command's preload library writes s->shm */
 	struct ct_shmring shm;
 	/* System-wide: the processes whose exit the watcher is to tell (with
@@ -299,6 +307,12 @@ static int say_unmatched(int level, const char *key, const struct ct_list *globs
 	return missed;
 }
 
+/* The plugins the user named: all but NVTX's, which tracer.nvtx adds last. */
+static int named_plugins(const struct session *s)
+{
+	return s->n_plugins - (s->nvtx_path[0] && s->nvtx_plugin == s->n_plugins - 1);
+}
+
 /* Every pattern of the config checked against the plugins' APIs: one that
  * leaves nothing traced, or a stack word that means nothing, is an error;
  * one beside patterns that match, a warning. */
@@ -311,7 +325,7 @@ static int check_patterns(const struct session *s)
 
 	say_unmatched(CT_LOG_WARN, "tracer.entry_only", &c->tracer.entry_only, lp, s->n_plugins);
 	say_unmatched(CT_LOG_WARN, "tracer.timed", &c->tracer.timed, lp, s->n_plugins);
-	for (int i = 0; i < s->n_plugins; i++)
+	for (int i = 0; i < named_plugins(s); i++) /* NVTX's are always on */
 		for (size_t k = 0; k < lp[i].p->n_apis; k++)
 			on += s->enabled[i][k];
 	if (!on) {
@@ -353,9 +367,22 @@ static bool keep(const struct session *s, const struct ct_event *ev)
 static void on_gpu_event(void *ctx, const struct ct_gpu_event *g)
 {
 	struct session *s = ctx;
+	struct ct_gpu_event e = *g;
 
 	s->stats.gpu_events++;
-	ct_output_gpu(&s->out, g);
+	ct_nvtx_note_gpu(&s->nvtx, &e);
+	ct_output_gpu(&s->out, &e);
+}
+
+static void on_nvtx(void *ctx, const struct ct_nvtx_event *r)
+{
+	struct session *s = ctx;
+
+	if (r->mark)
+		s->stats.nvtx_marks++;
+	else
+		s->stats.nvtx_ranges++;
+	ct_output_nvtx(&s->out, r);
 }
 
 /* What the injection library in a traced process had to say (CUPTI missing, refused ...). */
@@ -579,6 +606,10 @@ static int on_record(void *ctx, void *data, size_t len)
 		s->stats.filtered++;
 		return 0;
 	}
+	if ((int)plugin == s->nvtx_plugin) { /* ranges and marks, not calls */
+		ct_nvtx_take(&s->nvtx, &s->ev);
+		return 0;
+	}
 	if (r->flags & CT_REC_HAS_PARENT) {
 		uint32_t pl = CT_CALL_PLUGIN(r->parent), api = CT_CALL_API(r->parent);
 
@@ -621,6 +652,7 @@ static void deliver(struct session *s)
 		else if (k && k->valid)
 			s->stats.launches_unnamed++;
 	}
+	ct_nvtx_note(&s->nvtx, &s->ev);
 	ct_output_event(&s->out, &s->ev);
 }
 
@@ -767,6 +799,7 @@ static void proc_exit(struct session *s, uint32_t pid)
 	ct_gpu_forget(&s->gpu_sink, pid);
 	if (s->hang_watch) /* its stuck calls are gone before the sinks forget it */
 		ct_hangs_proc_exit(&s->hangs, pid, now_ns(CLOCK_MONOTONIC));
+	ct_nvtx_proc_exit(&s->nvtx, pid, now_ns(CLOCK_MONOTONIC));
 	ct_output_proc_exit(&s->out, pid, now_ns(CLOCK_REALTIME));
 	ct_device_forget(pid);
 	ct_sym_forget(pid);
@@ -927,6 +960,8 @@ static int spawn_held(struct session *s)
 		if (got > 1 && go[1 + strlen(go + 1) + 1] &&
 		    setenv("CUDATRACER_CUPTI", go + 1 + strlen(go + 1) + 1, 1))
 			_exit(127);
+		if (s->nvtx_path[0] && setenv("NVTX_INJECTION64_PATH", s->nvtx_path, 1))
+			_exit(127);
 		if (s->inproc && inproc_env(s))
 			_exit(127);
 		execvp(s->target->argv[0], s->target->argv);
@@ -1014,7 +1049,7 @@ static int setup_inproc(struct session *s)
 	if (!err)
 		err = ct_inproc_specs(pl, s->n_plugins, &specs, &n);
 	if (!err)
-		err = ct_shmring_set_specs(&s->shm, specs, n, s->n_plugins > 1);
+		err = ct_shmring_set_specs(&s->shm, specs, n, named_plugins(s) > 1);
 	free(specs);
 	return err;
 }
@@ -1085,6 +1120,7 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 		.cgroup_fd = -1,
 		.stacks = &c->stacks,
 		.hang = s->hang_watch,
+		.runtimes = named_plugins(s),
 	};
 	int err;
 
@@ -1166,6 +1202,73 @@ on:
 	return 0;
 }
 
+/* One plugin of the session, its APIs chosen and its libraries watched
+ * for; one named twice is loaded once. */
+static int load_plugin(struct session *s, const char *name, char **dirs)
+{
+	const struct ct_config *c = s->conf;
+	int i = s->n_plugins, err;
+	struct ct_loaded_plugin *lp = &s->plugins[i];
+
+	err = ct_plugin_load_once(name, dirs, s->plugins, i);
+	if (err <= 0)
+		return err; /* 0: named twice */
+	s->n_plugins++; /* the cleanup unloads it from here on */
+	s->enabled[i] = calloc(lp->p->n_apis, sizeof(bool));
+	s->entry_only[i] = calloc(lp->p->n_apis, sizeof(bool));
+	if (!s->enabled[i] || !s->entry_only[i])
+		return -ENOMEM;
+	if (!strcmp(lp->p->name, "nvtx") && lp->p->n_apis == CT_NVTX_N) {
+		/* Every NVTX event, whatever the profile: a range is its push and its pop. */
+		s->nvtx_plugin = i;
+		memset(s->enabled[i], 1, CT_NVTX_N * sizeof(bool));
+	} else {
+		ct_session_select(c, lp->p, s->enabled[i]);
+	}
+	for (size_t k = 0; k < lp->p->n_apis; k++) {
+		enum ct_timing tm = ct_session_timing(c, &lp->p->apis[k]);
+
+		s->entry_only[i][k] = ct_timing_entry_only(tm);
+		if (s->enabled[i][k] && tm != CT_TIMING_TIMED)
+			ct_info("plugin %s: %s is %s", lp->p->name, lp->p->apis[k].symbol, ct_timing_names[tm]);
+	}
+	for (size_t k = 0; k < lp->p->n_libraries && s->n_patterns < CT_WATCH_PATTERNS; k++) {
+		s->patterns[s->n_patterns] = lp->p->libraries[k];
+		s->pattern_plugin[s->n_patterns++] = i;
+	}
+	return 0;
+}
+
+/*
+ * tracer.nvtx, a command only: NVTX loads NVTX_INJECTION64_PATH at a
+ * process's first NVTX call, which a running process has made already. A
+ * variable already set belongs to another tool (nsys): it is kept, and
+ * NVTX is left to it. The library runs in the command as the GPU
+ * activity's does: trusted as it is (ct_gpu_trust_library).
+ */
+static int nvtx_setup(struct session *s)
+{
+	const char *other = getenv("NVTX_INJECTION64_PATH");
+
+	if (!s->conf->tracer.nvtx || !s->target->argv || s->aggregate)
+		return 0;
+	if (other && *other) {
+		ct_warn("NVTX_INJECTION64_PATH is already set (%s): another tool takes the NVTX ranges; "
+			"they are not traced", other);
+		return 0;
+	}
+	if (ct_ownlib_find(CT_NVTX_LIBRARY, s->nvtx_path)) {
+		s->nvtx_path[0] = 0;
+		ct_info("no " CT_NVTX_LIBRARY " beside the tracer: NVTX ranges are not traced");
+		return 0;
+	}
+	if (ct_gpu_trust_library(s->nvtx_path, "tracer.nvtx")) {
+		s->nvtx_path[0] = 0;
+		return -EPERM;
+	}
+	return 0;
+}
+
 /* --gpu-activity -p: the library into the running process, now that its batches are read. */
 static void gpu_enter(struct session *s)
 {
@@ -1198,36 +1301,12 @@ static int setup(struct session *s)
 	if (err)
 		goto out;
 	/* The config checked the list: 1 to CT_MAX_PLUGINS names. */
-	for (size_t n = 0; n < c->tracer.plugins.n; n++) {
-		int i = s->n_plugins;
-		struct ct_loaded_plugin *lp = &s->plugins[i];
-
-		err = ct_plugin_load_once(c->tracer.plugins.v[n], dirs, s->plugins, i);
-		if (err < 0)
-			goto out;
-		if (!err)
-			continue; /* named twice */
-		err = 0;
-		s->n_plugins++; /* the cleanup unloads it from here on */
-		s->enabled[i] = calloc(lp->p->n_apis, sizeof(bool));
-		s->entry_only[i] = calloc(lp->p->n_apis, sizeof(bool));
-		if (!s->enabled[i] || !s->entry_only[i]) {
-			err = -ENOMEM;
-			goto out;
-		}
-		ct_session_select(c, lp->p, s->enabled[i]);
-		for (size_t k = 0; k < lp->p->n_apis; k++) {
-			enum ct_timing tm = ct_session_timing(c, &lp->p->apis[k]);
-
-			s->entry_only[i][k] = ct_timing_entry_only(tm);
-			if (s->enabled[i][k] && tm != CT_TIMING_TIMED)
-				ct_info("plugin %s: %s is %s", lp->p->name, lp->p->apis[k].symbol, ct_timing_names[tm]);
-		}
-		for (size_t k = 0; k < lp->p->n_libraries && s->n_patterns < CT_WATCH_PATTERNS; k++) {
-			s->patterns[s->n_patterns] = lp->p->libraries[k];
-			s->pattern_plugin[s->n_patterns++] = i;
-		}
-	}
+	for (size_t n = 0; n < c->tracer.plugins.n && !err; n++)
+		err = load_plugin(s, c->tracer.plugins.v[n], dirs);
+	if (!err && s->nvtx_path[0] && s->n_plugins < CT_MAX_PLUGINS)
+		err = load_plugin(s, "nvtx", dirs);
+	if (err)
+		goto out;
 	err = check_patterns(s);
 	if (err)
 		goto out;
@@ -1518,6 +1597,34 @@ static int check_aggregate(const struct ct_config *c)
 }
 
 /* What GPU activity came, and what of it was lost or unnamed. */
+/* NVTX's counts, when the command made NVTX calls; what went wrong, when something did. */
+static void nvtx_report(const struct session *s)
+{
+	const struct ct_nvtx_stats *n = &s->nvtx.st;
+	char what[320];
+	int len = 0;
+
+	if (!s->stats.nvtx_ranges && !s->stats.nvtx_marks && !n->pops_unmatched && !n->ends_unmatched)
+		return;
+	fprintf(stderr, "cudatracer: NVTX: %llu range%s (%llu still open at the end), %llu mark%s\n",
+		(unsigned long long)s->stats.nvtx_ranges, CT_S(s->stats.nvtx_ranges),
+		(unsigned long long)n->left_open, (unsigned long long)s->stats.nvtx_marks, CT_S(s->stats.nvtx_marks));
+#define NVTX_SAY(v, text) \
+	if (v && len < (int)sizeof(what)) \
+		len += snprintf(what + len, sizeof(what) - (size_t)len, "%s%llu " text, len ? ", " : "", \
+				(unsigned long long)(v))
+	NVTX_SAY(n->pops_unmatched, "pops without their push");
+	NVTX_SAY(n->ends_unmatched, "ends of ranges not started");
+	NVTX_SAY(n->names_cut, "names cut to 255 bytes");
+	NVTX_SAY(n->too_deep, "pushes past 64 open on a thread, not kept");
+	NVTX_SAY(n->too_many, "ranges or domains past the limit of a process, not kept");
+	NVTX_SAY(n->threads_dropped, "events of threads not followed (8192 threads with ranges open)");
+	NVTX_SAY(n->no_memory, "lost for want of memory");
+#undef NVTX_SAY
+	if (len)
+		ct_warn("NVTX: %s", what);
+}
+
 static void gpu_report(struct session *s)
 {
 	const struct ct_gpu_stats *g = &s->gpu_sink.stats;
@@ -1567,6 +1674,7 @@ static void teardown(struct session *s)
 	ct_shmring_close(&s->shm);
 	ct_stacks_free(&s->stacks);
 	ct_hangs_free(&s->hangs);
+	ct_nvtx_free(&s->nvtx);
 	for (int i = s->n_plugins - 1; i >= 0; i--)
 		if (s->probes[i].lp)
 			ct_probe_close(&s->probes[i]);
@@ -1637,8 +1745,10 @@ static void say_tracing(const struct session *s)
 {
 	char what[512], where[PATH_MAX + 64], lasts[64];
 	size_t len = 0;
+	/* NVTX's own plugin is not a runtime the user named: -v says it. */
+	int last = named_plugins(s) - 1;
 
-	for (int i = 0; i < s->n_plugins && len < sizeof(what); i++) {
+	for (int i = 0; i <= last && len < sizeof(what); i++) {
 		const struct ct_plugin *p = s->plugins[i].p;
 		size_t on = 0;
 
@@ -1648,8 +1758,10 @@ static void say_tracing(const struct session *s)
 			len += (size_t)snprintf(what, sizeof(what), "%zu API%s of %s", on, on == 1 ? "" : "s", p->name);
 		else
 			len += (size_t)snprintf(what + len, sizeof(what) - len, "%s%zu of %s",
-						i + 1 < s->n_plugins ? ", " : " and ", on, p->name);
+						i < last ? ", " : " and ", on, p->name);
 	}
+	if (last < s->n_plugins - 1)
+		ct_info("NVTX: %s is NVTX_INJECTION64_PATH: ranges and marks are traced (tracer.nvtx)", s->nvtx_path);
 	if (s->target->argv)
 		snprintf(where, sizeof(where), "%s (PID %d)", s->target->argv[0], (int)s->child);
 	else if (s->target->pid)
@@ -1673,13 +1785,13 @@ static void say_tracing(const struct session *s)
  * program). The in-process engine interposes instead of probing files. */
 static void say_unprobed(const struct session *s)
 {
-	int none = 0;
+	int none = 0, named = named_plugins(s);
 
 	if (s->inproc)
 		return;
-	for (int i = 0; i < s->n_plugins; i++)
+	for (int i = 0; i < named; i++)
 		none += !s->probes[i].n_files;
-	for (int i = 0; i < s->n_plugins; i++) {
+	for (int i = 0; i < named; i++) {
 		const struct ct_plugin *p = s->plugins[i].p;
 		char libs[256];
 		size_t len = 0;
@@ -1689,7 +1801,7 @@ static void say_unprobed(const struct session *s)
 		libs[0] = 0;
 		for (size_t k = 0; k < p->n_libraries && len < sizeof(libs); k++)
 			len += (size_t)snprintf(libs + len, sizeof(libs) - len, "%s%s", k ? ", " : "", p->libraries[k]);
-		if (none == s->n_plugins && !s->stats.events)
+		if (none == named && !s->stats.events)
 			ct_warn("no process loaded a library of plugin %s (%s): nothing to trace", p->name, libs);
 		else
 			ct_note("no process loaded a library of plugin %s (%s): none of its calls traced", p->name, libs);
@@ -1802,6 +1914,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 	    strcmp(conf->tracer.hang_timeout, "auto")) /* set, not a daemon's default */
 		ct_warn("tracer.hang_timeout: hangs are watched in events mode with the eBPF engine only, "
 			"not %s: none will be reported", s->aggregate ? "in aggregate mode" : "with --engine inproc");
+	s->nvtx_plugin = -1;
+	ct_nvtx_init(&s->nvtx, s->wall_offset, on_nvtx, s);
 	s->stats.start_ns = now_ns(CLOCK_REALTIME);
 
 	stopped = stopped_before_tracing(s);
@@ -1809,6 +1923,8 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 	if (!err && s->inproc)
 		err = check_inproc(s);
 	/* The command first, held: the sinks' default file names carry its pid. */
+	if (!err && t->argv)
+		err = nvtx_setup(s);
 	if (!err && t->argv)
 		err = spawn_held(s);
 	if (!err) {
@@ -1979,6 +2095,7 @@ out:
 	if (s->shm.head)
 		ct_shmring_consume(&s->shm);
 	ct_gpu_finish(&s->gpu_sink);
+	ct_nvtx_finish(&s->nvtx, s->stopped_at);
 	report(s);
 	if (s->aggregate && s->engine.skel)
 		feed_totals(s);
@@ -1998,6 +2115,7 @@ out:
 				(unsigned long long)s->stats.launches_unnamed,
 				(unsigned long long)ct_decode_strings_unread(), CT_S(ct_decode_strings_unread()));
 		gpu_report(s);
+		nvtx_report(s);
 	}
 	if (s->untrusted)
 		ct_warn("%llu records of the in-process ring named a process outside the command's tree: not "

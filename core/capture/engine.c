@@ -117,7 +117,7 @@ static void spec_of(const struct ct_api *a, bool entry_only, bool hook, bool lay
 }
 
 static int fill_specs(struct ct_engine *e, struct capture_bpf *skel, const struct ct_engine_plugin *pl, int n,
-		      const struct ct_stacks_conf *stacks, bool hang)
+		      bool layers, const struct ct_stacks_conf *stacks, bool hang)
 {
 	uint32_t calls = 0;
 
@@ -139,7 +139,7 @@ static int fill_specs(struct ct_engine *e, struct capture_bpf *skel, const struc
 		for (size_t k = 0; k < p->n_apis; k++) {
 			struct ct_spec *s = &skel->bss->ct_specs[CT_CALL_ID(i, k)];
 
-			spec_of(&p->apis[k], pl[i].entry_only[k], pl[i].hook != NULL, n > 1,
+			spec_of(&p->apis[k], pl[i].entry_only[k], pl[i].hook != NULL, layers,
 				stacks && ct_stacks_api_wanted(stacks, &p->apis[k]), s);
 			/* The calls that wait on others, watched while in flight (hangs.h). */
 			if (hang && !(s->flags & CT_SPEC_ENTRY_ONLY) &&
@@ -375,10 +375,10 @@ static int load(struct ct_engine *e, const struct ct_engine_plugin *pl, int n,
 	e->skel = skel;
 	skel->rodata->ct_filter_pids = o->filter_pids;
 	skel->rodata->ct_filter_cgroup = o->filter_cgroup;
-	skel->rodata->ct_track_parents = n > 1;
+	skel->rodata->ct_track_parents = (o->runtimes ? o->runtimes : n) > 1;
 	skel->rodata->ct_wakeup_bytes = per_cpu_wakeup(o->wakeup_bytes, ring);
 	skel->rodata->ct_session = kind == CT_LINK_SESSION;
-	err = fill_specs(e, skel, pl, n, stacks, o->hang && !o->aggregate);
+	err = fill_specs(e, skel, pl, n, skel->rodata->ct_track_parents, stacks, o->hang && !o->aggregate);
 	if (err)
 		return err;
 	if ((err = set_stacks(skel, stacks ? stacks : hang_stacks(o, &hang_only))))

@@ -40,6 +40,10 @@ struct ct_engine_opts {
 	bool aggregate;         /* count per process and API in the kernel; no records */
 	const struct ct_stacks_conf *stacks; /* --stacks; NULL or not enabled: none */
 	bool hang;              /* tracer.hang_timeout: collectives and syncs are sent at entry too */
+	/* The plugins that are runtimes: with more than one, a call's parent is
+	 * tracked and launches of several layers are paired. 0: all of them
+	 * (the NVTX plugin, which makes no calls inside another's, is not one). */
+	int runtimes;
 };
 
 /* How the engine's programs are attached: the first the kernel takes, in this order. */

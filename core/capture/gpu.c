@@ -32,13 +32,13 @@
  * way root's, writable by nobody else), so that no other user can put code
  * there or swap it before the driver opens the same path.
  */
-static int trust_library(const char *path)
+int ct_gpu_trust_library(const char *path, const char *what)
 {
 	char why[PATH_MAX + 128];
 	int fd = ct_trusted_open(path, ct_trust_privileged(), why, sizeof(why));
 
 	if (fd < 0) {
-		ct_err("--gpu-activity: refusing the injection library %s: %s", path,
+		ct_err("%s: refusing the injection library %s: %s", what, path,
 		       fd == -EPERM || fd == -EINVAL ? why : strerror(-fd));
 		return fd;
 	}
@@ -56,10 +56,10 @@ int ct_gpu_find_library(struct ct_gpu_source *g, const char *conf_path)
 			return -ENOENT;
 		}
 		snprintf(g->path, sizeof(g->path), "%s", conf_path);
-		return trust_library(g->path);
+		return ct_gpu_trust_library(g->path, "--gpu-activity");
 	}
 	if (!ct_ownlib_find(INJECT_NAME, g->path))
-		return trust_library(g->path);
+		return ct_gpu_trust_library(g->path, "--gpu-activity");
 	ct_ownlib_where(where, sizeof(where));
 	ct_err("--gpu-activity: no " INJECT_NAME " in %s (set tracer.inject_library)", where);
 	return -ENOENT;

@@ -31,6 +31,10 @@ struct ct_gpu_source {
  * own libraries are (capture/ownlib.h). 0 or -ENOENT
  * (said, with where it looked).
  */
+/* A library put into the command (the injection, the NVTX injection):
+ * running as root, one that another user could write is refused, said
+ * with `what` (the option that wants it). */
+int ct_gpu_trust_library(const char *path, const char *what);
 int ct_gpu_find_library(struct ct_gpu_source *g, const char *conf_path);
 /* Load the probe into the engine's ring (its fd) and the watcher's pid map; attach it. */
 int ct_gpu_source_open(struct ct_gpu_source *g, int ring_fd, int pids_fd, bool filter_pids);

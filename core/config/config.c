@@ -210,6 +210,10 @@ static const struct ct_key tracer_keys[] = {
 	TK("cupti_path", CT_KEY_STR, NULL, cupti_path,
 	   "gpu_activity: the libcupti a traced command opens (default, and always with -p: the copy it maps, pip's "
 	   "nvidia-cuda-cupti beside its libcudart, /usr/local/cuda, the loader's path)"),
+	TK("nvtx", CT_KEY_BOOL, "true", nvtx,
+	   "With a command: record its NVTX ranges and marks, and give each call and kernel the ranges it ran "
+	   "in (the tracer's NVTX injection, through NVTX_INJECTION64_PATH; docs/nvtx.md); false leaves "
+	   "NVTX alone"),
 	TK("aggregate_path", CT_KEY_STR, "-", aggregate_path,
 	   "mode = aggregate without -o: file for the summary; - is standard output"),
 	TK("daemon", CT_KEY_BOOL, "false", daemon,

@@ -34,6 +34,7 @@ struct ct_tracer_conf {
 	bool scan_execs;     /* system-wide: check each new executable for a linked-in runtime */
 	bool gpu_activity;   /* kernels, copies and sets on the device, from CUPTI (docs/gpu.md) */
 	char *inject_library; /* the injection library for gpu_activity; unset: found beside the binary */
+	bool nvtx;           /* a command's NVTX ranges and marks (docs/nvtx.md) */
 	char *cupti_path;    /* the libcupti the injection library opens; unset: it looks (docs/gpu.md) */
 	bool daemon;         /* system-wide, long-running: SIGHUP reloads the config (docs/daemon.md) */
 	bool start_paused;   /* attach, record nothing until SIGUSR2 (SIGUSR1 pauses again) */

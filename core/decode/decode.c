@@ -257,6 +257,8 @@ int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall
 	ev->cgroup = r->cgroup ? ct_cgroup_get(r->cgroup) : ct_cgroup_of_pid(r->pid);
 	ev->py_stack = r->pystack ? ct_py_stack_get(r->pid, r->pystack) : NULL;
 	ev->stack = NULL; /* the session's stacks reader names it (capture/stacks.c) */
+	ev->nvtx = NULL; /* the session's NVTX ranges say (decode/nvtx.c) */
+	ev->n_nvtx = 0;
 	ev->device = -1; /* device.c says, for the session */
 	ev->device_from = CT_DEVICE_FROM_NONE; /* procgpu.c says where it came from */
 	ev->gpu = NULL;

@@ -375,11 +375,24 @@ static int py_elem(void *ctx, size_t i, struct ct_jp *j)
 	return 0;
 }
 
+/* One name of a call's `nvtx` list; past the 64 a thread keeps, skipped. */
+static int nvtx_elem(void *ctx, size_t i, struct ct_jp *j)
+{
+	struct ct_replay *r = ctx;
+
+	(void)i;
+	if (r->ev.n_nvtx >= sizeof(r->nvtx) / sizeof(r->nvtx[0]))
+		return ct_jp_skip(j);
+	return arena_str(r, j, &r->nvtx[r->ev.n_nvtx++]);
+}
+
 /* What the top level of a line says, before its API is known. */
 struct line {
 	struct ct_replay *r;
 	char plugin[32], api[128];
 	bool has_kind, has_ts, has_env, has_comm_info, has_stack, has_py_stack, py_truncated;
+	char kind[16];
+	bool has_depth; /* NVTX lines: a push/pop range */
 	const char *args_from, *args_to;
 	char result_name[96];
 	bool result_named;
@@ -454,7 +467,9 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 		if (!strcmp(key, "dur_ns"))
 			return ct_jp_u64(j, &ev->dur_ns);
 		if (!strcmp(key, "depth"))
-			return ct_jp_u32(j, &ev->depth);
+			return l->has_depth = true, ct_jp_u32(j, &ev->depth);
+		if (!strcmp(key, "domain"))
+			return ct_jp_null(j) ? 0 : arena_str(r, j, &r->nvtx_ev.domain);
 		if (!strcmp(key, "device")) /* null: not known yet on that thread */
 			return ct_jp_null(j) ? (ev->device = -1, 0) : ct_jp_i32(j, &ev->device);
 		break;
@@ -463,6 +478,8 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 			return ct_jp_bool(j, &ev->is_error);
 		if (!strcmp(key, "entry_only"))
 			return ct_jp_bool(j, &ev->entry_only);
+		if (!strcmp(key, "end_ns"))
+			return ct_jp_u64(j, &r->nvtx_ev.end_ns);
 		break;
 	case 'h':
 		if (!strcmp(key, "host"))
@@ -474,11 +491,21 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 		break;
 	case 'k':
 		if (!strcmp(key, "kind"))
-			return l->has_kind = true, 1;
+			return l->has_kind = true, ct_jp_string(j, l->kind, sizeof(l->kind));
 		break;
 	case 'l':
 		if (!strcmp(key, "local_rank"))
 			return ct_jp_i32(j, &r->env.local_rank);
+		break;
+	case 'n':
+		if (!strcmp(key, "name"))
+			return arena_str(r, j, &r->nvtx_ev.name);
+		if (!strcmp(key, "nvtx"))
+			return ev->n_nvtx = 0, ct_jp_array(j, nvtx_elem, r);
+		break;
+	case 'o':
+		if (!strcmp(key, "open"))
+			return ct_jp_bool(j, &r->nvtx_ev.open);
 		break;
 	case 'p':
 		if (!strcmp(key, "plugin"))
@@ -539,6 +566,7 @@ static void reset(struct ct_replay *r)
 	r->env = (struct ct_proc_env){ -1, -1, -1, "" };
 	r->comm_text[0] = r->parent_plugin[0] = r->parent_api[0] = 0;
 	r->arena_len = 0;
+	r->nvtx_ev = (struct ct_nvtx_event){ .name = "" };
 }
 
 static int skip_api(struct ct_replay *r, const struct line *l)
@@ -558,6 +586,23 @@ static int skip_api(struct ct_replay *r, const struct line *l)
 	snprintf(s->api, sizeof(s->api), "%s", l->api);
 	s->n = 1;
 	return 1;
+}
+
+/* A range or mark line (docs/events.md) as the tracer handed it to the sinks. */
+static int nvtx_line(struct ct_replay *r, const struct line *l)
+{
+	struct ct_nvtx_event *n = &r->nvtx_ev;
+
+	n->mark = !strcmp(l->kind, "mark");
+	n->pid = r->ev.pid;
+	n->tid = r->ev.tid;
+	n->ts_ns = r->ev.ts_ns;
+	n->mono_ns = n->ts_ns - (uint64_t)r->wall_offset_ns;
+	if (n->mark || n->end_ns < n->ts_ns)
+		n->end_ns = n->ts_ns;
+	n->end_mono_ns = n->end_ns - (uint64_t)r->wall_offset_ns;
+	n->depth = l->has_depth && !n->mark ? (int32_t)r->ev.depth : -1;
+	return CT_REPLAY_NVTX;
 }
 
 int ct_replay_line(struct ct_replay *r, const char *text, size_t len, const char *path, long lineno)
@@ -587,6 +632,8 @@ int ct_replay_line(struct ct_replay *r, const char *text, size_t len, const char
 		       path, lineno);
 		return -EINVAL;
 	}
+	if (l.has_ts && (!strcmp(l.kind, "range") || !strcmp(l.kind, "mark")))
+		return nvtx_line(r, &l);
 	if (l.has_kind || !l.has_ts) {
 		r->other_kinds++; /* a meta line again, or a kind of line this version does not know */
 		return 1;
@@ -635,6 +682,8 @@ int ct_replay_line(struct ct_replay *r, const char *text, size_t len, const char
 		r->stack = (struct ct_callstack){ r->frames, r->n_frames, ct_sym_site(r->frames, r->n_frames) };
 		ev->stack = &r->stack;
 	}
+	if (ev->n_nvtx)
+		ev->nvtx = r->nvtx;
 	if (l.has_py_stack && r->py) {
 		r->py->truncated = l.py_truncated;
 		ev->py_stack = r->py;

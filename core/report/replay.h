@@ -44,6 +44,10 @@ struct ct_replay {
 	struct ct_callstack stack;
 	struct ct_py_frames *py;   /* its Python frames */
 	uint32_t py_cap;
+	/* NVTX (docs/nvtx.md): a call line's `nvtx` list (strings in the arena),
+	 * and the last range or mark line. */
+	const char *nvtx[64];
+	struct ct_nvtx_event nvtx_ev;
 	struct ct_replay_skip *skips; /* APIs not in the loaded tables */
 	size_t n_skips;
 	uint64_t skipped, other_kinds;
@@ -53,10 +57,12 @@ struct ct_replay {
 int ct_replay_init(struct ct_replay *r, const char *plugin_path, const struct ct_list *preload,
 		   int64_t wall_offset_ns);
 /*
- * One line of a trace: 0 and r->ev filled; 1 when it is skipped (an API the
- * plugin does not have, a kind of line that is not a call: counted); <0 on
- * an error, said with path:lineno.
+ * One line of a trace: 0 and r->ev filled; CT_REPLAY_NVTX and r->nvtx_ev
+ * filled for an NVTX range or mark line; 1 when it is skipped (an API the
+ * plugin does not have, a kind of line that is neither: counted); <0 on an
+ * error, said with path:lineno.
  */
+#define CT_REPLAY_NVTX 2
 int ct_replay_line(struct ct_replay *r, const char *line, size_t len, const char *path, long lineno);
 void ct_replay_free(struct ct_replay *r);
 

@@ -135,6 +135,17 @@ static int replay(struct ct_replay *r, struct ct_tracefile *tf, struct ct_output
 		if (!o)
 			continue;
 		err = ct_replay_line(r, line, len, tf->path, tf->lineno);
+		if (err == CT_REPLAY_NVTX) {
+			const struct ct_nvtx_event *n = &r->nvtx_ev;
+
+			/* A range is a step's candidate for the sinks' analysis too. */
+			err = n->mark ? 0 : ct_an_sinks_range(n->pid, n->ts_ns, n->end_ns, n->name);
+			if (err == -ENOMEM)
+				break;
+			err = 0;
+			ct_output_nvtx(o, n);
+			continue;
+		}
 		if (err == 1) {
 			/* Not a call: GPU activity goes to the sinks as it did live. */
 			err = ct_gpuline_read(gl, line, len, r->wall_offset_ns);

@@ -109,6 +109,7 @@ struct chrome_ctx {
 	struct ct_u64map gpu_tracks; /* (device, pid, context, stream) -> track number */
 	struct ct_u64map gpu_devices; /* device + 1 -> named */
 	uint64_t n_gpu_tracks;
+	uint64_t nvtx_id; /* the last start/end range's async id */
 	int err;          /* first write error; later writes are skipped */
 	struct ct_an_sink an; /* steps and idle gaps, marked on two tracks a process */
 	struct ct_u64map an_named; /* pid -> its marks' tracks named */
@@ -786,6 +787,67 @@ static int chrome_close(void *ctx, const struct ct_run_stats *st)
 	return err;
 }
 
+/*
+ * NVTX (docs/nvtx.md): a push/pop range is a slice on its thread, around
+ * the calls made in it (they nest, as pushes and pops do); a start/end
+ * range may cross threads and overlap others, so it is an async slice
+ * (b/e, its own id) that begins on the thread that started it; a mark is
+ * an instant on its thread.
+ */
+static int chrome_nvtx(void *ctx, const struct ct_nvtx_event *r)
+{
+	struct chrome_ctx *s = ctx;
+	struct ct_sb *b = &s->b;
+	uint64_t start = s->clock == CLOCK_WALL ? r->ts_ns : r->mono_ns;
+	uint64_t end = s->clock == CLOCK_WALL ? r->end_ns : r->end_mono_ns;
+	bool async = !r->mark && r->depth < 0;
+
+	if (!s->open)
+		return s->err ? s->err : -EIO;
+	if (!ct_sb_room(b, 512 + 12 * (strlen(r->name) + (r->domain ? strlen(r->domain) : 0))))
+		return -ENOMEM;
+	for (int half = 0; half < 1 + async; half++) {
+		sep(s);
+		ct_sb_lit(b, "{\"name\":");
+		ct_sb_json_str(b, r->name);
+		ct_sb_lit(b, ",\"cat\":\"nvtx\",\"ph\":");
+		if (r->mark) {
+			ct_sb_lit(b, "\"i\",\"s\":\"t\",\"ts\":");
+			ts_us(b, start);
+		} else if (async) {
+			if (half)
+				ct_sb_lit(b, "\"e\",\"id\":");
+			else
+				ct_sb_lit(b, "\"b\",\"id\":");
+			ct_sb_u64(b, s->nvtx_id + 1);
+			ct_sb_lit(b, ",\"ts\":");
+			ts_us(b, half ? end : start);
+		} else {
+			ct_sb_lit(b, "\"X\",\"ts\":");
+			ts_us(b, start);
+			ct_sb_lit(b, ",\"dur\":");
+			ts_us(b, end - start);
+		}
+		pid_tid(b, r->pid, r->tid);
+		ct_sb_lit(b, ",\"args\":{\"domain\":");
+		if (r->domain)
+			ct_sb_json_str(b, r->domain);
+		else
+			ct_sb_lit(b, "null");
+		if (r->depth >= 0) {
+			ct_sb_lit(b, ",\"depth\":");
+			ct_sb_u64(b, (uint64_t)r->depth);
+		}
+		if (r->open)
+			ct_sb_lit(b, ",\"open\":true");
+		ct_sb_lit(b, "}}");
+	}
+	s->nvtx_id += async;
+	if (b->len >= CHUNK)
+		return chunk_flush(s, NULL);
+	return 0;
+}
+
 static void chrome_destroy(void *ctx)
 {
 	struct chrome_ctx *s = ctx;
@@ -827,4 +889,5 @@ const struct ct_sink_ops ct_sink_chrome = {
 	.close = chrome_close,
 	.destroy = chrome_destroy,
 	.gpu = chrome_gpu,
+	.nvtx = chrome_nvtx,
 };

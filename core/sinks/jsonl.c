@@ -439,6 +439,31 @@ static char *put_py_stack(char *w, const struct ct_py_frames *fr)
 	return w;
 }
 
+/* The room ,"nvtx":[...] takes (names escaped: 6 bytes a byte at most). */
+static size_t nvtx_max(const char *const *l, uint32_t n)
+{
+	size_t k = 16;
+
+	for (uint32_t i = 0; i < n; i++)
+		k += 6 * strlen(l[i]) + 3;
+	return k;
+}
+
+/* ,"nvtx":["outer","inner"]: the NVTX ranges open at a call (docs/nvtx.md); nothing when none. */
+static char *put_nvtx(char *w, const char *const *l, uint32_t n)
+{
+	if (!n)
+		return w;
+	w = ct_w_lit(w, ",\"nvtx\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			*w++ = ',';
+		w = ct_w_json_str(w, l[i]);
+	}
+	*w++ = ']';
+	return w;
+}
+
 /* The event's line into the buffer, not flushed: `extra` bytes more reserved for its caller. */
 static int put_event(struct jsonl_sink *s, const struct ct_event *ev, size_t extra)
 {
@@ -452,7 +477,7 @@ static int put_event(struct jsonl_sink *s, const struct ct_event *ev, size_t ext
 		return -ENOMEM;
 	if (ev->cgroup && !(cg = cgroup_text(s, ev->cgroup)))
 		return -ENOMEM;
-	need = line_max(t, ev) + (cg ? cg->len : 0) + extra;
+	need = line_max(t, ev) + (cg ? cg->len : 0) + nvtx_max(ev->nvtx, ev->n_nvtx) + extra;
 	if (b->cap - b->len < need && !ct_sb_room(b, need))
 		return -ENOMEM;
 	w = b->p + b->len;
@@ -493,6 +518,7 @@ static int put_event(struct jsonl_sink *s, const struct ct_event *ev, size_t ext
 	}
 	if (ev->py_stack)
 		w = put_py_stack(w, ev->py_stack);
+	w = put_nvtx(w, ev->nvtx, ev->n_nvtx);
 	if (ev->entry_only) {
 		w = ct_w_lit(w, ",\"entry_only\":true");
 	} else {
@@ -575,8 +601,8 @@ static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 	struct ct_sb *b = &s->b;
 	uint64_t skew = (uint64_t)s->skew_ns;
 
-	if (!ct_sb_room(b, JSONL_LINE_FIXED + 6 * ((g->name ? strlen(g->name) : 0) +
-						  (g->launch_api ? strlen(g->launch_api) : 0))))
+	if (!ct_sb_room(b, JSONL_LINE_FIXED + nvtx_max(g->nvtx, g->n_nvtx) +
+				   6 * ((g->name ? strlen(g->name) : 0) + (g->launch_api ? strlen(g->launch_api) : 0))))
 		return -ENOMEM;
 	ct_sb_lit(b, "{\"ts_ns\":");
 	ct_sb_u64(b, g->ts_ns + skew);
@@ -641,7 +667,7 @@ static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 	if (!g->has_launch) {
 		ct_sb_lit(b, "{\"id\":");
 		ct_sb_u64(b, g->correlation);
-		ct_sb_lit(b, ",\"tid\":null,\"api\":null,\"ts_ns\":null}}\n");
+		ct_sb_lit(b, ",\"tid\":null,\"api\":null,\"ts_ns\":null}");
 	} else {
 		ct_sb_lit(b, "{\"id\":");
 		ct_sb_u64(b, g->correlation);
@@ -654,8 +680,52 @@ static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 			ct_sb_lit(b, "null");
 		ct_sb_lit(b, ",\"ts_ns\":");
 		ct_sb_u64(b, g->launch_ts_ns + skew);
-		ct_sb_lit(b, "}}\n");
+		ct_sb_ch(b, '}');
 	}
+	CT_SB_APPLY(b, put_nvtx(b->p + b->len, g->nvtx, g->n_nvtx));
+	ct_sb_lit(b, "}\n");
+	return b->len >= JSONL_FLUSH ? jsonl_write(s) : 0;
+}
+
+/* {"ts_ns":..,"kind":"range",...,"end_ns":..,"dur_ns":..,"depth":N} or a
+ * "mark": docs/events.md. */
+static int jsonl_nvtx(void *ctx, const struct ct_nvtx_event *r)
+{
+	struct jsonl_sink *s = ctx;
+	struct ct_sb *b = &s->b;
+	uint64_t skew = (uint64_t)s->skew_ns;
+
+	if (!ct_sb_room(b, JSONL_LINE_FIXED + 6 * (strlen(r->name) + (r->domain ? strlen(r->domain) : 0))))
+		return -ENOMEM;
+	ct_sb_lit(b, "{\"ts_ns\":");
+	ct_sb_u64(b, r->ts_ns + skew);
+	if (r->mark)
+		ct_sb_lit(b, ",\"kind\":\"mark\",\"pid\":");
+	else
+		ct_sb_lit(b, ",\"kind\":\"range\",\"pid\":");
+	ct_sb_u64(b, r->pid);
+	ct_sb_lit(b, ",\"tid\":");
+	ct_sb_u64(b, r->tid);
+	ct_sb_lit(b, ",\"domain\":");
+	if (r->domain)
+		ct_sb_json_str(b, r->domain);
+	else
+		ct_sb_lit(b, "null");
+	ct_sb_lit(b, ",\"name\":");
+	ct_sb_json_str(b, r->name);
+	if (!r->mark) {
+		ct_sb_lit(b, ",\"end_ns\":");
+		ct_sb_u64(b, r->end_ns + skew);
+		ct_sb_lit(b, ",\"dur_ns\":");
+		ct_sb_u64(b, r->end_mono_ns - r->mono_ns);
+		if (r->depth >= 0) {
+			ct_sb_lit(b, ",\"depth\":");
+			ct_sb_u64(b, (uint64_t)r->depth);
+		}
+		if (r->open)
+			ct_sb_lit(b, ",\"open\":true");
+	}
+	ct_sb_lit(b, "}\n");
 	return b->len >= JSONL_FLUSH ? jsonl_write(s) : 0;
 }
 
@@ -700,4 +770,5 @@ const struct ct_sink_ops ct_sink_jsonl = {
 	.destroy = jsonl_destroy,
 	.gpu = jsonl_gpu,
 	.hang = jsonl_hang,
+	.nvtx = jsonl_nvtx,
 };

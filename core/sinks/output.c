@@ -361,6 +361,20 @@ void ct_output_hang(struct ct_output *o, const struct ct_hang *h)
 	}
 }
 
+void ct_output_nvtx(struct ct_output *o, const struct ct_nvtx_event *r)
+{
+	for (int i = 0; i < o->conf->n_sinks; i++) {
+		struct ct_sink_conf *s = &o->conf->sinks[i];
+		int err;
+
+		if (o->dead[i] || !s->ops->nvtx)
+			continue;
+		err = s->ops->nvtx(s->ctx, r);
+		if (err)
+			sink_failed(o, i, "writing an NVTX range", -err);
+	}
+}
+
 void ct_output_proc_exit(struct ct_output *o, uint32_t pid, uint64_t ts_ns)
 {
 	for (int i = 0; i < o->conf->n_sinks; i++) {

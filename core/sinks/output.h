@@ -54,6 +54,7 @@ void ct_output_stats(struct ct_output *o, const struct ct_run_stats *st);
 /* GPU activity to every sink that takes it. */
 void ct_output_gpu(struct ct_output *o, const struct ct_gpu_event *g);
 void ct_output_hang(struct ct_output *o, const struct ct_hang *h);
+void ct_output_nvtx(struct ct_output *o, const struct ct_nvtx_event *r);
 void ct_output_proc_exit(struct ct_output *o, uint32_t pid, uint64_t ts_ns);
 /* Every sink failed (a reader that went away, a full disk): nothing that
  * is traced from now on goes anywhere, so tracing stops. */

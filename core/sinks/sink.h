@@ -23,6 +23,7 @@ struct ct_run_stats {
 	uint64_t gpu_events; /* kernels, copies and sets handed to sinks (--gpu-activity) */
 	uint64_t gpu_lost;   /* batches of them the ring had no room for */
 	uint64_t launches_named, launches_unnamed; /* launches whose kernel has, has no name */
+	uint64_t nvtx_ranges, nvtx_marks; /* NVTX ranges and marks handed to sinks */
 	uint64_t start_ns, end_ns; /* wall clock */
 };
 
@@ -99,6 +100,9 @@ struct ct_sink_ops {
 	/* A call in flight past tracer.hang_timeout, or its end (event.h's
 	 * struct ct_hang); NULL: the sink does not show hangs. */
 	int (*hang)(void *ctx, const struct ct_hang *h);
+	/* An NVTX range that ended or a mark (docs/nvtx.md); NULL: the sink
+	 * shows NVTX only as the calls' and kernels' `nvtx` lists. */
+	int (*nvtx)(void *ctx, const struct ct_nvtx_event *r);
 };
 
 /* Calls with a byte count that the sinks show and add up: those that move

@@ -36,7 +36,7 @@
 #include "util/strbuf.h"
 #include "util/u64map.h"
 
-enum { ST_CALL, ST_GPU, ST_STACK, ST_FRAME, ST_PY, ST_PYFRAME, ST_PROC, ST_PROC_END, ST_META, ST_N };
+enum { ST_CALL, ST_GPU, ST_STACK, ST_FRAME, ST_PY, ST_PYFRAME, ST_PROC, ST_PROC_END, ST_META, ST_RANGE, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
 	[ST_CALL] = "INSERT INTO calls VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -48,6 +48,7 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_PROC] = "INSERT INTO processes VALUES(NULL,?,?,?,?,?,?,?,?,?,NULL)",
 	[ST_PROC_END] = "UPDATE processes SET end_ns = ? WHERE id = ?",
 	[ST_META] = "INSERT OR REPLACE INTO meta VALUES(?,?)",
+	[ST_RANGE] = "INSERT INTO ranges VALUES(NULL,?,?,?,?,?,?,?,?,?)",
 };
 
 struct sq_sink {
@@ -452,6 +453,29 @@ static int sq_gpu(void *ctx, const struct ct_gpu_event *g)
 	return sq_row_end(s);
 }
 
+/* An NVTX range or mark (docs/nvtx.md) as a row of `ranges`. */
+static int sq_nvtx(void *ctx, const struct ct_nvtx_event *r)
+{
+	struct sq_sink *s = ctx;
+	sqlite3_stmt *st = s->st[ST_RANGE];
+	int err;
+
+	if ((err = sq_row_begin(s)))
+		return err;
+	bind_i64(st, 1, (int64_t)(r->ts_ns + (uint64_t)s->meta.skew_ns));
+	bind_i64(st, 2, (int64_t)((r->mark ? r->ts_ns : r->end_ns) + (uint64_t)s->meta.skew_ns));
+	bind_i64(st, 3, r->pid);
+	bind_i64(st, 4, r->tid);
+	bind_text(st, 5, r->domain);
+	bind_text(st, 6, r->name);
+	bind_i64(st, 7, r->mark ? -1 : r->depth);
+	bind_i64(st, 8, r->mark);
+	bind_i64(st, 9, r->open);
+	if ((err = sq_step(s, ST_RANGE)))
+		return err;
+	return sq_row_end(s);
+}
+
 static void sq_proc_exit(void *ctx, uint32_t pid, uint64_t ts_ns)
 {
 	struct sq_sink *s = ctx;
@@ -614,4 +638,5 @@ const struct ct_sink_ops ct_sink_sqlite = {
 	.destroy = sq_destroy,
 	.proc_exit = sq_proc_exit,
 	.gpu = sq_gpu,
+	.nvtx = sq_nvtx,
 };

@@ -22,6 +22,7 @@
 #include "analysis/analysis.h"
 #include "sinks/kernstats.h"
 #include "sinks/gpustats.h"
+#include "sinks/nvtxstats.h"
 #include "sinks/sink.h"
 #include "sinks/sinkio.h"
 #include "sinks/texttable.h"
@@ -43,6 +44,7 @@ struct summary_ctx {
 	struct ct_kernstats kern;
 	uint64_t kernel_width;
 	struct ct_gpustats gpu;
+	struct ct_nvtxstats nvtx;
 	uint64_t keep_exited;
 	struct ct_exited exited;
 	struct ct_an_sink an; /* why the GPU was idle, after the table (docs/analysis.md) */
@@ -281,6 +283,44 @@ static int print_table_kernels(const struct summary_ctx *s, FILE *out, uint32_t 
 	for (size_t i = 0; names && i < n; i++)
 		free(names[i]);
 	free(names);
+	ct_table_free(&t);
+	free(v);
+	return err;
+}
+
+/* By NVTX range name (nvtxstats.h): the ranges, the calls and the kernels' GPU time inside them. */
+static int print_table_nvtx(const struct summary_ctx *s, FILE *out, uint32_t pid)
+{
+	static const char *const head[] = { "Ranges", "Range time", "Calls", "Call time", "Kernels",
+					    "GPU time", "Range" };
+	struct ct_table t = { 7, "rrrrrrl" };
+	struct ct_nvtx_stat **v;
+	size_t n;
+	int err = ct_nvtxstats_sorted(&s->nvtx, pid, &v, &n);
+
+	if (!err && n)
+		err = ct_table_row(&t, head);
+	for (size_t i = 0; i < n && !err; i++) {
+		char c[6][CT_TABLE_NS_MAX], *name = text_dup(v[i]->name);
+		const char *row[7] = { c[0], c[1], c[2], c[3], c[4], c[5], name };
+
+		if (!name) {
+			err = -ENOMEM;
+			break;
+		}
+		u64s(c[0], v[i]->ranges);
+		ct_table_ns(c[1], v[i]->range_ns);
+		u64s(c[2], v[i]->calls);
+		ct_table_ns(c[3], v[i]->call_ns);
+		u64s(c[4], v[i]->kernels);
+		ct_table_ns(c[5], v[i]->gpu_ns);
+		err = ct_table_row(&t, row);
+		free(name);
+	}
+	if (!err && n) {
+		fputs("\nBy NVTX range (calls and kernels inside each range name; nested names count each):\n", out);
+		ct_table_print(out, &t, 0);
+	}
 	ct_table_free(&t);
 	free(v);
 	return err;
@@ -617,6 +657,32 @@ static int print_json_errs(FILE *out, const struct ct_api_stat *a)
 	return 0;
 }
 
+/* ,"nvtx":[{"name","ranges","range_ns","calls","call_ns","kernels","gpu_ns"}...]: the table's rows; none, no key. */
+static int print_json_nvtx(const struct summary_ctx *s, FILE *out, uint32_t pid)
+{
+	struct ct_nvtx_stat **v;
+	size_t n;
+	int err = ct_nvtxstats_sorted(&s->nvtx, pid, &v, &n);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ",{\"name\":" : ",\"nvtx\":[{\"name\":", out);
+		ct_json_str(out, v[i]->name);
+		json_u64(out, "ranges", v[i]->ranges, true);
+		json_u64(out, "range_ns", v[i]->range_ns, true);
+		json_u64(out, "calls", v[i]->calls, true);
+		json_u64(out, "call_ns", v[i]->call_ns, true);
+		json_u64(out, "kernels", v[i]->kernels, true);
+		json_u64(out, "gpu_ns", v[i]->gpu_ns, true);
+		fputc('}', out);
+	}
+	if (n)
+		fputc(']', out);
+	free(v);
+	return 0;
+}
+
 static int print_json_proc(const struct summary_ctx *s, FILE *out, const struct ct_proc_stat *p)
 {
 	const struct ct_coll_proc *cp = ct_collstats_proc(&s->coll, p->pid);
@@ -683,6 +749,8 @@ static int print_json_proc(const struct summary_ctx *s, FILE *out, const struct 
 	print_json_coll(out, cp, s->coll.gpu);
 	if (!err)
 		err = print_json_gpu(out, &s->gpu, p->pid);
+	if (!err)
+		err = print_json_nvtx(s, out, p->pid);
 	fputc('}', out);
 	return err;
 }
@@ -767,6 +835,8 @@ static int summary_write(struct summary_ctx *s, const struct ct_run_stats *rs, b
 						       s->coll.gpu);
 			if (!err)
 				err = print_table_gpu(out, &s->gpu, procs[i]->pid);
+			if (!err)
+				err = print_table_nvtx(s, out, procs[i]->pid);
 		}
 		if (s->st.ended && !err) {
 			fputc('\n', out);
@@ -830,6 +900,8 @@ static int summary_event(void *ctx, const struct ct_event *ev)
 		err = ct_gpustats_call(&s->gpu, ev);
 	if (!err)
 		err = ct_an_sink_event(&s->an, ev);
+	if (!err)
+		err = ct_nvtxstats_call(&s->nvtx, ev);
 	return err ? err : ct_collstats_add(&s->coll, ev);
 }
 
@@ -841,7 +913,16 @@ static int summary_gpu(void *ctx, const struct ct_gpu_event *g)
 
 	if (!err)
 		err = ct_an_sink_gpu(&s->an, g);
+	if (!err)
+		err = ct_nvtxstats_gpu(&s->nvtx, g);
 	return err ? err : ct_collstats_gpu(&s->coll, g);
+}
+
+static int summary_nvtx(void *ctx, const struct ct_nvtx_event *r)
+{
+	struct summary_ctx *s = ctx;
+
+	return ct_nvtxstats_range(&s->nvtx, r);
 }
 
 static int summary_totals(void *ctx, const struct ct_totals *t)
@@ -900,6 +981,7 @@ static void summary_destroy(void *ctx)
 	ct_collstats_free(&s->coll);
 	ct_kernstats_free(&s->kern);
 	ct_gpustats_free(&s->gpu);
+	ct_nvtxstats_free(&s->nvtx);
 	ct_exited_free(&s->exited);
 	ct_an_sink_free(&s->an);
 }
@@ -917,5 +999,6 @@ const struct ct_sink_ops ct_sink_summary = {
 	.destroy = summary_destroy,
 	.totals = summary_totals,
 	.gpu = summary_gpu,
+	.nvtx = summary_nvtx,
 	.proc_exit = summary_proc_exit,
 };

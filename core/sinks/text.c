@@ -181,6 +181,35 @@ static int text_gpu(void *ctx, const struct ct_gpu_event *g)
 	return 0;
 }
 
+/* An NVTX range (written when it ends) or mark, under the same columns:
+ * "range NAME [domain D] [depth N] [open]"; names escaped. */
+static int text_nvtx(void *ctx, const struct ct_nvtx_event *r)
+{
+	struct text_sink *s = ctx;
+	char when[32], dur[32];
+
+	header(s, NULL);
+	clock_text(when, sizeof(when), r->ts_ns);
+	if (r->mark)
+		snprintf(dur, sizeof(dur), "-");
+	else
+		dur_text(dur, sizeof(dur), false, r->end_mono_ns - r->mono_ns);
+	fprintf(s->c.out, "%-15s %-*s %*u %*u %-*s %*s  %-*s  %s ", when, COMM_W, "[nvtx]", PID_W, r->pid, PID_W,
+		r->tid, DEV_W, "-", DUR_W, dur, s->result_w, "-", r->mark ? "mark" : "range");
+	if (text_put_esc(s, r->name))
+		return -ENOMEM;
+	if (r->domain) {
+		fputs(" [domain ", s->c.out);
+		if (text_put_esc(s, r->domain))
+			return -ENOMEM;
+		fputc(']', s->c.out);
+	}
+	if (r->depth >= 0 && !r->mark)
+		fprintf(s->c.out, " [depth %d]", r->depth);
+	fputs(r->open ? " [open]\n" : "\n", s->c.out);
+	return 0;
+}
+
 static void text_destroy(void *ctx)
 {
 	struct text_sink *s = ctx;
@@ -199,4 +228,5 @@ const struct ct_sink_ops ct_sink_text = {
 	.event = text_event,
 	.destroy = text_destroy,
 	.gpu = text_gpu,
+	.nvtx = text_nvtx,
 };

@@ -24,14 +24,7 @@ import cttest as t
 
 FAKE_CUPTI = os.path.join(t.PROGRAMS, "libfake_cupti.so")
 FAKE_DIR = os.path.join(t.PROGRAMS, "fakegpu")
-SINKS = """
-[sink.summary]
-type = summary
-path = @TMP@/summary.txt
-[sink.chrome]
-type = chrome
-path = @TMP@/trace.json
-[sink.html]
+SINKS = t.SUMMARY_AND_CHROME_SINKS + """[sink.html]
 type = html
 path = @TMP@/report.html
 [sink.text]

@@ -145,6 +145,16 @@ type = memory
 path = @TMP@/memory.txt
 """
 
+# A summary and a chrome sink beside the jsonl one.
+SUMMARY_AND_CHROME_SINKS = """
+[sink.summary]
+type = summary
+path = @TMP@/summary.txt
+[sink.chrome]
+type = chrome
+path = @TMP@/trace.json
+"""
+
 
 def table_ns(cell):
     """A time cell of the summary's and report's tables (950ns, 12.345us,

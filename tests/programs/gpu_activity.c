@@ -15,13 +15,15 @@
  *            libcupti (CUDATRACER_CUPTI) into the injection library's
  *            buffer callbacks: a kernel and its launching call, a copy
  *            joined by its runtime call, a set whose call never comes, a
- *            kernel that comes before its call, an unnamed kernel.
+ *            kernel that comes before its call, an unnamed kernel;
  *   attach   waits in poll() for "go" on stdin while cudatracer
  *            --gpu-activity -p brings the injection library in, hands
  *            over the same records, waits for "again" (the tracer has
  *            stopped), hands over another set, says whether the library
  *            is mapped;
- *   seccomp  the phases after it run under a seccomp filter.
+ *   seccomp  the phases after it run under a seccomp filter;
+ *   nvtx     an NVTX range pushed and left open, so that what the later
+ *            phases launch runs in it (test_nvtx.py).
  *
  * It prints one JSON object: what the test must find (tids, times).
  */
@@ -41,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cupti.h>
+#include <nvtx3/nvToolsExt.h>
 
 static void *need(void *lib, const char *sym)
 {
@@ -332,7 +335,7 @@ int main(int argc, char **argv)
 	void *rt, *drv;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: gpu_activity DIR [devices] [names] [gpu]\n");
+		fprintf(stderr, "usage: gpu_activity DIR [devices] [names] [gpu] [nvtx]\n");
 		return 2;
 	}
 	rt = open_lib(argv[1], "libcudart.so.98");
@@ -351,6 +354,8 @@ int main(int argc, char **argv)
 			phase_attach(rt);
 		else if (!strcmp(argv[i], "seccomp"))
 			phase_seccomp();
+		else if (!strcmp(argv[i], "nvtx"))
+			nvtxRangePushA("gpu-phase");
 	}
 	printf("\"pid\":%d}\n", getpid());
 	return 0;

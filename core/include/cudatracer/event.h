@@ -165,6 +165,10 @@ struct ct_event {
 	 * says, all of such a process's work is on that GPU. */
 	enum ct_device_from device_from;
 	const struct ct_gpu_info *gpu;
+	/* The thread's NVTX push/pop ranges open at the call's entry,
+	 * outermost first (docs/nvtx.md); n_nvtx 0: none. Valid during the event. */
+	const char *const *nvtx;
+	uint32_t n_nvtx;
 };
 
 /*
@@ -228,6 +232,26 @@ struct ct_gpu_event {
 	 * "array", "managed", ... (CUPTI's memory kind); NULL for others. A
 	 * pageable side makes the driver stage the copy (docs/analysis.md). */
 	const char *src_kind, *dst_kind;
+	/* The launching thread's NVTX push/pop ranges open when it launched
+	 * this, outermost first, as ct_event's; n_nvtx 0: none (or not known). */
+	const char *const *nvtx;
+	uint32_t n_nvtx;
+};
+
+/*
+ * An NVTX range or mark (docs/nvtx.md), to sinks' `nvtx` callback: a range
+ * when it ends (or, still open, when tracing stops or its process exits),
+ * a mark when it is made.
+ */
+struct ct_nvtx_event {
+	bool mark;
+	bool open;            /* a range still open at the end: end is when tracing stopped */
+	uint32_t pid, tid;    /* tid: the thread that pushed or started it */
+	const char *domain;   /* NULL: NVTX's default domain */
+	const char *name;     /* UTF-8, at most 255 bytes */
+	uint64_t ts_ns, mono_ns;         /* start (wall clock, CLOCK_MONOTONIC) */
+	uint64_t end_ns, end_mono_ns;    /* end; a mark: its start */
+	int32_t depth;        /* push/pop: nesting on its thread (0: outermost); -1: start/end range or mark */
 };
 
 /* The name of where a device came from as jsonl writes it ("call",
