@@ -18,7 +18,9 @@ programs and entry-only defaults), each with -floor (do-nothing programs
 on the same probes, CUDATRACER_BENCH_PROGRAMS=empty), -gpu (--gpu-activity:
 the injection library brought into the running process for the stretch and
 turned off at its end, so the untraced stretch after it shows whether the
-process is back to its untraced step time) or -agg (tracer.mode
+process is back to its untraced step time; -gpunoapi leaves the launch
+calls' API records out, -gpukernels keeps kernels alone, to tell what each
+kind of record costs) or -agg (tracer.mode
 = aggregate: the same probes counted in the kernel, with no ring, no
 reader and no sink; what is left of a mode's cost above its floor is then
 the programs' own).
@@ -86,10 +88,14 @@ def tracer_args(mode, plugins, trace="/dev/null"):
     args = ["-v", "--plugin", plugins, "-o", "jsonl:" + trace]
     env = dict(os.environ)
     base = mode[:-len("-floor")] if mode.endswith("-floor") else mode
-    if base.endswith("-gpu"):
-        # GPU activity brought into the running process for the stretch, and out again.
-        args += ["--gpu-activity"]
-        base = base[:-len("-gpu")]
+    gpu = {"-gpu": "0", "-gpunoapi": "1", "-gpukernels": "3"}
+    for tail, flags in gpu.items():
+        if base.endswith(tail):
+            # GPU activity brought into the running process for the stretch, and out again;
+            # -gpunoapi without the launch calls' API records, -gpukernels kernels alone.
+            args += ["--gpu-activity"]
+            env["CUDATRACER_BENCH_GPU_RECORDS"] = flags
+            base = base[:-len(tail)]
     if mode.endswith("-floor"):
         env["CUDATRACER_BENCH_PROGRAMS"] = "empty"
     if base.endswith("-agg"):

@@ -373,6 +373,16 @@ static void disable_all(void)
 static int enable_records(void);
 static struct ct_w_hello hello_sent;
 
+/*
+ * What ct_inject_attach() may leave out, for measuring what each kind of
+ * record costs (bench/attach_windows.py's -gpu modes): the launch calls'
+ * API records (then kernels come without their launching call), and the
+ * copies and sets.
+ */
+#define CT_INJECT_NO_API (1u << 0)
+#define CT_INJECT_KERNELS_ONLY (1u << 1)
+static unsigned record_flags;
+
 /* A step failed: nothing more is recorded or sent, and the tracer is told why. */
 static int turn_off(const char *step, CUptiResult r)
 {
@@ -449,12 +459,14 @@ static int enable_records(void)
 
 	atomic_store(&active, true);
 	for (size_t i = 0; i < sizeof(device_kinds) / sizeof(device_kinds[0]); i++) {
+		if (i && (record_flags & CT_INJECT_KERNELS_ONLY))
+			break;
 		r = cu.cuptiActivityEnable(device_kinds[i]);
 		if (r != CUPTI_SUCCESS)
 			goto fail;
 	}
 	step = "enabling the launch calls' records";
-	r = (CUptiResult)enable_api_records();
+	r = record_flags & CT_INJECT_NO_API ? CUPTI_SUCCESS : (CUptiResult)enable_api_records();
 	if (r != CUPTI_SUCCESS)
 		goto fail;
 	if (cu.cuptiActivityFlushPeriod)
@@ -483,12 +495,14 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
  * loaded the library with dlopen and calls this from one of the process's
  * threads (core/capture/remote.c). CUPTI starts late, on the contexts that
  * exist; called again after ct_inject_detach, it turns the records on
- * again. 0, or -1 (the reason went to the tracer as a message).
+ * again. flags: 0, or CT_INJECT_* to leave records out (benchmarks). 0, or
+ * -1 (the reason went to the tracer as a message).
  */
-__attribute__((visibility("default"))) int ct_inject_attach(void)
+__attribute__((visibility("default"))) int ct_inject_attach(unsigned flags)
 {
 	int was = 0;
 
+	record_flags = flags;
 	if (atomic_compare_exchange_strong(&started, &was, 1)) {
 		if (start()) {
 			atomic_store(&started, -1);

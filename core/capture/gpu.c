@@ -155,7 +155,7 @@ int ct_gpu_attach_check(struct ct_gpu_source *g, pid_t pid)
 
 static int enter(struct ct_gpu_source *g, char *why, size_t n)
 {
-	uint64_t fn = 0, ret = 0;
+	uint64_t fn = 0, ret = 0, flags;
 	int err;
 
 	if (!maps_file(g->entered, g->path)) {
@@ -179,7 +179,9 @@ static int enter(struct ct_gpu_source *g, char *why, size_t n)
 		snprintf(why, n, "%s is not mapped in the process after its dlopen, or lacks ct_inject_attach", g->path);
 		return err;
 	}
-	err = ct_remote_call(&g->remote, fn, NULL, 0, 0, ATTACH_TIMEOUT_MS, &ret, why, n);
+	/* CUDATRACER_BENCH_GPU_RECORDS: records left out, to measure each kind's cost (inject.c). */
+	flags = getenv("CUDATRACER_BENCH_GPU_RECORDS") ? strtoul(getenv("CUDATRACER_BENCH_GPU_RECORDS"), NULL, 0) : 0;
+	err = ct_remote_call(&g->remote, fn, NULL, flags, 0, ATTACH_TIMEOUT_MS, &ret, why, n);
 	if (err)
 		return err;
 	if ((int)ret) {

@@ -15,6 +15,8 @@ OUT=${OUT:-/tmp/ct-attach-live}
 mkdir -p "$OUT/traces"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
+TL=$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
+python3 bench/elf_symtab.py "$TL"/libtorch_cuda.so "$TL"/libtorch_cpu.so "$TL"/libc10_cuda.so
 python3 bench/attach_windows.py --build "$CT" --plugins cudart,cuda --modes "${MODES:-default,default-gpu}" \
 	--rounds "${ROUNDS:-3}" --seconds "${SECONDS_:-10}" --traces "$OUT/traces" --json "$OUT/windows.json" \
 	-- python3 tests/gpu/torch_mlp_train.py windows 50 100000 2>&1 | tee "$OUT/attach_live.txt"
