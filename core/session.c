@@ -1026,6 +1026,8 @@ static int check_inproc(struct session *s)
 	uint64_t size;
 	int err;
 
+	if (s->target->pid)
+		return ct_inproc_refuse_pid(s->target->pid);
 	if (!s->target->argv) {
 		ct_err("--engine inproc traces a command it starts (its library must be in the process from the "
 		       "first instruction): for %s use --engine ebpf", s->target->pid ? "-p PID" : "system-wide tracing");

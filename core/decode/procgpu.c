@@ -134,14 +134,21 @@ const struct ct_gpu_info *ct_procgpu_of(uint32_t pid)
 void ct_procgpu_note(struct ct_event *ev)
 {
 	int32_t minor = open_gpu(ev->pid);
+	int visible;
 
 	ev->device_from = ev->device >= 0 ? CT_DEVICE_FROM_CALL : CT_DEVICE_FROM_NONE;
 	ev->gpu = minor >= 0 ? ct_nvgpus_by_minor(minor) : NULL;
 	if (minor < 0 || ev->device >= 0)
 		return;
-	if (ct_procenv_visible_devices(ev->pid) == 1) {
+	visible = ct_procenv_visible_devices(ev->pid);
+	if (visible == 1) {
 		ev->device = 0;
 		ev->device_from = CT_DEVICE_FROM_VISIBLE;
+	} else if (ev->gpu && visible < 0 && ev->gpu == ct_nvgpus_only()) {
+		/* No CUDA_VISIBLE_DEVICES and one GPU in the node: the runtime
+		 * sees that one alone, as its device 0. */
+		ev->device = 0;
+		ev->device_from = CT_DEVICE_FROM_ONLY_GPU;
 	} else if (ev->gpu) {
 		ev->device_from = CT_DEVICE_FROM_OPEN_GPU;
 	}

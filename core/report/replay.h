@@ -44,6 +44,10 @@ struct ct_replay {
 	struct ct_callstack stack;
 	struct ct_py_frames *py;   /* its Python frames */
 	uint32_t py_cap;
+	/* The GPUs the lines named (gpu_uuid, gpu_bus), each kept once so that
+	 * its events point at one; minor: its place here. */
+	struct ct_gpu_info gpus[64];
+	size_t n_gpus;
 	struct ct_replay_skip *skips; /* APIs not in the loaded tables */
 	size_t n_skips;
 	uint64_t skipped, other_kinds;

@@ -14,6 +14,7 @@ No production path is changed: the tracer reads /proc/driver/nvidia and
 """
 import os
 import shutil
+import subprocess
 
 import cttest as t
 
@@ -50,17 +51,25 @@ DRIVER = " && ".join([
     'exec "$@"',
 ])
 WRAP = ["unshare", "-m", "--propagation", "private", "sh", "-c", DRIVER, "sh"]
+# A node with one GPU, minor 0.
+ONE = " && ".join([
+    "mount -t tmpfs ct /proc/driver",
+    "mkdir -p /proc/driver/nvidia/gpus/0000:3b:00.0",
+    "printf '%s' > /proc/driver/nvidia/gpus/0000:3b:00.0/information" % info(0, UUID0, "0000:3b:00.0"),
+    'exec "$@"',
+])
+WRAP_ONE = ["unshare", "-m", "--propagation", "private", "sh", "-c", ONE, "sh"]
 # The program's /dev: the GPUs' nodes and nvidiactl (195:255, not a GPU).
 DEV = ('mount -t tmpfs -o mode=755 ct /dev && for m in 0 1 2 3 4 5; do mknod /dev/nvidia$m c 195 $m; done && '
        'mknod /dev/nvidiactl c 195 255 && exec "$0" "$@"')
 
 
-def trace(lib, ops, env=None):
+def trace(lib, ops, env=None, wrap=WRAP):
     # It lives on a while after its calls: their records are decoded while it
     # does (a process gone before has no descriptors left to read).
     cmd = ["unshare", "-m", "--propagation", "private", "sh", "-c", DEV, t.program("open_gpus"), lib] + ops + \
         ["sleep:700"]
-    tr = t.run(["--plugin", "cudart"], command=cmd, wrap=WRAP, env=env,
+    tr = t.run(["--plugin", "cudart"], command=cmd, wrap=wrap, env=env,
                extra_sinks="[sink.summary]\ntype = summary\npath = @TMP@/summary.txt\n")
     t.check(tr.rc == 0, "exit %d" % tr.rc, tr)
     with open(os.path.join(tr.files, "summary.txt")) as f:
@@ -71,6 +80,22 @@ def trace(lib, ops, env=None):
 def devices(tr):
     return [(e["api"], e["device"], e.get("device_from"), e.get("gpu_uuid"))
             for e in tr.calls(plugin="cudart") if e["api"] in ("cudaSetDevice", "cudaMemsetAsync")]
+
+
+def by_device(text):
+    """The summary's "By device" table."""
+    at = text.find("\nBy device")
+    return text[at:text.find("\n\n", at + 1)] if at >= 0 else ""
+
+
+def report_by_device(tr):
+    """The same table from `cudatracer report` of the run's jsonl."""
+    out = os.path.join(tr.files, "report.txt")
+    p = subprocess.run([t.TRACER, "report", os.path.join(tr.files, "events.jsonl"), "-o", "summary:" + out],
+                       capture_output=True, text=True, timeout=60)
+    t.check(p.returncode == 0, "report: exit %d\n%s" % (p.returncode, p.stderr), tr)
+    with open(out) as f:
+        return by_device(f.read())
 
 
 def want(tr, got, expected, what):
@@ -107,6 +132,25 @@ def main():
     tr = trace(FAKE, ["open:/dev/nvidia0", "memset", "set:2", "memset"])
     want(tr, devices(tr), [("cudaMemsetAsync", None, "open_gpu", UUID0), ("cudaSetDevice", 2, "call", UUID0),
                            ("cudaMemsetAsync", 2, "call", UUID0)], "cudaSetDevice wins")
+
+    # ... and the report of its jsonl restores device, device_from and the
+    # GPU (its bus too): the same "By device" table as the live run's.
+    t.check(by_device(tr.summary).count(UUID0 + "  0000:3b:00.0") == 2,
+            "two rows by device on the GPU:\n" + tr.summary, tr)
+    got = report_by_device(tr)
+    t.check(got == by_device(tr.summary), "report's by device:\n%s\nlive:\n%s" % (got, by_device(tr.summary)), tr)
+
+    # The node's only GPU, open, and no CUDA_VISIBLE_DEVICES: the runtime
+    # sees that one alone, as its device 0.
+    tr = trace(CUDART, ["open:/dev/nvidia0", "memset"], wrap=WRAP_ONE)
+    want(tr, devices(tr), [("cudaMemsetAsync", 0, "only_gpu", UUID0)], "the only GPU")
+    got = report_by_device(tr)
+    t.check(UUID0 in got and got == by_device(tr.summary),
+            "report's by device, only GPU:\n%s\nlive:\n%s" % (got, by_device(tr.summary)), tr)
+    # ... not when CUDA_VISIBLE_DEVICES says otherwise (two devices, or none).
+    for cvd in ("1,0", ""):
+        tr = trace(CUDART, ["open:/dev/nvidia0", "memset"], env={"CUDA_VISIBLE_DEVICES": cvd}, wrap=WRAP_ONE)
+        want(tr, devices(tr), [("cudaMemsetAsync", None, "open_gpu", UUID0)], "only GPU, CUDA_VISIBLE_DEVICES=" + cvd)
 
     # Hostile information files are bounded and ignored: no GPU for minors 2 to 5.
     for minor in (2, 3, 4, 5):
