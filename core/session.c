@@ -768,7 +768,10 @@ static void proc_exit(struct session *s, uint32_t pid)
 	if (s->hang_watch) /* its stuck calls are gone before the sinks forget it */
 		ct_hangs_proc_exit(&s->hangs, pid, now_ns(CLOCK_MONOTONIC));
 	ct_output_proc_exit(&s->out, pid, now_ns(CLOCK_REALTIME));
-	ct_device_forget(pid);
+	if (s->aggregate) /* its totals are read later, its GPU with them */
+		ct_procgpu_exited(pid);
+	else
+		ct_device_forget(pid);
 	ct_sym_forget(pid);
 	ct_names_forget(pid);
 	ct_comms_forget(pid);
@@ -1384,8 +1387,9 @@ static int on_totals(void *ctx, const struct ct_agg_key *k, const struct ct_agg 
 		.timed = !s->entry_only[pl][api], .calls = a->t.calls, .errors = a->t.errors,
 		.total_ns = a->t.total_ns, .min_ns = a->t.min_ns, .max_ns = a->t.max_ns, .bytes = a->t.bytes,
 		.hist = a->h.hist, .n_hist = CT_AGG_BUCKETS,
-		.env = ct_procenv_get(k->tgid), .cgroup = ct_cgroup_of_pid(k->tgid),
+		.env = ct_procenv_get(k->tgid), .cgroup = ct_cgroup_of_pid(k->tgid), .device = -1,
 	};
+	ct_procgpu_say(k->tgid, &t.device, &t.device_from, &t.gpu);
 	s->stats.events += a->t.calls;
 	ct_output_totals(&s->out, &t);
 	return 0;

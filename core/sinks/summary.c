@@ -847,8 +847,10 @@ static int summary_gpu(void *ctx, const struct ct_gpu_event *g)
 static int summary_totals(void *ctx, const struct ct_totals *t)
 {
 	struct summary_ctx *s = ctx;
+	uint64_t calls, ns;
+	int err = ct_apistats_set(&s->st, t, &calls, &ns);
 
-	return ct_apistats_set(&s->st, t);
+	return err ? err : ct_gpustats_totals(&s->gpu, t, calls, ns);
 }
 
 static int summary_tick(void *ctx, uint64_t now_ns)

@@ -82,6 +82,21 @@ def devices(tr):
             for e in tr.calls(plugin="cudart") if e["api"] in ("cudaSetDevice", "cudaMemsetAsync")]
 
 
+def aggregate(ops, wrap):
+    """A run in aggregate mode: (the summary's "By device" table, the metrics' final text)."""
+    cmd = ["unshare", "-m", "--propagation", "private", "sh", "-c", DEV, t.program("open_gpus"), CUDART] + ops
+    tr = t.run(["--plugin", "cudart"], command=cmd, wrap=wrap, jsonl_sink=False,
+               config="[tracer]\nmode = aggregate\n",
+               extra_sinks="[sink.summary]\ntype = summary\npath = @TMP@/summary.txt\n"
+                           "[sink.metrics]\ntype = prometheus\nlisten = 127.0.0.1:0\n"
+                           "labels = api,device,gpu\npath = @TMP@/metrics.prom\n")
+    t.check(tr.rc == 0, "aggregate: exit %d" % tr.rc, tr)
+    with open(os.path.join(tr.files, "summary.txt")) as f:
+        summary = f.read()
+    with open(os.path.join(tr.files, "metrics.prom")) as f:
+        return tr, by_device(summary), f.read()
+
+
 def by_device(text):
     """The summary's "By device" table."""
     at = text.find("\nBy device")
@@ -151,6 +166,25 @@ def main():
     for cvd in ("1,0", ""):
         tr = trace(CUDART, ["open:/dev/nvidia0", "memset"], env={"CUDA_VISIBLE_DEVICES": cvd}, wrap=WRAP_ONE)
         want(tr, devices(tr), [("cudaMemsetAsync", None, "open_gpu", UUID0)], "only GPU, CUDA_VISIBLE_DEVICES=" + cvd)
+
+    # Aggregate mode: no call says, the process does: its totals get the GPU
+    # it holds (the node's only one: index 0), in the summary and the labels.
+    # The calls after the last look, counted once it has exited, are its too.
+    tr, table, prom = aggregate(["open:/dev/nvidia0", "memset", "memset", "sleep:1500", "memset", "memset",
+                                 "memset"], WRAP_ONE)
+    rows = [line.split() for line in table.splitlines()[3:]]
+    t.check(len(rows) == 1 and rows[0][0] == "0" and rows[0][1] == "5" and rows[0][-2:] == [UUID0, "0000:3b:00.0"],
+            "aggregate, only GPU: by device\n" + table, tr)
+    t.check('cudatracer_calls_total{api="cudaMemsetAsync",device="0",gpu="%s"} 5\n' % UUID0 in prom and
+            'device=""' not in prom,
+            "aggregate, only GPU: metrics\n" + prom, tr)
+    # ... two GPUs in the node: the GPU, no index.
+    tr, table, prom = aggregate(["open:/dev/nvidia1", "memset", "sleep:1500"], WRAP)
+    rows = [line.split() for line in table.splitlines()[3:]]
+    t.check(len(rows) == 1 and rows[0][0] == "unknown" and rows[0][-2:] == [UUID1, "0000:86:00.0"],
+            "aggregate, two GPUs: by device\n" + table, tr)
+    t.check('cudatracer_calls_total{api="cudaMemsetAsync",device="",gpu="%s"} 1\n' % UUID1 in prom,
+            "aggregate, two GPUs: metrics\n" + prom, tr)
 
     # Hostile information files are bounded and ignored: no GPU for minors 2 to 5.
     for minor in (2, 3, 4, 5):
