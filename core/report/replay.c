@@ -401,8 +401,7 @@ static int device_from(struct ct_jp *j, enum ct_device_from *out)
 	return 0;
 }
 
-/* gpu_uuid and gpu_bus: of the shape the driver gives them, or the line is damaged. */
-static int gpu_text(struct ct_jp *j, char *out, size_t cap, bool uuid)
+int ct_replay_gpu_text(struct ct_jp *j, char *out, size_t cap, bool uuid)
 {
 	size_t n;
 
@@ -411,8 +410,7 @@ static int gpu_text(struct ct_jp *j, char *out, size_t cap, bool uuid)
 	return (uuid ? ct_nvgpu_uuid_valid(out, n) : ct_nvgpu_bus_valid(out, n, cap)) ? 0 : -EINVAL;
 }
 
-/* The replay's one copy of the line's GPU; NULL past the table (not named). */
-static const struct ct_gpu_info *gpu_of(struct ct_replay *r, const struct ct_gpu_info *g)
+const struct ct_gpu_info *ct_replay_gpu(struct ct_replay *r, const struct ct_gpu_info *g)
 {
 	size_t cap = sizeof(r->gpus) / sizeof(r->gpus[0]);
 
@@ -513,9 +511,9 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 		break;
 	case 'g':
 		if (!strcmp(key, "gpu_uuid"))
-			return gpu_text(j, l->gpu.uuid, sizeof(l->gpu.uuid), true);
+			return ct_replay_gpu_text(j, l->gpu.uuid, sizeof(l->gpu.uuid), true);
 		if (!strcmp(key, "gpu_bus"))
-			return gpu_text(j, l->gpu.bus, sizeof(l->gpu.bus), false);
+			return ct_replay_gpu_text(j, l->gpu.bus, sizeof(l->gpu.bus), false);
 		break;
 	case 'h':
 		if (!strcmp(key, "host"))
@@ -681,7 +679,7 @@ int ct_replay_line(struct ct_replay *r, const char *text, size_t len, const char
 		ev->parent_api = r->parent_api;
 	}
 	if (l.gpu.uuid[0])
-		ev->gpu = gpu_of(r, &l.gpu);
+		ev->gpu = ct_replay_gpu(r, &l.gpu);
 	if (l.has_comm_info)
 		ev->comm_info = &r->comm;
 	if (l.has_env)

@@ -62,6 +62,13 @@ int ct_replay_init(struct ct_replay *r, const char *plugin_path, const struct ct
  * an error, said with path:lineno.
  */
 int ct_replay_line(struct ct_replay *r, const char *line, size_t len, const char *path, long lineno);
+struct ct_jp;
+/* A line's gpu_uuid (uuid) or gpu_bus: 0, or -EINVAL when it is not of the
+ * shape the driver gives it (the line is damaged). */
+int ct_replay_gpu_text(struct ct_jp *j, char *out, size_t cap, bool uuid);
+/* The replay's one copy of a GPU the lines named, the same for every line
+ * (call or GPU activity) that names it; NULL past 64 (not named). */
+const struct ct_gpu_info *ct_replay_gpu(struct ct_replay *r, const struct ct_gpu_info *g);
 void ct_replay_free(struct ct_replay *r);
 
 struct ct_jp;

@@ -594,6 +594,10 @@ static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 	if (g->gpu) {
 		ct_sb_lit(b, ",\"gpu_uuid\":");
 		ct_sb_json_str(b, g->gpu->uuid);
+		if (g->gpu->bus[0]) {
+			ct_sb_lit(b, ",\"gpu_bus\":");
+			ct_sb_json_str(b, g->gpu->bus);
+		}
 	}
 	ct_sb_lit(b, ",\"context\":");
 	ct_sb_u64(b, g->context);
