@@ -197,6 +197,7 @@ int ct_gpustats_call(struct ct_gpustats *s, const struct ct_event *ev)
 
 int ct_gpustats_totals(struct ct_gpustats *s, const struct ct_totals *t, uint64_t calls, uint64_t ns)
 {
+	s->by_process = true;
 	if (!calls && !ns)
 		return 0;
 	return calls_add(s, t->pid, t->device_from ? t->device : -1, t->gpu, calls, ns);

@@ -8,6 +8,7 @@
 #ifndef CT_GPUSTATS_H
 #define CT_GPUSTATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <cudatracer/event.h>
 #include "sinks/hist.h"
@@ -47,6 +48,7 @@ struct ct_gpustats {
 	struct ct_u64map devices;  /* (pid, device, GPU minor) -> ct_device_stat */
 	struct ct_u64map procs;    /* pid -> its rows of each of the three (gpustats.c) */
 	uint64_t gpu_events;
+	bool by_process;           /* rows from aggregate totals: the process's device, not the thread's */
 };
 
 int ct_gpustats_gpu(struct ct_gpustats *s, const struct ct_gpu_event *g);

@@ -433,7 +433,8 @@ static int print_table_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
 	}
 	/* Only where a device is known: a run that never said has nothing to split. */
 	if (!err && nd && (nd > 1 || d[0]->device >= 0 || d[0]->gpu_uuid[0])) {
-		fputs("\nBy device (calls by the device current on their thread):\n", out);
+		fputs(g->by_process ? "\nBy device (calls by their process's device: aggregate mode, docs/gpu.md):\n"
+				    : "\nBy device (calls by the device current on their thread):\n", out);
 		ct_table_print(out, &dt, 0);
 	}
 	ct_table_free(&kt);

@@ -173,7 +173,8 @@ def main():
     tr, table, prom = aggregate(["open:/dev/nvidia0", "memset", "memset", "sleep:1500", "memset", "memset",
                                  "memset"], WRAP_ONE)
     rows = [line.split() for line in table.splitlines()[3:]]
-    t.check(len(rows) == 1 and rows[0][0] == "0" and rows[0][1] == "5" and rows[0][-2:] == [UUID0, "0000:3b:00.0"],
+    t.check(table.startswith("\nBy device (calls by their process's device: aggregate mode") and
+            len(rows) == 1 and rows[0][0] == "0" and rows[0][1] == "5" and rows[0][-2:] == [UUID0, "0000:3b:00.0"],
             "aggregate, only GPU: by device\n" + table, tr)
     t.check('cudatracer_calls_total{api="cudaMemsetAsync",device="0",gpu="%s"} 5\n' % UUID0 in prom and
             'device=""' not in prom,
