@@ -801,7 +801,10 @@ static void proc_exit(struct session *s, uint32_t pid)
 		ct_hangs_proc_exit(&s->hangs, pid, now_ns(CLOCK_MONOTONIC));
 	ct_nvtx_proc_exit(&s->nvtx, pid, now_ns(CLOCK_MONOTONIC));
 	ct_output_proc_exit(&s->out, pid, now_ns(CLOCK_REALTIME));
-	ct_device_forget(pid);
+	if (s->aggregate) /* its totals are read later, its GPU with them */
+		ct_procgpu_exited(pid);
+	else
+		ct_device_forget(pid);
 	ct_sym_forget(pid);
 	ct_names_forget(pid);
 	ct_comms_forget(pid);
@@ -1061,6 +1064,8 @@ static int check_inproc(struct session *s)
 	uint64_t size;
 	int err;
 
+	if (s->target->pid)
+		return ct_inproc_refuse_pid(s->target->pid);
 	if (!s->target->argv) {
 		ct_err("--engine inproc traces a command it starts (its library must be in the process from the "
 		       "first instruction): for %s use --engine ebpf", s->target->pid ? "-p PID" : "system-wide tracing");
@@ -1461,8 +1466,9 @@ static int on_totals(void *ctx, const struct ct_agg_key *k, const struct ct_agg 
 		.timed = !s->entry_only[pl][api], .calls = a->t.calls, .errors = a->t.errors,
 		.total_ns = a->t.total_ns, .min_ns = a->t.min_ns, .max_ns = a->t.max_ns, .bytes = a->t.bytes,
 		.hist = a->h.hist, .n_hist = CT_AGG_BUCKETS,
-		.env = ct_procenv_get(k->tgid), .cgroup = ct_cgroup_of_pid(k->tgid),
+		.env = ct_procenv_get(k->tgid), .cgroup = ct_cgroup_of_pid(k->tgid), .device = -1,
 	};
+	ct_procgpu_say(k->tgid, &t.device, &t.device_from, &t.gpu);
 	s->stats.events += a->t.calls;
 	ct_output_totals(&s->out, &t);
 	return 0;

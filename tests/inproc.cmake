@@ -2,6 +2,8 @@
 # --engine inproc: the preload library against the eBPF engine, on the real libcudart.
 set(I "${CMAKE_CURRENT_SOURCE_DIR}/integration")
 ct_integration_test(inproc "${I}/test_inproc.py" LABELS root)
+# --engine inproc -p: refused with the reason the process's maps give.
+ct_integration_test(inproc_pid "${I}/test_inproc_pid.py")
 
 # A stand-in runtime whose call sleeps a known time, for the records' clock
 # (TSC or clock_gettime): sleep/sleep_calls and sleep/lib/libcudart.so.96.

@@ -112,6 +112,48 @@ int ct_inproc_check_program(const struct ct_engine_plugin *pl, int n, const char
 	return 0;
 }
 
+/* Whether the process maps the interposer: 1, 0, or -errno (it cannot be read). */
+static int maps_interposer(uint32_t pid)
+{
+	static const char want[] = "/" CT_INPROC_CORE "\n";
+	char path[32], *line = NULL;
+	size_t cap = 0, k = sizeof(want) - 1;
+	ssize_t n;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!found && (n = getline(&line, &cap, f)) > 0)
+		found = (size_t)n >= k && !memcmp(line + n - k, want, k);
+	free(line);
+	fclose(f);
+	return found;
+}
+
+int ct_inproc_refuse_pid(uint32_t pid)
+{
+	int in = maps_interposer(pid);
+
+	if (in < 0)
+		ct_err("--engine inproc -p %u: cannot read /proc/%u/maps: %s", pid, pid, strerror(-in));
+	else if (!in)
+		ct_err("--engine inproc cannot attach to process %u: its interposer (" CT_INPROC_CORE ") is not "
+		       "in it (/proc/%u/maps), and a preload library enters a process only when it starts "
+		       "(LD_PRELOAD, read at exec). Trace it as it runs with --engine ebpf (sudo cudatracer -p %u), "
+		       "or start it under cudatracer --engine inproc -- COMMAND", pid, pid, pid);
+	else
+		ct_err("--engine inproc cannot attach to process %u: the interposer (" CT_INPROC_CORE ") is in it, "
+		       "from the cudatracer --engine inproc that started it, but the ring it records into was that "
+		       "tracer's and ended with it; taking it again would need a new ring handed into the running "
+		       "process and its interposer bound to it (a call made inside the process, as --gpu-activity -p "
+		       "makes), which this version does not do. Trace it with --engine ebpf (sudo cudatracer -p %u)",
+		       pid, pid);
+	return -EINVAL;
+}
+
 bool ct_inproc_in_tree(uint32_t pid, bool (*known)(void *ctx, uint32_t pid), void *ctx)
 {
 	struct ct_proc_stat st;

@@ -25,6 +25,14 @@ int ct_inproc_specs(const struct ct_engine_plugin *pl, int n, struct ct_shm_spec
 /* -EINVAL, said why, if the command's executable links a plugin's runtime in. */
 int ct_inproc_check_program(const struct ct_engine_plugin *pl, int n, const char *program);
 
+/*
+ * --engine inproc -p PID: always -EINVAL, said why for that process: its
+ * interposer is not in it (a preload library enters at exec only), or it
+ * is (a command an earlier --engine inproc started) but its ring went with
+ * that tracer.
+ */
+int ct_inproc_refuse_pid(uint32_t pid);
+
 /* Whether pid or one of its ancestors, by /proc's parent links (at most 64
  * up), is known to be of the command's tree. */
 bool ct_inproc_in_tree(uint32_t pid, bool (*known)(void *ctx, uint32_t pid), void *ctx);

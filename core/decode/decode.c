@@ -405,6 +405,7 @@ const char *ct_device_from_name(enum ct_device_from from)
 		[CT_DEVICE_FROM_CALL] = "call",
 		[CT_DEVICE_FROM_VISIBLE] = "visible_devices",
 		[CT_DEVICE_FROM_OPEN_GPU] = "open_gpu",
+		[CT_DEVICE_FROM_ONLY_GPU] = "only_gpu",
 	};
 
 	return (unsigned)from < sizeof(names) / sizeof(names[0]) ? names[from] : NULL;

@@ -19,6 +19,7 @@
 
 static struct ct_gpu_info gpus[CT_NVGPUS_MAX]; /* appended to, never changed: pointers stay valid */
 static size_t n_gpus;
+static size_t n_dirs;      /* folders the driver listed at the last read, valid or not */
 static uint64_t loaded_ns; /* 0: never read */
 
 /* The value of line `key` (its text up to the end of the line, blanks
@@ -46,7 +47,7 @@ static const char *value_of(const char *text, size_t n, const char *key, size_t 
 }
 
 /* "GPU-" and 8-4-4-4-12 hex digits, as nvidia-smi -L prints it. */
-static bool uuid_valid(const char *v, size_t n)
+bool ct_nvgpu_uuid_valid(const char *v, size_t n)
 {
 	static const char shape[] = "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
 
@@ -58,7 +59,7 @@ static bool uuid_valid(const char *v, size_t n)
 	return true;
 }
 
-static bool bus_valid(const char *v, size_t n, size_t cap)
+bool ct_nvgpu_bus_valid(const char *v, size_t n, size_t cap)
 {
 	if (!n || n >= cap)
 		return false;
@@ -76,7 +77,7 @@ int ct_nvgpu_parse(const char *text, size_t n, struct ct_gpu_info *out)
 	int32_t minor = 0;
 
 	/* 0..253: 254 is nvidia-modeset's, 255 nvidiactl's. */
-	if (!m || !ml || ml > 3 || !u || !uuid_valid(u, ul))
+	if (!m || !ml || ml > 3 || !u || !ct_nvgpu_uuid_valid(u, ul))
 		return -EINVAL;
 	for (size_t i = 0; i < ml; i++) {
 		if (!isdigit((unsigned char)m[i]))
@@ -88,7 +89,7 @@ int ct_nvgpu_parse(const char *text, size_t n, struct ct_gpu_info *out)
 	memset(out, 0, sizeof(*out));
 	out->minor = minor;
 	memcpy(out->uuid, u, ul);
-	if (b && bus_valid(b, bl, sizeof(out->bus)))
+	if (b && ct_nvgpu_bus_valid(b, bl, sizeof(out->bus)))
 		memcpy(out->bus, b, bl);
 	return 0;
 }
@@ -106,15 +107,19 @@ static void load(void)
 	DIR *d = opendir(CT_NVGPUS_DIR);
 	struct dirent *de;
 
+	n_dirs = 0;
 	if (!d)
 		return; /* no NVIDIA driver here (or not shown to this namespace) */
-	while (n_gpus < CT_NVGPUS_MAX && (de = readdir(d))) {
+	while ((de = readdir(d))) {
 		char path[sizeof(CT_NVGPUS_DIR) + 300];
 		struct ct_gpu_info g;
 		size_t len;
 		char *text;
 
-		if (de->d_name[0] == '.' ||
+		if (de->d_name[0] == '.')
+			continue;
+		n_dirs++;
+		if (n_gpus >= CT_NVGPUS_MAX ||
 		    snprintf(path, sizeof(path), "%s/%s/information", CT_NVGPUS_DIR, de->d_name) >= (int)sizeof(path))
 			continue;
 		text = ct_file_read(path, CT_NVGPU_INFO_MAX, &len);
@@ -125,25 +130,40 @@ static void load(void)
 	closedir(d);
 }
 
-const struct ct_gpu_info *ct_nvgpus_by_minor(int32_t minor)
+/* Read the folder again unless it was read in the last second. */
+static void reload(void)
 {
-	const struct ct_gpu_info *g = find(minor);
 	struct timespec ts;
 	uint64_t now;
 
-	if (g)
-		return g;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + 1;
 	if (loaded_ns && now - loaded_ns < RELOAD_NS)
-		return NULL;
+		return;
 	loaded_ns = now;
 	load();
+}
+
+const struct ct_gpu_info *ct_nvgpus_by_minor(int32_t minor)
+{
+	const struct ct_gpu_info *g = find(minor);
+
+	if (g)
+		return g;
+	reload();
 	return find(minor);
+}
+
+const struct ct_gpu_info *ct_nvgpus_only(void)
+{
+	if (!loaded_ns)
+		reload();
+	/* A folder whose file is not believed may be a GPU all the same. */
+	return n_dirs == 1 && n_gpus == 1 ? &gpus[0] : NULL;
 }
 
 void ct_nvgpus_reset(void)
 {
-	n_gpus = 0;
+	n_gpus = n_dirs = 0;
 	loaded_ns = 0;
 }

@@ -9,6 +9,7 @@
 #ifndef CT_DECODE_NVGPUS_H
 #define CT_DECODE_NVGPUS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <cudatracer/event.h>
 
@@ -22,9 +23,16 @@
 /* One information file's text: 0, or -EINVAL when it lacks a valid
  * "Device Minor:" or "GPU UUID:" ("Bus Location:" is optional). */
 int ct_nvgpu_parse(const char *text, size_t n, struct ct_gpu_info *out);
+/* A UUID of nvidia-smi's shape ("GPU-" and 8-4-4-4-12 hex digits); a PCI
+ * bus ("0000:3b:00.0": hex digits, ':' and '.') shorter than cap. */
+bool ct_nvgpu_uuid_valid(const char *v, size_t n);
+bool ct_nvgpu_bus_valid(const char *v, size_t n, size_t cap);
 
 /* The GPU of /dev/nvidiaN; NULL when the driver does not list it. Valid until reset. */
 const struct ct_gpu_info *ct_nvgpus_by_minor(int32_t minor);
+/* The node's GPU when the driver lists exactly one (one folder, its file
+ * believed); NULL: none, several, or one not believed. */
+const struct ct_gpu_info *ct_nvgpus_only(void);
 void ct_nvgpus_reset(void);
 
 #endif

@@ -101,6 +101,8 @@ static int32_t open_gpu(uint32_t pid)
 	if (p && now < p->next_ns)
 		return p->minor;
 	if (!p) {
+		if (procs.n >= CT_PROCGPU_MAX_PROCS)
+			return -1; /* ended processes kept (ct_procgpu_exited) fill it: no more */
 		p = calloc(1, sizeof(*p));
 		if (!p || ct_u64map_put(&procs, pid, p)) {
 			free(p);
@@ -131,20 +133,42 @@ const struct ct_gpu_info *ct_procgpu_of(uint32_t pid)
 	return minor >= 0 ? ct_nvgpus_by_minor(minor) : NULL;
 }
 
+void ct_procgpu_say(uint32_t pid, int32_t *device, enum ct_device_from *from, const struct ct_gpu_info **gpu)
+{
+	int32_t minor = open_gpu(pid);
+	int visible;
+
+	*from = *device >= 0 ? CT_DEVICE_FROM_CALL : CT_DEVICE_FROM_NONE;
+	*gpu = minor >= 0 ? ct_nvgpus_by_minor(minor) : NULL;
+	if (minor < 0 || *device >= 0)
+		return;
+	visible = ct_procenv_visible_devices(pid);
+	if (visible == 1) {
+		*device = 0;
+		*from = CT_DEVICE_FROM_VISIBLE;
+	} else if (*gpu && visible < 0 && *gpu == ct_nvgpus_only()) {
+		/* No CUDA_VISIBLE_DEVICES and one GPU in the node: the runtime
+		 * sees that one alone, as its device 0. */
+		*device = 0;
+		*from = CT_DEVICE_FROM_ONLY_GPU;
+	} else if (*gpu) {
+		*from = CT_DEVICE_FROM_OPEN_GPU;
+	}
+}
+
 void ct_procgpu_note(struct ct_event *ev)
 {
-	int32_t minor = open_gpu(ev->pid);
+	ct_procgpu_say(ev->pid, &ev->device, &ev->device_from, &ev->gpu);
+}
 
-	ev->device_from = ev->device >= 0 ? CT_DEVICE_FROM_CALL : CT_DEVICE_FROM_NONE;
-	ev->gpu = minor >= 0 ? ct_nvgpus_by_minor(minor) : NULL;
-	if (minor < 0 || ev->device >= 0)
-		return;
-	if (ct_procenv_visible_devices(ev->pid) == 1) {
-		ev->device = 0;
-		ev->device_from = CT_DEVICE_FROM_VISIBLE;
-	} else if (ev->gpu) {
-		ev->device_from = CT_DEVICE_FROM_OPEN_GPU;
-	}
+void ct_procgpu_exited(uint32_t pid)
+{
+	struct proc_gpu *p = ct_u64map_get(&procs, pid);
+
+	if (p && p->minor >= 0)
+		p->next_ns = UINT64_MAX; /* its last look stands: /proc/PID is gone */
+	else
+		ct_procgpu_forget(pid);
 }
 
 void ct_procgpu_forget(uint32_t pid)

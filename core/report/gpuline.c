@@ -4,6 +4,7 @@
 #include <string.h>
 #include "report/gpuline.h"
 #include "report/json.h"
+#include "report/replay.h"
 
 struct gl {
 	struct ct_gpuline *g;
@@ -71,6 +72,10 @@ static int key(void *ctx, const char *k, struct ct_jp *j)
 		return ct_jp_u32(j, &ev->pid);
 	if (!strcmp(k, "device"))
 		return ct_jp_u32(j, &ev->device);
+	if (!strcmp(k, "gpu_uuid"))
+		return ct_replay_gpu_text(j, l->g->gpu.uuid, sizeof(l->g->gpu.uuid), true);
+	if (!strcmp(k, "gpu_bus"))
+		return ct_replay_gpu_text(j, l->g->gpu.bus, sizeof(l->g->gpu.bus), false);
 	if (!strcmp(k, "context"))
 		return ct_jp_u32(j, &ev->context);
 	if (!strcmp(k, "stream"))
@@ -107,6 +112,7 @@ int ct_gpuline_read(struct ct_gpuline *g, const char *line, size_t len, int64_t 
 	if (!memmem(line, len, "\"kind\":\"gpu\"", 12))
 		return 0;
 	memset(&g->ev, 0, sizeof(g->ev));
+	memset(&g->gpu, 0, sizeof(g->gpu));
 	if (ct_jp_object(&j, key, &l) || !ct_jp_at_end(&j))
 		return l.gpu ? -EINVAL : 0;
 	if (!l.gpu)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "decode/decode.h"
+#include "decode/nvgpus.h"
 #include "report/json.h"
 #include "report/replay.h"
 #include "symbols/symbolizer.h"
@@ -396,7 +397,49 @@ struct line {
 	const char *args_from, *args_to;
 	char result_name[96];
 	bool result_named;
+	struct ct_gpu_info gpu; /* uuid[0]: the line names none */
 };
+
+/* "device_from"'s value: one of ct_device_from_name()'s; a name this
+ * version does not know says nothing. */
+static int device_from(struct ct_jp *j, enum ct_device_from *out)
+{
+	char name[32];
+
+	if (ct_jp_string(j, name, sizeof(name)))
+		return -EINVAL;
+	for (int f = CT_DEVICE_FROM_CALL; ct_device_from_name((enum ct_device_from)f); f++)
+		if (!strcmp(name, ct_device_from_name((enum ct_device_from)f)))
+			return *out = (enum ct_device_from)f, 0;
+	return 0;
+}
+
+int ct_replay_gpu_text(struct ct_jp *j, char *out, size_t cap, bool uuid)
+{
+	size_t n;
+
+	if (ct_jp_string_len(j, out, cap, &n) || n >= cap)
+		return -EINVAL;
+	return (uuid ? ct_nvgpu_uuid_valid(out, n) : ct_nvgpu_bus_valid(out, n, cap)) ? 0 : -EINVAL;
+}
+
+const struct ct_gpu_info *ct_replay_gpu(struct ct_replay *r, const struct ct_gpu_info *g)
+{
+	size_t cap = sizeof(r->gpus) / sizeof(r->gpus[0]);
+
+	for (size_t i = 0; i < r->n_gpus; i++) {
+		if (strcmp(r->gpus[i].uuid, g->uuid))
+			continue;
+		if (!r->gpus[i].bus[0])
+			memcpy(r->gpus[i].bus, g->bus, sizeof(g->bus));
+		return &r->gpus[i];
+	}
+	if (r->n_gpus == cap)
+		return NULL;
+	r->gpus[r->n_gpus] = *g;
+	r->gpus[r->n_gpus].minor = (int32_t)r->n_gpus;
+	return &r->gpus[r->n_gpus++];
+}
 
 static int comm_key(void *ctx, const char *key, struct ct_jp *j)
 {
@@ -472,6 +515,8 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 			return ct_jp_null(j) ? 0 : arena_str(r, j, &r->nvtx_ev.domain);
 		if (!strcmp(key, "device")) /* null: not known yet on that thread */
 			return ct_jp_null(j) ? (ev->device = -1, 0) : ct_jp_i32(j, &ev->device);
+		if (!strcmp(key, "device_from"))
+			return device_from(j, &ev->device_from);
 		break;
 	case 'e':
 		if (!strcmp(key, "error"))
@@ -480,6 +525,12 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 			return ct_jp_bool(j, &ev->entry_only);
 		if (!strcmp(key, "end_ns"))
 			return ct_jp_u64(j, &r->nvtx_ev.end_ns);
+		break;
+	case 'g':
+		if (!strcmp(key, "gpu_uuid"))
+			return ct_replay_gpu_text(j, l->gpu.uuid, sizeof(l->gpu.uuid), true);
+		if (!strcmp(key, "gpu_bus"))
+			return ct_replay_gpu_text(j, l->gpu.bus, sizeof(l->gpu.bus), false);
 		break;
 	case 'h':
 		if (!strcmp(key, "host"))
@@ -674,6 +725,8 @@ int ct_replay_line(struct ct_replay *r, const char *text, size_t len, const char
 		ev->parent_plugin = r->parent_plugin;
 		ev->parent_api = r->parent_api;
 	}
+	if (l.gpu.uuid[0])
+		ev->gpu = ct_replay_gpu(r, &l.gpu);
 	if (l.has_comm_info)
 		ev->comm_info = &r->comm;
 	if (l.has_env)

@@ -48,6 +48,10 @@ struct ct_replay {
 	 * and the last range or mark line. */
 	const char *nvtx[64];
 	struct ct_nvtx_event nvtx_ev;
+	/* The GPUs the lines named (gpu_uuid, gpu_bus), each kept once so that
+	 * its events point at one; minor: its place here. */
+	struct ct_gpu_info gpus[64];
+	size_t n_gpus;
 	struct ct_replay_skip *skips; /* APIs not in the loaded tables */
 	size_t n_skips;
 	uint64_t skipped, other_kinds;
@@ -64,6 +68,13 @@ int ct_replay_init(struct ct_replay *r, const char *plugin_path, const struct ct
  */
 #define CT_REPLAY_NVTX 2
 int ct_replay_line(struct ct_replay *r, const char *line, size_t len, const char *path, long lineno);
+struct ct_jp;
+/* A line's gpu_uuid (uuid) or gpu_bus: 0, or -EINVAL when it is not of the
+ * shape the driver gives it (the line is damaged). */
+int ct_replay_gpu_text(struct ct_jp *j, char *out, size_t cap, bool uuid);
+/* The replay's one copy of a GPU the lines named, the same for every line
+ * (call or GPU activity) that names it; NULL past 64 (not named). */
+const struct ct_gpu_info *ct_replay_gpu(struct ct_replay *r, const struct ct_gpu_info *g);
 void ct_replay_free(struct ct_replay *r);
 
 struct ct_jp;

@@ -157,6 +157,8 @@ static int replay(struct ct_replay *r, struct ct_tracefile *tf, struct ct_output
 			if (err == 1) {
 				r->other_kinds--; /* counted as not a call; it is read after all */
 				st->gpu_events++;
+				if (gl->gpu.uuid[0])
+					gl->ev.gpu = ct_replay_gpu(r, &gl->gpu);
 				ct_output_gpu(o, &gl->ev);
 			} else if ((err = ct_rangeline_read(&range, line, len)) == 1) {
 				r->other_kinds--;

@@ -190,7 +190,7 @@ int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev)
 	return 0;
 }
 
-int ct_apistats_set(struct ct_apistats *s, const struct ct_totals *t)
+int ct_apistats_set(struct ct_apistats *s, const struct ct_totals *t, uint64_t *more_calls, uint64_t *more_ns)
 {
 	const struct ct_api *api = t->api_idx < t->plugin->n_apis ? &t->plugin->apis[t->api_idx] : NULL;
 	struct ct_proc_stat *p = proc_get(s, t->pid, 0, t->comm, false);
@@ -203,6 +203,8 @@ int ct_apistats_set(struct ct_apistats *s, const struct ct_totals *t)
 	if (!a)
 		return -ENOMEM;
 	/* The kernel's figures are since the start: replace, not add. */
+	*more_calls = t->calls - a->calls;
+	*more_ns = total - a->total_ns;
 	p->calls += t->calls - a->calls;
 	s->calls += t->calls - a->calls;
 	p->errors += t->errors - a->errors;

@@ -78,8 +78,9 @@ struct ct_apistats {
 int ct_apistats_add(struct ct_apistats *s, const struct ct_event *ev);
 struct ct_totals;
 /* Aggregate mode: an API's figures as the kernel counted them since the
- * start, in place of the ones before. */
-int ct_apistats_set(struct ct_apistats *s, const struct ct_totals *t);
+ * start, in place of the ones before; *more_calls and *more_ns: what they
+ * added to those (the by-device table adds them to the process's device). */
+int ct_apistats_set(struct ct_apistats *s, const struct ct_totals *t, uint64_t *more_calls, uint64_t *more_ns);
 void ct_apistats_free(struct ct_apistats *s);
 /* A process that has ended joins `ended`: its figures are added to those of
  * the same API there and its own are freed. The sites of its errors are

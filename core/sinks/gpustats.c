@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sinks/gpustats.h"
+#include "sinks/sink.h"
 
 static uint64_t hash_str(uint64_t h, const char *s)
 {
@@ -177,16 +178,29 @@ int ct_gpustats_gpu(struct ct_gpustats *s, const struct ct_gpu_event *g)
 	return 0;
 }
 
-int ct_gpustats_call(struct ct_gpustats *s, const struct ct_event *ev)
+static int calls_add(struct ct_gpustats *s, uint32_t pid, int32_t device, const struct ct_gpu_info *gpu,
+		     uint64_t calls, uint64_t ns)
 {
-	struct ct_device_stat *d = device_get(s, ev->pid, ev->device, ev->gpu);
+	struct ct_device_stat *d = device_get(s, pid, device, gpu);
 
 	if (!d)
 		return -ENOMEM;
-	d->calls++;
-	if (!ev->entry_only)
-		d->call_ns += ev->dur_ns;
+	d->calls += calls;
+	d->call_ns += ns;
 	return 0;
+}
+
+int ct_gpustats_call(struct ct_gpustats *s, const struct ct_event *ev)
+{
+	return calls_add(s, ev->pid, ev->device, ev->gpu, 1, ev->entry_only ? 0 : ev->dur_ns);
+}
+
+int ct_gpustats_totals(struct ct_gpustats *s, const struct ct_totals *t, uint64_t calls, uint64_t ns)
+{
+	s->by_process = true;
+	if (!calls && !ns)
+		return 0;
+	return calls_add(s, t->pid, t->device_from ? t->device : -1, t->gpu, calls, ns);
 }
 
 void ct_gpustats_free(struct ct_gpustats *s)

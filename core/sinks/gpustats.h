@@ -8,10 +8,13 @@
 #ifndef CT_GPUSTATS_H
 #define CT_GPUSTATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <cudatracer/event.h>
 #include "sinks/hist.h"
 #include "util/u64map.h"
+
+struct ct_totals;
 
 struct ct_kernel_stat {
 	uint32_t pid;
@@ -45,11 +48,16 @@ struct ct_gpustats {
 	struct ct_u64map devices;  /* (pid, device, GPU minor) -> ct_device_stat */
 	struct ct_u64map procs;    /* pid -> its rows of each of the three (gpustats.c) */
 	uint64_t gpu_events;
+	bool by_process;           /* rows from aggregate totals: the process's device, not the thread's */
 };
 
 int ct_gpustats_gpu(struct ct_gpustats *s, const struct ct_gpu_event *g);
 /* An API call, for its device's row. */
 int ct_gpustats_call(struct ct_gpustats *s, const struct ct_event *ev);
+/* Aggregate mode: calls the kernel counted since the last look, for the
+ * row of the process's device (struct ct_totals: device known where
+ * device_from says). */
+int ct_gpustats_totals(struct ct_gpustats *s, const struct ct_totals *t, uint64_t calls, uint64_t ns);
 void ct_gpustats_free(struct ct_gpustats *s);
 /* Forget a process (one that ended, past the sink's keep_exited). */
 void ct_gpustats_drop_pid(struct ct_gpustats *s, uint32_t pid);

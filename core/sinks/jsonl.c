@@ -421,7 +421,8 @@ static size_t line_max(const struct api_text *t, const struct ct_event *ev)
 		n += 128 + 6 * (sizeof(ev->env->job_id) + sizeof(((struct jsonl_sink *)0)->host));
 	if (ev->comm_info)
 		n += 128;
-	n += 32 + (ev->gpu ? 16 + 6 * sizeof(ev->gpu->uuid) : 0); /* device_from, gpu_uuid */
+	/* device_from, gpu_uuid, gpu_bus */
+	n += 32 + (ev->gpu ? 32 + 6 * (sizeof(ev->gpu->uuid) + sizeof(ev->gpu->bus)) : 0);
 	if (ev->stack)
 		n += 16 + ct_stack_json_max(ev->stack);
 	if (ev->py_stack)
@@ -498,6 +499,10 @@ static int put_event(struct jsonl_sink *s, const struct ct_event *ev, size_t ext
 	if (ev->gpu) {
 		w = ct_w_lit(w, ",\"gpu_uuid\":");
 		w = ct_w_json_str(w, ev->gpu->uuid);
+		if (ev->gpu->bus[0]) {
+			w = ct_w_lit(w, ",\"gpu_bus\":");
+			w = ct_w_json_str(w, ev->gpu->bus);
+		}
 	}
 	if (cg)
 		w = put_cached(w, cg);
@@ -615,6 +620,10 @@ static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 	if (g->gpu) {
 		ct_sb_lit(b, ",\"gpu_uuid\":");
 		ct_sb_json_str(b, g->gpu->uuid);
+		if (g->gpu->bus[0]) {
+			ct_sb_lit(b, ",\"gpu_bus\":");
+			ct_sb_json_str(b, g->gpu->bus);
+		}
 	}
 	ct_sb_lit(b, ",\"context\":");
 	ct_sb_u64(b, g->context);

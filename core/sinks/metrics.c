@@ -15,11 +15,15 @@
 #define L(x) (1u << CT_ML_##x)
 #define WHO_LABELS (L(CGROUP) | L(CONTAINER) | L(POD))
 #define PROC_LABELS (L(PID) | L(COMM) | L(RANK) | L(JOB) | WHO_LABELS)
-#define CALL_LABELS (L(PLUGIN) | L(API) | L(ERROR) | L(HOST) | PROC_LABELS)
+/* The device of the call, and its GPU (docs/gpu.md): bounded by the node's
+ * GPUs and CT_MDEVICE_MAX, so never folded. */
+#define DEVICE_LABELS (L(DEVICE) | L(GPU))
+#define CALL_LABELS (L(PLUGIN) | L(API) | L(ERROR) | L(HOST) | PROC_LABELS | DEVICE_LABELS)
 
 static const char *const label_names[CT_ML_N] = {
 	[CT_ML_API] = "api", [CT_ML_CGROUP] = "cgroup", [CT_ML_COMM] = "comm",
-	[CT_ML_CONTAINER] = "container", [CT_ML_ERROR] = "error", [CT_ML_HOST] = "host",
+	[CT_ML_CONTAINER] = "container", [CT_ML_DEVICE] = "device", [CT_ML_ERROR] = "error",
+	[CT_ML_GPU] = "gpu", [CT_ML_HOST] = "host",
 	[CT_ML_JOB] = "job", [CT_ML_KIND] = "kind", [CT_ML_MEMORY] = "memory", [CT_ML_PID] = "pid",
 	[CT_ML_PLUGIN] = "plugin", [CT_ML_POD] = "pod", [CT_ML_RANK] = "rank",
 };
@@ -73,7 +77,7 @@ const char *const ct_mbucket_le[CT_MBUCKETS] = {
 
 #define NO_HIST UINT32_MAX
 
-_Static_assert(sizeof(struct ct_mkey) == 72, "keys are hashed as nine words");
+_Static_assert(sizeof(struct ct_mkey) == 80, "keys are hashed as ten words");
 
 int ct_metrics_check_labels(const void *dst, char *why, size_t why_len)
 {
@@ -139,12 +143,13 @@ void ct_metrics_free(struct ct_metrics *m)
 
 /* ---- the series table ---- */
 
-/* Four independent multiplies, then one mix: no chain of nine through the
- * multiplier (the ninth word, the cgroup's, joins the first). */
+/* Four independent multiplies, then one mix: no chain of ten through the
+ * multiplier (the ninth and tenth words join the first two). */
 static uint64_t key_hash(const struct ct_mkey *k)
 {
 	const uint64_t *w = (const uint64_t *)k;
-	uint64_t h = (w[0] ^ (w[8] << 7 | w[8] >> 57) ^ 0x9e3779b97f4a7c15ull) * (w[1] ^ 0xc2b2ae3d27d4eb4full) +
+	uint64_t h = (w[0] ^ (w[8] << 7 | w[8] >> 57) ^ 0x9e3779b97f4a7c15ull) *
+			     (w[1] ^ (w[9] << 19 | w[9] >> 45) ^ 0xc2b2ae3d27d4eb4full) +
 		     (w[2] ^ 0x165667b19e3779f9ull) * (w[3] ^ 0x27d4eb2f165667c5ull) +
 		     (w[4] ^ 0x85ebca77c2b2ae63ull) * (w[5] ^ 0xff51afd7ed558ccdull) +
 		     (w[6] ^ 0xc4ceb9fe1a85ec53ull) * (w[7] ^ 0x94d049bb133111ebull);
@@ -421,6 +426,10 @@ static void call_key(struct ct_metrics *m, struct ct_mkey *k, const struct ct_ev
 	if (ev->env && (l & L(JOB)) && ev->env->job_id[0])
 		k->job = intern(m, ev->env->job_id);
 	k->who = who_of(m, ev->cgroup);
+	if ((l & L(DEVICE)) && ev->device >= 0)
+		k->device = ev->device < CT_MDEVICE_MAX ? (uint8_t)(ev->device + 1) : CT_MDEVICE_OTHER;
+	if ((l & L(GPU)) && ev->gpu)
+		k->gpu = intern_label(m, ev->gpu->uuid);
 }
 
 static unsigned bucket_of(uint64_t ns)
@@ -571,7 +580,8 @@ int ct_metrics_totals(struct ct_metrics *m, const struct ct_totals *t)
 {
 	const struct ct_api *api = t->api_idx < t->plugin->n_apis ? &t->plugin->apis[t->api_idx] : NULL;
 	struct ct_event ev = { .plugin = t->plugin, .api = api, .pid = t->pid, .comm = t->comm,
-			       .env = t->env, .cgroup = t->cgroup };
+			       .env = t->env, .cgroup = t->cgroup, .device = t->device_from ? t->device : -1,
+			       .gpu = t->gpu };
 	uint64_t b[CT_MBUCKETS + 1] = { 0 }, key;
 	struct ct_mkey base, k;
 	struct ct_mseries *x;
@@ -855,6 +865,16 @@ int ct_msnap_labels(const struct ct_msnap *s, const struct ct_mseries *x, const 
 		case CT_ML_KIND: v = k->kind; break;
 		case CT_ML_MEMORY: v = ct_mem_kind_name(k->memory); break;
 		case CT_ML_PLUGIN: v = k->plugin; break;
+		case CT_ML_GPU: v = k->gpu; break;
+		case CT_ML_DEVICE:
+			if (k->device == CT_MDEVICE_OTHER) {
+				v = "other";
+			} else if (k->device) {
+				v = w;
+				w = ct_w_u64(w, k->device - 1u);
+				*w++ = 0;
+			}
+			break;
 		case CT_ML_CGROUP: v = k->folded ? "other" : k->who ? k->who->cgroup : ""; break;
 		case CT_ML_CONTAINER: v = k->folded ? "other" : k->who ? k->who->container : ""; break;
 		case CT_ML_POD: v = k->folded ? "other" : k->who ? k->who->pod : ""; break;

@@ -30,8 +30,8 @@ struct ct_sb;
 
 /* Label names, in the order they are written (sorted: remote write wants it). */
 enum ct_mlabel {
-	CT_ML_API, CT_ML_CGROUP, CT_ML_COMM, CT_ML_CONTAINER, CT_ML_ERROR, CT_ML_HOST, CT_ML_JOB,
-	CT_ML_KIND, CT_ML_MEMORY, CT_ML_PID, CT_ML_PLUGIN, CT_ML_POD, CT_ML_RANK, CT_ML_N
+	CT_ML_API, CT_ML_CGROUP, CT_ML_COMM, CT_ML_CONTAINER, CT_ML_DEVICE, CT_ML_ERROR, CT_ML_GPU, CT_ML_HOST,
+	CT_ML_JOB, CT_ML_KIND, CT_ML_MEMORY, CT_ML_PID, CT_ML_PLUGIN, CT_ML_POD, CT_ML_RANK, CT_ML_N
 };
 
 /* A cgroup's label values as the configuration keeps them (interned: the
@@ -63,9 +63,14 @@ extern const struct ct_mfamily ct_mfamilies[CT_MF_N];
 extern const uint64_t ct_mbucket_ns[CT_MBUCKETS];
 extern const char *const ct_mbucket_le[CT_MBUCKETS];
 
+/* device="N" for N below this; "other" past it (an index a call set, bounded). */
+#define CT_MDEVICE_MAX 64
+#define CT_MDEVICE_OTHER (CT_MDEVICE_MAX + 1)
+
 /* A series' label values; what the configured labels leave out is zero. */
 struct ct_mkey {
 	const char *plugin, *api, *kind, *job; /* in plugin tables or interned: stable */
+	const char *gpu;                       /* interned UUID; NULL: not known */
 	const struct ct_mwho *who;             /* cgroup, container, pod; NULL: none */
 	uint32_t pid;
 	int32_t rank;
@@ -73,7 +78,8 @@ struct ct_mkey {
 	uint16_t fam;
 	uint8_t error, memory; /* bool; enum ct_mem_kind */
 	uint8_t folded;        /* pid, comm, rank, job, cgroup, container, pod are "other" */
-	uint8_t pad[3];
+	uint8_t device;        /* the index + 1; 0: not known; CT_MDEVICE_OTHER: past the bound */
+	uint8_t pad[2];
 };
 
 struct ct_mhist {
@@ -97,7 +103,8 @@ struct ct_metrics_conf {
 #define CT_METRICS_KEYS(ctx, field)                                                               \
 	{ "labels", CT_KEY_LIST, "plugin,api,error,pid,comm", offsetof(ctx, field.labels),          \
 	  "Labels of the series, from: plugin, api, error, pid, comm, host, rank, job, cgroup, "      \
-	  "container, pod (copy kind and memory kind are always there)", NULL,                       \
+	  "container, pod, device, gpu (copy kind and memory kind are always there; device and gpu " \
+	  "on the call series only)", NULL,                                                          \
 	  ct_metrics_check_labels },                                                                 \
 	{ "max_series", CT_KEY_U64, "5000", offsetof(ctx, field.max_series),                        \
 	  "At most this many label sets; past it, pid, comm, rank, job, cgroup, container and pod "  \

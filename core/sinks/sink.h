@@ -45,6 +45,13 @@ struct ct_totals {
 	 * totals are read (NULL: none, or it has exited). */
 	const struct ct_proc_env *env;
 	const struct ct_cgroup *cgroup;
+	/* The process's device as it says (docs/gpu.md: the one GPU it holds
+	 * open, CUDA_VISIBLE_DEVICES, the node's only GPU), as ct_event's for
+	 * a call whose thread never said: device -1, from NONE, gpu NULL where
+	 * nothing is known. */
+	int32_t device;
+	enum ct_device_from device_from;
+	const struct ct_gpu_info *gpu;
 };
 
 /* Keys every sink has; the sink's own context begins with this struct. */

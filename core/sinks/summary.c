@@ -473,7 +473,8 @@ static int print_table_gpu(FILE *out, const struct ct_gpustats *g, uint32_t pid)
 	}
 	/* Only where a device is known: a run that never said has nothing to split. */
 	if (!err && nd && (nd > 1 || d[0]->device >= 0 || d[0]->gpu_uuid[0])) {
-		fputs("\nBy device (calls by the device current on their thread):\n", out);
+		fputs(g->by_process ? "\nBy device (calls by their process's device: aggregate mode, docs/gpu.md):\n"
+				    : "\nBy device (calls by the device current on their thread):\n", out);
 		ct_table_print(out, &dt, 0);
 	}
 	ct_table_free(&kt);
@@ -928,8 +929,10 @@ static int summary_nvtx(void *ctx, const struct ct_nvtx_event *r)
 static int summary_totals(void *ctx, const struct ct_totals *t)
 {
 	struct summary_ctx *s = ctx;
+	uint64_t calls, ns;
+	int err = ct_apistats_set(&s->st, t, &calls, &ns);
 
-	return ct_apistats_set(&s->st, t);
+	return err ? err : ct_gpustats_totals(&s->gpu, t, calls, ns);
 }
 
 static int summary_tick(void *ctx, uint64_t now_ns)

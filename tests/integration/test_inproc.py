@@ -27,8 +27,8 @@ every call fails with error 35, but they are real calls):
   succeed: on the stack, in the executable's data, a pointer in the last
   word of a page, an int at the end of a page whose next page is not mapped
   (the 8-byte read fails in both engines, zeroed, the program unharmed), a
-  failed call's (not written): the same values as the eBPF engine reads;
-- -p with --engine inproc is refused.
+  failed call's (not written): the same values as the eBPF engine reads.
+-p with --engine inproc is test_inproc_pid.py's.
 """
 import os
 import signal
@@ -241,8 +241,6 @@ def test_refusals():
     r = t.run(["--no-config", "--engine", "inproc", "--explain"], command=[SHARED])
     t.check(r.rc == 0 and "engine inproc" in r.stdout and "NOT interposable" not in r.stdout,
             "--explain of a shared cudart:\n" + r.stdout, r)
-    r = t.run(["--no-config", "--engine", "inproc", "-p", str(os.getpid())])
-    t.check(r.rc != 0 and "for -p PID use --engine ebpf" in r.stderr, "-p with inproc", r)
 
 
 if __name__ == "__main__":

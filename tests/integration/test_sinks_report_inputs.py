@@ -178,6 +178,50 @@ def long_lines(tmp):
                  "long lines: exited %d:\n%s" % (p.returncode, p.stderr))
 
 
+def gpus(tmp):
+    """device, device_from, gpu_uuid and gpu_bus come back from a trace as
+    written; a GPU not of the driver's shape (a terminal escape) is a
+    damaged line, named; past 64 distinct GPUs the calls keep no GPU."""
+    uuid = "GPU-%08x-0000-1111-2222-333344445555"
+    calls = []
+    for i in range(66):
+        c = call(i)
+        c.update(device=i % 3, device_from="only_gpu" if i % 2 else "open_gpu", gpu_uuid=uuid % i,
+                 gpu_bus="0000:%02x:00.0" % i)
+        calls.append(c)
+    t = os.path.join(tmp, "gpus.jsonl")
+    write_trace(t, calls)
+    out = os.path.join(tmp, "gpus.out.jsonl")
+    p = tracer(["report", t, "-o", "jsonl:" + out])
+    cttest.check(p.returncode == 0, "gpus: exited %d:\n%s" % (p.returncode, p.stderr))
+    got = [(o["device"], o.get("device_from"), o.get("gpu_uuid"), o.get("gpu_bus"))
+           for o in cttest.read_jsonl(out)]
+    want = [(c["device"], c["device_from"], c["gpu_uuid"] if i < 64 else None, c["gpu_bus"] if i < 64 else None)
+            for i, c in enumerate(calls)]
+    cttest.check(got == want, "gpus: read back\n%s\nwant\n%s" % (got[:3] + got[-3:], want[:3] + want[-3:]))
+    # A kernel on the first call's GPU: one row by device, the call's and the kernel's.
+    kernel = {"ts_ns": calls[0]["ts_ns"] + 100, "end_ns": calls[0]["ts_ns"] + 5100, "kind": "gpu", "op": "kernel",
+              "pid": 4242, "device": 0, "gpu_uuid": calls[0]["gpu_uuid"], "gpu_bus": calls[0]["gpu_bus"],
+              "context": 1, "stream": 7, "name": "k"}
+    write_trace(t, [calls[0], kernel])
+    summary = os.path.join(tmp, "gpus.txt")
+    p = tracer(["report", t, "-o", "jsonl:" + out, "-o", "summary:" + summary])
+    with open(summary) as f:
+        rows = [line.split() for line in f.read().split("\nBy device")[1].split("\n\n")[0].splitlines()[2:]]
+    gpu_lines = [o for o in cttest.read_jsonl(out) if o.get("kind") == "gpu"]
+    cttest.check(p.returncode == 0 and rows == [["0", "1", "500ns", "1", "5.000us", "0", "0", "0ns",
+                                                 calls[0]["gpu_uuid"], "0000:00:00.0"]] and
+                 [(g["gpu_uuid"], g["gpu_bus"]) for g in gpu_lines] == [(calls[0]["gpu_uuid"], "0000:00:00.0")],
+                 "gpus: a kernel's GPU: exited %d, by device %s, gpu lines %s\n%s" % (p.returncode, rows, gpu_lines,
+                                                                                    p.stderr))
+    for key, value in (("gpu_uuid", "GPU-\x1b[31m"), ("gpu_bus", "0000:3b:00.0;rm")):
+        bad = dict(calls[0], **{key: value})
+        write_trace(t, [call(0), bad])
+        p = tracer(["report", t])
+        cttest.check(p.returncode == 1 and "gpus.jsonl:3: not a whole JSON object of the jsonl schema" in p.stderr,
+                     "a bad %s: exited %d:\n%s" % (key, p.returncode, p.stderr))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="ct-report-inputs.")
     try:
@@ -187,6 +231,7 @@ def main():
         merge_without_output(tmp)
         merge_to_dev_null(tmp)
         long_lines(tmp)
+        gpus(tmp)
     finally:
         subprocess.run(["rm", "-rf", tmp])
     print("ok")

@@ -285,6 +285,50 @@ static void test_totals(void **state)
 	free(text);
 }
 
+/* device and gpu: the index (bounded: "other" past CT_MDEVICE_MAX) and the
+ * GPU's UUID, escaped; "" where not known; in events and totals alike. */
+static void test_device_labels(void **state)
+{
+	static const struct ct_gpu_info gpu = { 0, "GPU-0a1b2c3d-0000-1111-2222-333344445555", "0000:3b:00.0" };
+	static const struct ct_gpu_info odd = { 1, "GPU-\"\n\xff", "" };
+	struct fx_sink s = open_prom("api,device,gpu", "100");
+	struct ct_run_stats st = { 0 };
+	struct ct_event ev = fx_event(FX_SYNC, 1, 1, 0, 10, 0);
+	uint64_t hist[CT_HIST_BUCKETS] = { 0 };
+	struct ct_totals t = { .pid = 3, .comm = "app", .plugin = &fx_plugin, .api_idx = FX_MEMCPY, .timed = true,
+			       .calls = 4, .total_ns = 4000, .hist = hist, .n_hist = CT_HIST_BUCKETS,
+			       .device = 0, .device_from = CT_DEVICE_FROM_ONLY_GPU, .gpu = &gpu };
+	char *text;
+
+	(void)state;
+	fx_sink_event(&s, &ev); /* not known */
+	ev.device = 2;
+	ev.gpu = &gpu;
+	fx_sink_event(&s, &ev);
+	fx_sink_event(&s, &ev);
+	ev.device = CT_MDEVICE_MAX; /* an index a call set, past the bound */
+	ev.gpu = &odd;
+	fx_sink_event(&s, &ev);
+	ev.device = 1000;
+	fx_sink_event(&s, &ev);
+	assert_int_equal(s.ops->totals(s.ctx, &t), 0);
+	t.device_from = CT_DEVICE_FROM_NONE; /* the same totals, the device not said: no device */
+	t.gpu = NULL;
+	t.pid = 4;
+	assert_int_equal(s.ops->totals(s.ctx, &t), 0);
+	text = fx_sink_close(&s, &st);
+	has(text, "cudatracer_calls_total{api=\"xDeviceSynchronize\",device=\"\",gpu=\"\"} 1\n");
+	has(text, "cudatracer_calls_total{api=\"xDeviceSynchronize\",device=\"2\","
+		  "gpu=\"GPU-0a1b2c3d-0000-1111-2222-333344445555\"} 2\n");
+	has(text, "cudatracer_calls_total{api=\"xDeviceSynchronize\",device=\"other\",gpu=\"GPU-\\\"??\"} 2\n");
+	has(text, "cudatracer_calls_total{api=\"xMemcpy\",device=\"0\","
+		  "gpu=\"GPU-0a1b2c3d-0000-1111-2222-333344445555\"} 4\n");
+	has(text, "cudatracer_calls_total{api=\"xMemcpy\",device=\"\",gpu=\"\"} 4\n");
+	/* not on the memory and hang families */
+	assert_null(strstr(text, "cudatracer_memory_in_use_bytes{device"));
+	free(text);
+}
+
 static void test_protobuf_writer(void **state)
 {
 	struct ct_pb w = { 0 };
@@ -317,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_exited_grace),
 		cmocka_unit_test(test_unknown_label),
 		cmocka_unit_test(test_totals),
+		cmocka_unit_test(test_device_labels),
 		cmocka_unit_test(test_protobuf_writer),
 	};
 

@@ -67,6 +67,7 @@ enum ct_device_from {
 	CT_DEVICE_FROM_CALL,     /* device: the thread's calls said */
 	CT_DEVICE_FROM_VISIBLE,  /* device 0: CUDA_VISIBLE_DEVICES names one, and the process holds one GPU open */
 	CT_DEVICE_FROM_OPEN_GPU, /* gpu only: the one GPU the process holds open; device -1 */
+	CT_DEVICE_FROM_ONLY_GPU, /* device 0: the process holds the node's only GPU open, no CUDA_VISIBLE_DEVICES */
 };
 
 /*
@@ -255,7 +256,7 @@ struct ct_nvtx_event {
 };
 
 /* The name of where a device came from as jsonl writes it ("call",
- * "visible_devices", "open_gpu"); NULL for CT_DEVICE_FROM_NONE or a value
+ * "visible_devices", "open_gpu", "only_gpu"); NULL for CT_DEVICE_FROM_NONE or a value
  * out of range. */
 const char *ct_device_from_name(enum ct_device_from from);
 
