@@ -21,5 +21,7 @@ set_tests_properties(daemon_ended PROPERTIES RESOURCE_LOCK machine_wide_burst)
 set_property(TEST daemon_ended APPEND PROPERTY ENVIRONMENT "CT_SANITIZE=${CT_SANITIZE}")
 # Rotation by size and age, gzip, the caps, planted links: every call in exactly one whole file.
 ct_integration_test(daemon_rotate "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_daemon_rotate.py" LABELS root)
+# Its files' sizes and counts are exact: a daemon traces every process, so no other test runs beside it.
+set_tests_properties(daemon_rotate PROPERTIES RUN_SERIAL TRUE)
 # The Kubernetes DaemonSet: its mounts, annotations and ConfigMap; its config and arguments pass --check-config.
 ct_integration_test(kubernetes_manifest "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_kubernetes_manifest.py")
