@@ -35,21 +35,21 @@ struct ct_sqlread {
 };
 
 static const char calls_sql[] =
-	"SELECT c.id, ts_ns, plugin, api, pid, tid, comm, depth, device, device_from, gpu_uuid, cgroup,"
+	"SELECT c.id, ts_ns, plugin, api, pid, tid, comm, depth, device, device_from, gpu_uuid, gpu_bus, cgroup,"
 	" cgroup_id, container, pod, rank, local_rank, world_size, job_id, communicator, collective, bytes,"
 	" parent_plugin, parent_api, p.json, p.truncated, dur_ns, result, result_name, error, ret, args, s.json"
 	" FROM calls c LEFT JOIN stacks s ON s.id = c.stack_id LEFT JOIN py_stacks p ON p.id = c.py_stack_id"
 	" ORDER BY c.id";
-enum { C_ID, C_TS, C_PLUGIN, C_API, C_PID, C_TID, C_COMM, C_DEPTH, C_DEVICE, C_DEVICE_FROM, C_GPU_UUID,
+enum { C_ID, C_TS, C_PLUGIN, C_API, C_PID, C_TID, C_COMM, C_DEPTH, C_DEVICE, C_DEVICE_FROM, C_GPU_UUID, C_GPU_BUS,
        C_CGROUP, C_CGROUP_ID, C_CONTAINER, C_POD, C_RANK, C_LOCAL_RANK, C_WORLD_SIZE, C_JOB_ID, C_COMMUNICATOR,
        C_COLLECTIVE, C_BYTES, C_PARENT_PLUGIN, C_PARENT_API, C_PY, C_PY_TRUNC, C_DUR, C_RESULT, C_RESULT_NAME,
        C_ERROR, C_RET, C_ARGS, C_STACK, C_N };
 
 static const char gpu_sql[] =
-	"SELECT id, ts_ns, op, pid, device, gpu_uuid, context, stream, end_ns, dur_ns, name, grid_x, grid_y,"
+	"SELECT id, ts_ns, op, pid, device, gpu_uuid, gpu_bus, context, stream, end_ns, dur_ns, name, grid_x, grid_y,"
 	" grid_z, block_x, block_y, block_z, shared_bytes, bytes, copy_kind, value, correlation, launch_tid,"
 	" launch_api, launch_ts_ns FROM gpu ORDER BY id";
-enum { G_ID, G_TS, G_OP, G_PID, G_DEVICE, G_UUID, G_CONTEXT, G_STREAM, G_END, G_DUR, G_NAME, G_GRID,
+enum { G_ID, G_TS, G_OP, G_PID, G_DEVICE, G_UUID, G_BUS, G_CONTEXT, G_STREAM, G_END, G_DUR, G_NAME, G_GRID,
        G_BLOCK = G_GRID + 3, G_SHARED = G_BLOCK + 3, G_BYTES, G_COPY_KIND, G_VALUE, G_CORR, G_LTID, G_LAPI,
        G_LTS, G_N };
 
@@ -129,6 +129,7 @@ static void call_line(struct ct_sb *b, sqlite3_stmt *st, const char *host)
 		num(b, ",\"device\":", st, C_DEVICE);
 	opt_str(b, ",\"device_from\":", st, C_DEVICE_FROM);
 	opt_str(b, ",\"gpu_uuid\":", st, C_GPU_UUID);
+	opt_str(b, ",\"gpu_bus\":", st, C_GPU_BUS);
 	if (!is_null(st, C_CGROUP_ID)) {
 		str_or_null(b, ",\"cgroup\":", st, C_CGROUP);
 		if (is_null(st, C_CGROUP))
@@ -186,6 +187,7 @@ static void gpu_line(struct ct_sb *b, sqlite3_stmt *st)
 	num(b, ",\"pid\":", st, G_PID);
 	num(b, ",\"device\":", st, G_DEVICE);
 	opt_str(b, ",\"gpu_uuid\":", st, G_UUID);
+	opt_str(b, ",\"gpu_bus\":", st, G_BUS);
 	num(b, ",\"context\":", st, G_CONTEXT);
 	num(b, ",\"stream\":", st, G_STREAM);
 	num(b, ",\"end_ns\":", st, G_END);

@@ -39,8 +39,8 @@
 enum { ST_CALL, ST_GPU, ST_STACK, ST_FRAME, ST_PY, ST_PYFRAME, ST_PROC, ST_PROC_END, ST_META, ST_RANGE, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
-	[ST_CALL] = "INSERT INTO calls VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_GPU] = "INSERT INTO gpu VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_CALL] = "INSERT INTO calls VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_GPU] = "INSERT INTO gpu VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_STACK] = "INSERT INTO stacks VALUES(NULL,?,?)",
 	[ST_FRAME] = "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_PY] = "INSERT INTO py_stacks VALUES(NULL,?,?,?)",
@@ -399,6 +399,7 @@ static int sq_event(void *ctx, const struct ct_event *ev)
 	bind_text(st, 29, s->args.p);
 	bind_opt(st, 30, sid, sid);
 	bind_opt(st, 31, pid, pid);
+	bind_text(st, 32, ev->gpu && ev->gpu->bus[0] ? ev->gpu->bus : NULL);
 	if ((err = sq_step(s, ST_CALL)))
 		return err;
 	return sq_row_end(s);
@@ -424,8 +425,10 @@ static int sq_gpu(void *ctx, const struct ct_gpu_event *g)
 	bind_text(st, 4, gpu_ops[g->kind]);
 	bind_i64(st, 5, g->pid);
 	bind_i64(st, 6, g->device);
-	if (g->gpu)
+	if (g->gpu) {
 		bind_text(st, 7, g->gpu->uuid);
+		bind_text(st, 25, g->gpu->bus[0] ? g->gpu->bus : NULL);
+	}
 	bind_i64(st, 8, g->context);
 	bind_i64(st, 9, g->stream);
 	if (g->kind == CT_GPU_KERNEL) {

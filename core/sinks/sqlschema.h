@@ -20,13 +20,14 @@
 	" error INTEGER NOT NULL, ret TEXT, device INTEGER, device_from TEXT, gpu_uuid TEXT," \
 	" cgroup TEXT, cgroup_id INTEGER, container TEXT, pod TEXT, rank INTEGER, local_rank INTEGER," \
 	" world_size INTEGER, job_id TEXT, communicator TEXT, collective INTEGER NOT NULL, bytes INTEGER," \
-	" parent_plugin TEXT, parent_api TEXT, args TEXT NOT NULL, stack_id INTEGER, py_stack_id INTEGER);" \
+	" parent_plugin TEXT, parent_api TEXT, args TEXT NOT NULL, stack_id INTEGER, py_stack_id INTEGER," \
+	" gpu_bus TEXT);" \
 	"CREATE TABLE gpu(id INTEGER PRIMARY KEY, ts_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL," \
 	" dur_ns INTEGER NOT NULL, op TEXT NOT NULL, pid INTEGER NOT NULL, device INTEGER NOT NULL," \
 	" gpu_uuid TEXT, context INTEGER, stream INTEGER, name TEXT, grid_x INTEGER, grid_y INTEGER," \
 	" grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, shared_bytes INTEGER," \
 	" bytes INTEGER, copy_kind TEXT, value INTEGER, correlation INTEGER, launch_tid INTEGER," \
-	" launch_api TEXT, launch_ts_ns INTEGER);" \
+	" launch_api TEXT, launch_ts_ns INTEGER, gpu_bus TEXT);" \
 	"CREATE TABLE ranges(id INTEGER PRIMARY KEY, ts_ns INTEGER NOT NULL, end_ns INTEGER," \
 	" pid INTEGER NOT NULL, tid INTEGER NOT NULL, domain TEXT, name TEXT, depth INTEGER," \
 	" mark INTEGER NOT NULL DEFAULT 0, open INTEGER NOT NULL DEFAULT 0);" \
