@@ -75,7 +75,14 @@ static __always_inline __u32 ct_ustack_fp(struct pt_regs *ctx, bool at_entry, bo
 		if (bpf_probe_read_user(&b->pcs[0], 8, (void *)PT_REGS_SP(ctx)))
 			return 0;
 		got = bpf_get_stack(ctx, &b->pcs[1], depth * 8, BPF_F_USER_STACK | 1);
-		got = got < 0 ? 8 : got + 8;
+		/* Kernels from 6.13 put that word in themselves where the function
+		 * begins with push %rbp (a uprobe at entry): then it came twice,
+		 * and the walk alone is the stack (a call site is never its own
+		 * caller's, so two equal words are always this). */
+		if (got >= 8 && b->pcs[1] == b->pcs[0])
+			got = bpf_get_stack(ctx, b->pcs, (depth + 1) * 8, BPF_F_USER_STACK | 1);
+		else
+			got = got < 0 ? 8 : got + 8;
 	} else
 #endif
 		got = bpf_get_stack(ctx, b->pcs, (depth + 1) * 8, BPF_F_USER_STACK | (at_entry ? 1 : 0));

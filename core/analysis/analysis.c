@@ -536,8 +536,10 @@ static void flush_proc(struct ct_an *a, struct ct_an_proc *p, bool all)
 		analyse_step(a, p, p->steps[done].start, p->steps[done].end);
 		done++;
 	}
-	memmove(p->steps, p->steps + done, (p->n_steps - done) * sizeof(*p->steps));
-	p->n_steps -= done;
+	if (done) {
+		memmove(p->steps, p->steps + done, (p->n_steps - done) * sizeof(*p->steps));
+		p->n_steps -= done;
+	}
 	if (all)
 		return;
 	/* Keep what a step found later may hold: from the first pending step,

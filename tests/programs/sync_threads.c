@@ -42,5 +42,6 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	printf("sync_threads: %ld calls\n", n);
+	free(t);
 	return 0;
 }
