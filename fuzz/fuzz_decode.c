@@ -126,13 +126,15 @@ static void write_sinks_conf(void)
 		/* A server the sink listens as: any free port, never another value. */
 		const char *base = !strcmp(o->type, "prometheus") ? "listen = 127.0.0.1:0\n" : "";
 
-		if (only ? !strstr(only, o->type) : pushes)
+		/* sqlite writes a database file, not a stream: not /dev/null (its tests: test_sink_sqlite). */
+		if ((only ? !strstr(only, o->type) : pushes) || !strcmp(o->type, "sqlite"))
 			continue;
 		fprintf(f, "[sink.s%d]\ntype = %s\npath = /dev/null\n%s", n++, o->type, base);
 		for (const struct ct_key *k = o->keys; k && k->name; k++) {
 			const char *v;
 
-			if (!strcmp(k->name, "listen") || !strcmp(k->name, "url"))
+			/* Rotation needs a regular file to rotate (daemon_rotate tests it). */
+			if (!strcmp(k->name, "listen") || !strcmp(k->name, "url") || !strncmp(k->name, "rotate", 6))
 				continue;
 			for (int c = 0; (v = other_value(k, c)); c++)
 				fprintf(f, "[sink.s%d]\ntype = %s\npath = /dev/null\n%s%s = %s\n", n++, o->type,
