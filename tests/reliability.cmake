@@ -78,6 +78,9 @@ ct_integration_test(fault_probe_pair "${I}/test_fault_probe_pair.py" LABELS "roo
 # A task held for probing, continued by another process (another tracer's
 # SIGCONT): stopped again, its calls all traced.
 ct_integration_test(fault_foreign_cont "${I}/test_fault_foreign_cont.py" LABELS "root;reliability")
+# Both take the task with ptrace first: a system-wide tracer of another test beside them
+# (which stops and seizes every new program) would take it before them.
+set_tests_properties(fault_foreign_cont fault_hold PROPERTIES RUN_SERIAL TRUE)
 # A task stopped again as it was released (another tracer's stop, landing
 # after our SIGCONT): looked at again and continued.
 ct_integration_test(fault_stop_after_release "${I}/test_fault_stop_after_release.py" LABELS "root;reliability")
