@@ -52,6 +52,7 @@ struct name {
 /* A registered string or a domain: the handle NVTX hands back is ours. */
 struct registered {
 	struct name n;
+	struct registered *next; /* every one kept, reachable from `kept` */
 };
 
 static void from_ascii(struct name *n, const char *s)
@@ -173,12 +174,19 @@ static void mark(nvtxDomainHandle_t d, const struct name *n)
 /* Registered strings and domains live as long as the process: NVTX has no
  * call that frees a string, and a destroyed domain's handle may still be in
  * a range the tracer has open. NULL (no memory) is NVTX's "none". */
+static struct registered *_Atomic kept;
+
 static struct registered *keep(const struct name *n)
 {
 	struct registered *r = malloc(sizeof(*r));
 
-	if (r)
-		r->n = *n;
+	if (!r)
+		return NULL;
+	r->n = *n;
+	/* Listed, so that they are never taken for lost (LeakSanitizer). */
+	r->next = atomic_load(&kept);
+	while (!atomic_compare_exchange_weak(&kept, &r->next, r))
+		;
 	return r;
 }
 

@@ -13,6 +13,7 @@ set_target_properties(fake_sleep_cudart PROPERTIES OUTPUT_NAME cudart SUFFIX ".s
 # Python loads it too (sync_hang), and Python is not built with AddressSanitizer.
 if(CT_SANITIZE)
 	target_compile_options(fake_sleep_cudart PRIVATE -fno-sanitize=all)
+	target_link_options(fake_sleep_cudart PRIVATE -fno-sanitize=all)
 endif()
 add_executable(sleep_calls "${CMAKE_CURRENT_SOURCE_DIR}/programs/sleep_calls.c")
 target_link_libraries(sleep_calls PRIVATE fake_sleep_cudart)
