@@ -20,8 +20,10 @@ BATCH = 400
 WARM, ROUNDS = 1, 7  # batches before the first RSS reading, and after it
 # Past the warm-up, what 2,800 more processes may add: the tables of KEEP
 # processes in three sinks and the allocator's slack. Kept whole, 20 KB each
-# would be 56 MB.
-RSS_GROWTH_MAX_KB = 12 * 1024
+# would be 56 MB (the daemon without keep_exited grew 100 MB). Measured here:
+# 5.4 to 13.4 MB over ten runs (the reading after the warm-up varies most; the
+# end is 53 to 57 MB every time), so 16 MB.
+RSS_GROWTH_MAX_KB = 16 * 1024
 # The exits of a burst reach the sinks a second or two after it: without a
 # pause, bursts back to back pile up (RSS is a high-water mark).
 EXITS_HEARD_S = 2.5
