@@ -61,23 +61,6 @@ int ct_hold_add(struct ct_hold *h, pid_t tid)
 }
 
 /* A number of /proc/PID/status (fmt: "TracerPid: %ld"); 0 if unread. */
-static long status_field(pid_t pid, const char *fmt)
-{
-	char path[64], line[128];
-	long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, fmt, &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 /* One pass over /proc/PID/task: 1 if a thread was seized, 0 if none was new,
  * -errno (the leader could not be seized, or the list could not be read). */
 static int take_pass(struct ct_hold *h, pid_t pid)
@@ -134,7 +117,7 @@ int ct_hold_take(struct ct_hold *h, pid_t pid, const char **why)
 		ct_hold_release(h, 1000);
 		if (err == -ESRCH)
 			*why = "it has ended";
-		else if (err == -EPERM && status_field(pid, "TracerPid: %ld"))
+		else if (err == -EPERM && ct_proc_status_field((uint32_t)pid, "TracerPid:") > 0)
 			*why = "another process traces it (ptrace)";
 		else
 			*why = strerror(-err);
@@ -159,7 +142,7 @@ static bool reap_ended(pid_t tid)
 		return errno == ECHILD; /* neither our child nor our tracee any more */
 	if (si.si_pid != tid)
 		return false;
-	if (status_field(tid, "Tgid: %ld") == tid && !ct_proc_stat((uint32_t)tid, &st) && st.ppid == getpid())
+	if (ct_proc_status_field((uint32_t)tid, "Tgid:") == tid && !ct_proc_stat((uint32_t)tid, &st) && st.ppid == getpid())
 		return true;
 	waitid(P_PID, (id_t)tid, &si, WEXITED | WNOHANG | __WALL);
 	return true;

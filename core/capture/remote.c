@@ -290,16 +290,9 @@ static int find_caves(struct ct_remote *r, const struct maps *mp, size_t need)
 
 /* ---- may the process be entered ---- */
 
-static long status_field(const char *status, const char *key)
-{
-	const char *p = strstr(status, key);
-
-	return p ? strtol(p + strlen(key), NULL, 10) : -1;
-}
-
 static int check_process(pid_t pid, char *why, size_t n)
 {
-	char *yama = ct_file_read("/proc/sys/kernel/yama/ptrace_scope", 16, NULL), *status;
+	char *yama = ct_file_read("/proc/sys/kernel/yama/ptrace_scope", 16, NULL);
 	long tracer, seccomp;
 	int err = 0;
 
@@ -310,14 +303,12 @@ static int check_process(pid_t pid, char *why, size_t n)
 	free(yama);
 	if (err)
 		return err;
-	status = ct_proc_read((uint32_t)pid, "status", 1 << 16, NULL);
-	if (!status) {
+	tracer = ct_proc_status_field((uint32_t)pid, "TracerPid:");
+	seccomp = ct_proc_status_field((uint32_t)pid, "Seccomp:");
+	if (tracer < 0) {
 		snprintf(why, n, "cannot read /proc/%d/status: %s", (int)pid, strerror(errno));
 		return -ESRCH;
 	}
-	tracer = status_field(status, "\nTracerPid:");
-	seccomp = status_field(status, "\nSeccomp:");
-	free(status);
 	if (tracer > 0) {
 		snprintf(why, n, "process %ld (a debugger or another tracer) is attached to it with ptrace", tracer);
 		return -EPERM;
@@ -332,6 +323,7 @@ static int check_process(pid_t pid, char *why, size_t n)
 
 int ct_remote_open(struct ct_remote *r, pid_t pid, char *why, size_t n)
 {
+	struct ct_proc_stat before, after;
 	struct maps mp;
 	char path[64];
 	int err;
@@ -339,6 +331,10 @@ int ct_remote_open(struct ct_remote *r, pid_t pid, char *why, size_t n)
 	*r = (struct ct_remote){ .pid = pid, .mem = -1 };
 	if ((err = check_process(pid, why, n)))
 		return err;
+	if (ct_proc_stat((uint32_t)pid, &before)) {
+		snprintf(why, n, "process %d is gone", (int)pid);
+		return -ESRCH;
+	}
 	if ((err = maps_read(pid, &mp))) {
 		snprintf(why, n, "cannot read /proc/%d/maps: %s", (int)pid, strerror(-err));
 		return -ESRCH;
@@ -364,6 +360,11 @@ int ct_remote_open(struct ct_remote *r, pid_t pid, char *why, size_t n)
 	if (r->mem < 0) {
 		err = -errno;
 		snprintf(why, n, "cannot open %s: %s", path, strerror(-err));
+	} else if (ct_proc_stat((uint32_t)pid, &after) || after.start != before.start) {
+		/* The pid went to another process while the caves were looked for:
+		 * this descriptor is that process's memory, not the one checked. */
+		snprintf(why, n, "process %d ended while it was looked at", (int)pid);
+		err = -ESRCH;
 	}
 out:
 	maps_free(&mp);
@@ -551,6 +552,12 @@ static int send_thread(struct ct_remote *r, pid_t tid, unsigned char *blob, size
 		goto detach;
 	}
 	test_stage_pause("stopped");
+	/* Stopped, the thread is pinned: it must still be one of the process's (a
+	 * tid listed a moment ago may since be another process's thread). */
+	if (ct_proc_status_field((uint32_t)tid, "Tgid:") != r->pid) {
+		err = -EAGAIN;
+		goto detach;
+	}
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &regs)) {
 		err = -errno;
 		goto detach;

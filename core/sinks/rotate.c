@@ -237,12 +237,13 @@ static int gzip_file(struct ct_rotor *r, const char *src)
 	ssize_t n;
 
 	snprintf(dst, sizeof(dst), "%s.gz", src);
-	in = openat(r->dfd, src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* Non-blocking: a FIFO put in its place must not hang the worker (it is then not ours below). */
+	in = openat(r->dfd, src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (in < 0 || fstat(in, &st)) {
 		err = -errno;
 		goto out;
 	}
-	if (st.st_dev != r->dev || st.st_ino != r->ino) { /* replaced since the rename: not ours */
+	if (!S_ISREG(st.st_mode) || st.st_dev != r->dev || st.st_ino != r->ino) { /* replaced since the rename */
 		err = -ESTALE;
 		goto out;
 	}

@@ -19,6 +19,22 @@ char *ct_proc_read(uint32_t pid, const char *name, size_t max, size_t *len)
 	return ct_file_read(path, max, len);
 }
 
+long ct_proc_status_field(uint32_t pid, const char *key)
+{
+	char *status = ct_proc_read(pid, "status", 1 << 16, NULL), *p;
+	size_t n = strlen(key);
+	long v = -1;
+
+	/* At a line's start: "Tgid:" is not "PPid:"'s tail, nor "NSpgid:"'s. */
+	for (p = status; p && (p = strstr(p, key)); p += n)
+		if (p == status || p[-1] == '\n') {
+			v = strtol(p + n, NULL, 10);
+			break;
+		}
+	free(status);
+	return v;
+}
+
 char *ct_file_read(const char *path, size_t max, size_t *len)
 {
 	char *buf = NULL, *nb;

@@ -20,6 +20,9 @@ char *ct_proc_read(uint32_t pid, const char *name, size_t max, size_t *len);
 /* The same for any kernel file named by its path (/proc/driver/...). */
 char *ct_file_read(const char *path, size_t max, size_t *len);
 
+/* The number after `key` ("Tgid:", "TracerPid:") in /proc/PID/status; -1 when unreadable or absent. */
+long ct_proc_status_field(uint32_t pid, const char *key);
+
 /* What /proc/PID/stat says of a process. */
 struct ct_proc_stat {
 	char comm[64]; /* its name, whatever bytes it holds */

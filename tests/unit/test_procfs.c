@@ -83,6 +83,17 @@ static void stat_parsed(void **state)
 		assert_true(st.flags & CT_PF_KTHREAD);
 }
 
+/* A key is matched at a line's start: "Pid:" is neither "PPid:" nor "TracerPid:". */
+static void status_field_read(void **state)
+{
+	(void)state;
+	assert_int_equal(ct_proc_status_field((uint32_t)getpid(), "Pid:"), getpid());
+	assert_int_equal(ct_proc_status_field((uint32_t)getpid(), "PPid:"), getppid());
+	assert_int_equal(ct_proc_status_field((uint32_t)getpid(), "Tgid:"), getpid());
+	assert_int_equal(ct_proc_status_field((uint32_t)getpid(), "NoSuchKey:"), -1);
+	assert_int_equal(ct_proc_status_field(0x7fffffff, "Pid:"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -90,6 +101,7 @@ int main(void)
 		cmocka_unit_test(refused),
 		cmocka_unit_test(read_error_said),
 		cmocka_unit_test(stat_parsed),
+		cmocka_unit_test(status_field_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
