@@ -58,6 +58,7 @@ struct sq_sink {
 	sqlite3_stmt *st[ST_N];
 	bool in_txn;
 	uint64_t pending;        /* rows in the open transaction */
+	uint64_t commits_put_off; /* COMMITs a reader kept busy (sq_commit_when) */
 	struct ct_run_meta meta;
 	struct ct_sb args, json;
 	struct ct_u64map stacks, py_stacks; /* hash of the JSON text -> id */
@@ -108,13 +109,36 @@ static int sq_step(struct sq_sink *s, int which)
 	return rc == SQLITE_DONE ? 0 : sq_fail(s, rc, "insert");
 }
 
-static int sq_commit(struct sq_sink *s)
+/*
+ * A reader that holds the file (the sqlite3 shell, a dashboard's query)
+ * makes COMMIT busy: the rows stay in the open transaction, which is
+ * committed at the next batch or tick, so the reader's query never stops
+ * the sink. At the end (`last`) it is waited for (BUSY_LAST_MS).
+ */
+#define BUSY_MS 20
+#define BUSY_LAST_MS 5000
+
+static int sq_commit_when(struct sq_sink *s, bool last)
 {
+	int rc;
+
 	if (!s->in_txn)
 		return 0;
-	s->in_txn = false;
+	if (last)
+		sqlite3_busy_timeout(s->db, BUSY_LAST_MS);
+	rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	s->pending = 0;
-	return sq_exec(s, "COMMIT");
+	if ((rc & 0xff) == SQLITE_BUSY && !last) {
+		s->commits_put_off++;
+		return 0;
+	}
+	s->in_txn = false;
+	return rc == SQLITE_OK ? 0 : sq_fail(s, rc, "COMMIT");
+}
+
+static int sq_commit(struct sq_sink *s)
+{
+	return sq_commit_when(s, false);
 }
 
 /* A transaction for the next row, if none is open. */
@@ -571,6 +595,7 @@ static int sq_open(void *ctx)
 		ct_err("sqlite: %s changed while it was opened (another file is there now): refused", s->c.path);
 		return -EPERM;
 	}
+	sqlite3_busy_timeout(s->db, BUSY_MS);
 	return sq_schema(s);
 }
 
@@ -606,7 +631,10 @@ static int sq_close(void *ctx, const struct ct_run_stats *rs)
 			 s->plugins[i]);
 	if ((err = meta_put(s, "plugins", plugins, 0)) || (err = sq_exec(s, CT_SQL_INDEXES)))
 		return err;
-	return sq_commit(s);
+	if (s->commits_put_off)
+		ct_info("sink '%s' (sqlite): %llu commits waited for a reader of the database", s->c.name ? s->c.name : "sqlite",
+			(unsigned long long)s->commits_put_off);
+	return sq_commit_when(s, true);
 }
 
 static void sq_destroy(void *ctx)

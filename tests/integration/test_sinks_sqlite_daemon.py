@@ -7,6 +7,7 @@ log, as for chrome; at the stop that one is whole too."""
 import glob
 import os
 import sqlite3
+import time
 
 import cttest
 from daemon_common import Daemon, wait_for
@@ -43,6 +44,17 @@ def main():
     p1 = d.run(7)
     # read while the daemon runs: the tick commits the batch
     cttest.check(wait_for(lambda: memsets(db, p1) == 7), "7 calls not committed\n" + d.said())
+    # A reader that holds the database (a shell's open transaction) while rows
+    # come: the commits wait for it, the sink goes on, nothing is lost.
+    reader = sqlite3.connect("file:%s?mode=ro" % db, uri=True, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM calls").fetchone()
+    p3 = d.run(3)
+    time.sleep(2.5)  # ticks past: each COMMIT finds the reader's lock
+    cttest.check("failed" not in d.said(), "a reader's lock failed the sink\n" + d.said())
+    reader.execute("COMMIT")
+    reader.close()
+    cttest.check(wait_for(lambda: memsets(db, p3) == 3), "3 calls not committed after the reader\n" + d.said())
     d.reload("reload: the new configuration is valid")
     d.ready()
     p2 = d.run(5)
