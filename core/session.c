@@ -1818,6 +1818,7 @@ static void say_totals(const struct session *s)
 {
 	char more[512] = "";
 	size_t len = 0;
+	uint64_t unnamed, unnamed_procs;
 
 	if (s->stats.unpaired || s->stats.too_deep)
 		len += (size_t)snprintf(more, sizeof(more), ", %llu return%s without their call, %llu call%s nested "
@@ -1831,6 +1832,12 @@ static void say_totals(const struct session *s)
 		report_attach(s, more + len, sizeof(more) - len);
 	ct_note("%llu event%s, %llu record%s lost%s", (unsigned long long)s->stats.events, CT_S(s->stats.events),
 		(unsigned long long)s->stats.lost, CT_S(s->stats.lost), more);
+	ct_sym_unnamed(&unnamed, &unnamed_procs);
+	if (unnamed)
+		ct_warn("%llu address%s in %llu process%s left unnamed: the process ended before the tracer "
+			"could read its maps (a short job on a busy machine; kernel names show as addresses)",
+			(unsigned long long)unnamed, unnamed == 1 ? "" : "es", (unsigned long long)unnamed_procs,
+			unnamed_procs == 1 ? "" : "es");
 	if (s->exits_swept || s->unfollowed)
 		ct_info("system-wide: %llu process%s ended unheard (found gone by /proc, or its pid taken by another), "
 			"%llu could not be followed", (unsigned long long)s->exits_swept,

@@ -52,12 +52,15 @@ struct sym_proc {
 	size_t n_maps;
 	struct ct_u64map addrs; /* addr -> name, or unknown_name */
 	bool gone;              /* its maps could not be read: do not try again */
+	bool unnamed;           /* counted in unnamed_procs */
 };
 
 /* Answers cached as unknown; the map's values cannot be NULL. */
 static const char unknown_name[] = "";
 
 static struct ct_u64map procs;    /* pid -> struct sym_proc * */
+/* Addresses in processes that ended before their maps were read, and those processes. */
+static uint64_t unnamed_lookups, unnamed_procs;
 static struct sym_file *files;   /* every file read, parsed or not */
 
 /* ---- files ---------------------------------------------------------- */
@@ -418,6 +421,12 @@ static struct sym_map *code_map_of(struct sym_proc *p, uint64_t addr)
 	return m && m->exec ? m : NULL;
 }
 
+void ct_sym_unnamed(uint64_t *lookups, uint64_t *processes)
+{
+	*lookups = unnamed_lookups;
+	*processes = unnamed_procs;
+}
+
 int ct_sym_refresh(uint32_t pid)
 {
 	struct sym_proc *p = proc_get(pid, true);
@@ -443,7 +452,15 @@ const char *ct_sym_lookup(uint32_t pid, uint64_t addr)
 	m = code_map_of(p, addr);
 	if (!m && !p->n_maps) {
 		ct_dbg("symbolizer: pid %u: no maps known for 0x%llx", pid, (unsigned long long)addr);
-		return NULL; /* nothing known (process gone?): do not cache a guess */
+		if (!p->gone)
+			return NULL; /* nothing known yet: do not cache a guess */
+		/* Gone, its maps never read: nothing will name it (counted once). */
+		unnamed_lookups++;
+		if (!p->unnamed)
+			unnamed_procs++;
+		p->unnamed = true;
+		ct_u64map_put(&p->addrs, addr, (void *)unknown_name);
+		return NULL;
 	}
 	if (!m)
 		ct_dbg("symbolizer: pid %u: 0x%llx is in no mapping of %zu", pid, (unsigned long long)addr, p->n_maps);

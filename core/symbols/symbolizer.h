@@ -39,6 +39,13 @@ const char *ct_sym_lookup(uint32_t pid, uint64_t addr);
 int ct_sym_refresh(uint32_t pid);
 
 /*
+ * The addresses ct_sym_lookup could not name because their process ended
+ * before its maps were read (a job of a few milliseconds, system-wide, with
+ * the reader late on a busy machine), and how many processes they were in.
+ */
+void ct_sym_unnamed(uint64_t *lookups, uint64_t *processes);
+
+/*
  * A call stack of process `pid` (return addresses, innermost first) with
  * its frames named: module, function, offset; `end` other than
  * CT_FRAME_NATIVE adds a last frame saying why the stack ends there.
