@@ -326,6 +326,8 @@ int main(int argc, char **argv)
 		case OPT_DAEMON: OV("--daemon", "tracer", "daemon", "true"); break;
 		case OPT_DURATION: OV("--duration", "tracer", "duration", optarg); break;
 		case OPT_HANG_TIMEOUT: OV("--hang-timeout", "tracer", "hang_timeout", optarg); break;
+		case OPT_STEP_RANGE: OV("--step-range", "analysis", "step_range", optarg); break;
+		case OPT_STEP_FUNCTION: OV("--step-function", "analysis", "step_function", optarg); break;
 		case 'P':
 			if (override_list(&cli, "--plugin", "tracer", "plugins", optarg))
 				goto out;

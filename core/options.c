@@ -46,6 +46,12 @@ const struct ct_option ct_options[] = {
 	  .help = "call stacks on allocations, frees, launches and failing calls\n"
 		  "(APIS: all, or classes and globs as stacks.apis; docs/stacks.md)" },
 	FLAG("gpu-activity", 0, OPT_GPU_ACTIVITY, "with a command or -p: kernels, copies and sets on the GPU too (CUPTI)"),
+	{ .name = "step-range", .has_arg = required_argument, .val = OPT_STEP_RANGE, .arg = "GLOB",
+	  .help = "with --gpu-activity: steps of the answer (why the GPU was idle)\n"
+		  "are the NVTX ranges matching GLOB (docs/analysis.md)", .key = "analysis.step_range" },
+	{ .name = "step-function", .has_arg = required_argument, .val = OPT_STEP_FUNCTION, .arg = "NAME",
+	  .help = "with --gpu-activity --stacks: steps run from one entry into\n"
+		  "Python function NAME to the next", .key = "analysis.step_function" },
 
 	GROUP("Output"),
 	ARG("output", 'o', 'o', "[NAME=]TYPE[:WHERE]",

@@ -26,11 +26,13 @@
 #include "util/procfs.h"
 #include "record.h"
 #include "watch_event.h"
+#include "analysis/analysis.h"
 #include "decode/decode.h"
 #include "decode/device.h"
 #include "decode/gpu.h"
 #include "decode/nvtx.h"
 #include "ct_nvtx.h"
+#include "analysis/analysis.h"
 #include "capture/ownlib.h"
 #include "capture/gpu.h"
 #include "capture/guard.h"
@@ -383,6 +385,23 @@ static void on_nvtx(void *ctx, const struct ct_nvtx_event *r)
 	else
 		s->stats.nvtx_ranges++;
 	ct_output_nvtx(&s->out, r);
+	/* Steps of the sinks' answer, with --step-range (ranges end after their calls, as in a trace). */
+	if (!r->mark && ct_an_sinks_range(r->pid, r->ts_ns, r->end_ns, r->name) == -ENOMEM)
+		s->nvtx.st.no_memory++;
+}
+
+/* The sinks' answer (core/analysis/live.c) as [analysis] asks, from the run's first GPU record. */
+static void analysis_configure(const struct ct_config *conf)
+{
+	struct ct_an_opts o = CT_AN_OPTS_DEFAULT;
+
+	o.range_pattern = conf->analysis.step_range;
+	o.py_function = conf->analysis.step_function;
+	o.host_gap_ns = conf->analysis.host_gap_ns;
+	o.link_gbps = ct_config_link_gbps(conf);
+	if (ct_an_sink_configure(&o, false))
+		ct_warn("analysis: out of memory: [analysis] options not taken");
+	ct_an_sinks_trace(true, CT_TRACE_VERSION); /* a live run lacks nothing a trace's version may */
 }
 
 /* What the injection library in a traced process had to say (CUPTI missing, refused ...). */
@@ -1929,6 +1948,7 @@ int ct_session_run(struct ct_config *conf, const struct ct_target *t, struct ct_
 			"not %s: none will be reported", s->aggregate ? "in aggregate mode" : "with --engine inproc");
 	s->nvtx_plugin = -1;
 	ct_nvtx_init(&s->nvtx, s->wall_offset, on_nvtx, s);
+	analysis_configure(conf);
 	s->stats.start_ns = now_ns(CLOCK_REALTIME);
 
 	stopped = stopped_before_tracing(s);

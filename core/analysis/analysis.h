@@ -135,7 +135,7 @@ struct ct_an_sink {
 };
 /* `cudatracer report`: the sinks' analysis with report's options, from the
  * first call on (a trace's GPU lines come after their calls). */
-void ct_an_sink_configure(const struct ct_an_opts *o, bool from_start);
+int ct_an_sink_configure(const struct ct_an_opts *o, bool from_start);
 int ct_an_sink_event(struct ct_an_sink *s, const struct ct_event *ev);
 /* What reaches no sink's callback, to every sink's analysis: the trace's
  * meta line (before the sinks open) and its NVTX range lines. */

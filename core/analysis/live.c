@@ -4,8 +4,10 @@
  * callbacks), as ingest.c feeds it from a trace's lines: the same record,
  * so both give the same answer.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cudatracer/event.h>
 #include "analysis/analysis.h"
@@ -89,14 +91,32 @@ int ct_an_gpu_event(struct ct_an *a, const struct ct_gpu_event *g)
 	return ct_an_gpu(a, &r);
 }
 
-/* What `cudatracer report` asks of the sinks' analysis (one per process run). */
+/* What the run (config [analysis]) or `cudatracer report` asks of the sinks'
+ * analysis; its strings are copies, so a daemon's reload may free the config. */
 static struct ct_an_opts sink_opts = CT_AN_OPTS_DEFAULT;
 static bool sink_from_start;
+static char *sink_pattern, *sink_function;
 
-void ct_an_sink_configure(const struct ct_an_opts *o, bool from_start)
+static int keep(char **dst, const char *src)
 {
+	char *c = src ? strdup(src) : NULL;
+
+	if (src && !c)
+		return -ENOMEM;
+	free(*dst);
+	*dst = c;
+	return 0;
+}
+
+int ct_an_sink_configure(const struct ct_an_opts *o, bool from_start)
+{
+	if (keep(&sink_pattern, o->range_pattern) || keep(&sink_function, o->py_function))
+		return -ENOMEM;
 	sink_opts = *o;
+	sink_opts.range_pattern = sink_pattern;
+	sink_opts.py_function = sink_function;
 	sink_from_start = from_start;
+	return 0;
 }
 
 /* Every sink's analysis running, for what reaches no sink callback: a

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <ini.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -318,6 +319,43 @@ static const struct ct_key stacks_keys[] = {
 	{ 0 },
 };
 
+static int check_link_gbps(const void *dst, char *why, size_t n)
+{
+	const char *v = *(char *const *)dst;
+	char *end;
+	double x;
+
+	if (!v)
+		return 0;
+	errno = 0;
+	x = strtod(v, &end);
+	if (!errno && end != v && !*end && x > 0 && x < 1e6)
+		return 0;
+	snprintf(why, n, "expected GB/s, a number above 0 (25 for PCIe 4.0 x16)");
+	return -EINVAL;
+}
+
+double ct_config_link_gbps(const struct ct_config *c)
+{
+	return c->analysis.link_gbps ? strtod(c->analysis.link_gbps, NULL) : 25.0;
+}
+
+#define AK(k, t, def, field, help) { k, t, def, offsetof(struct ct_analysis_conf, field), help, NULL, NULL }
+static const struct ct_key analysis_keys[] = {
+	AK("step_range", CT_KEY_STR, NULL, step_range,
+	   "With gpu_activity: steps are the NVTX ranges whose name matches this glob (step*); "
+	   "--step-range sets it. Neither this nor step_function: steps from the launch sequence's period"),
+	AK("step_function", CT_KEY_STR, NULL, step_function,
+	   "With gpu_activity and Python frames (stacks): steps run from one entry into this Python "
+	   "function to the next; --step-function sets it"),
+	AK("host_gap", CT_KEY_DUR, "50us", host_gap_ns,
+	   "A pause at least this long before a launch is host work, a shorter one launch-bound"),
+	{ "link_gbps", CT_KEY_STR, "25", offsetof(struct ct_analysis_conf, link_gbps),
+	  "The host link's bandwidth in GB/s, against which pageable copies are measured", NULL,
+	  check_link_gbps },
+	{ 0 },
+};
+
 static const struct ct_key sink_common_keys[] = {
 	{ "type", CT_KEY_STR, NULL, offsetof(struct ct_sink_common, type),
 	  "Sink type: text, jsonl, ... (see the list below)", NULL, NULL },
@@ -356,6 +394,8 @@ static const struct {
 	{ "tracer", tracer_keys, offsetof(struct ct_config, tracer), "What to trace and how" },
 	{ "filter", filter_keys, offsetof(struct ct_config, filter), "Which calls to keep" },
 	{ "stacks", stacks_keys, offsetof(struct ct_config, stacks), "Call stacks (docs/stacks.md)" },
+	{ "analysis", analysis_keys, offsetof(struct ct_config, analysis),
+	  "Why the GPU was idle, in a live run's sinks (docs/analysis.md)" },
 };
 
 void ct_config_init(struct ct_config *c)

@@ -64,6 +64,14 @@ struct ct_stacks_conf {
 	bool python;           /* Python frames of a CPython process (docs/stacks-python.md) */
 };
 
+/* [analysis]: why the GPU was idle, in a live run's sinks (docs/analysis.md). */
+struct ct_analysis_conf {
+	char *step_range;      /* steps are the NVTX ranges whose name matches (fnmatch) */
+	char *step_function;   /* steps run from one entry into this Python function to the next */
+	uint64_t host_gap_ns;  /* a pause before a launch this long is host work */
+	char *link_gbps;       /* the host link's bandwidth, GB/s (a number) */
+};
+
 /* One [sink.NAME] section; its keys are kept raw until the type is known. */
 struct ct_sink_conf {
 	char *name;
@@ -83,6 +91,7 @@ struct ct_config {
 	struct ct_tracer_conf tracer;
 	struct ct_filter_conf filter;
 	struct ct_stacks_conf stacks;
+	struct ct_analysis_conf analysis;
 	int n_sinks;
 	struct ct_sink_conf *sinks;
 };
@@ -115,5 +124,7 @@ void ct_config_help(FILE *out, bool markdown);
 /* tracer.hang_timeout in ns (auto: off, or CT_HANG_TIMEOUT_DAEMON in a daemon); 0: off. */
 #define CT_HANG_TIMEOUT_DAEMON "5m"
 uint64_t ct_config_hang_timeout(const struct ct_config *c);
+/* analysis.link_gbps as a number (checked when set). */
+double ct_config_link_gbps(const struct ct_config *c);
 
 #endif

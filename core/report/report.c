@@ -313,7 +313,8 @@ int ct_report_main(int argc, char **argv)
 		goto out;
 	if (answer < 0)
 		answer = 0;
-	ct_an_sink_configure(&ao, true);
+	if (ct_an_sink_configure(&ao, true))
+		goto out;
 	/* After the sinks, as the tracer does: -C sink.NAME.KEY=VAL addresses an -o sink. */
 	for (int i = 0; i < n_sets; i++) {
 		char origin[512], *sec, *key, *val;

@@ -361,7 +361,7 @@ static void put_meta(struct jsonl_sink *s)
 	ct_run_meta_read(&m);
 	snprintf(s->host, sizeof(s->host), "%s", m.host);
 	s->skew_ns = m.skew_ns;
-	ct_sb_lit(&s->b, "{\"kind\":\"meta\",\"format\":\"cudatracer-jsonl\",\"version\":1,\"host\":");
+	ct_sb_lit(&s->b, "{\"kind\":\"meta\",\"format\":\"cudatracer-jsonl\",\"version\":" CT_TRACE_VERSION_TEXT ",\"host\":");
 	ct_sb_json_str(&s->b, s->host);
 	ct_sb_lit(&s->b, ",\"boot_id\":");
 	ct_sb_json_str(&s->b, m.boot_id);

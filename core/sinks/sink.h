@@ -8,6 +8,10 @@
 #ifndef CT_SINK_H
 #define CT_SINK_H
 
+/* The version a jsonl trace's meta line carries (docs/events.md). */
+#define CT_TRACE_VERSION 1
+#define CT_TRACE_VERSION_TEXT "1"
+
 #include <stdio.h>
 #include <cudatracer/event.h>
 #include "config/keys.h"

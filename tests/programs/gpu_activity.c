@@ -23,7 +23,10 @@
  *            is mapped;
  *   seccomp  the phases after it run under a seccomp filter;
  *   nvtx     an NVTX range pushed and left open, so that what the later
- *            phases launch runs in it (test_nvtx.py).
+ *            phases launch runs in it (test_nvtx.py);
+ *   steps    (after gpu) 4 NVTX ranges "step": in each a launch, its
+ *            kernel of 2 ms on the GPU 100 us after it, and 5 ms of sleep
+ *            (test_analysis_live.py).
  *
  * It prints one JSON object: what the test must find (tids, times).
  */
@@ -276,6 +279,34 @@ static void emit_records(void *rt, const char *key)
 	       key, tid(), (unsigned long long)t0, (unsigned long long)t, kinds, runtime_calls, driver_calls);
 }
 
+static void phase_steps(void *rt)
+{
+	int (*launch)(const void *, unsigned long, unsigned, unsigned long, unsigned, void **, size_t, void *) =
+		need(rt, "cudaLaunchKernel");
+	const char *cupti = getenv("CUDATRACER_CUPTI");
+	void *fake = cupti ? dlopen(cupti, RTLD_NOW | RTLD_NOLOAD) : NULL;
+	int (*emit)(const void *, size_t) = fake ? dlsym(fake, "fake_cupti_emit") : NULL;
+
+	for (uint32_t i = 0; i < 4; i++) {
+		struct timespec pause = { 0, 5000000 };
+		uint64_t t0, t1;
+
+		nvtxRangePushA("step");
+		t0 = mono();
+		launch((void *)0x401000, 4 | 2ul << 32, 1, 256, 1, NULL, 0, NULL);
+		t1 = mono();
+		if (emit) {
+			api(CUPTI_ACTIVITY_KIND_RUNTIME, 1, 100 + i, t0, t1);
+			kernel(100 + i, "_Z4stepv", t1 + 100000, 2000000, 7);
+			emit(buf, used);
+			used = 0;
+		}
+		nanosleep(&pause, NULL);
+		nvtxRangePop();
+	}
+	printf("\"steps\":4,");
+}
+
 /* One line from the test on stdin, waited for in poll(): the wait a tracer's call comes in through. */
 static void wait_line(const char *want)
 {
@@ -335,7 +366,7 @@ int main(int argc, char **argv)
 	void *rt, *drv;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: gpu_activity DIR [devices] [names] [gpu] [nvtx]\n");
+		fprintf(stderr, "usage: gpu_activity DIR [devices] [names] [gpu] [nvtx] [steps]\n");
 		return 2;
 	}
 	rt = open_lib(argv[1], "libcudart.so.98");
@@ -356,6 +387,8 @@ int main(int argc, char **argv)
 			phase_seccomp();
 		else if (!strcmp(argv[i], "nvtx"))
 			nvtxRangePushA("gpu-phase");
+		else if (!strcmp(argv[i], "steps"))
+			phase_steps(rt);
 	}
 	printf("\"pid\":%d}\n", getpid());
 	return 0;
