@@ -32,7 +32,7 @@
 #include "decode/gpu.h"
 #include "decode/nvtx.h"
 #include "ct_nvtx.h"
-#include "analysis/analysis.h"
+#include "decode/graphs.h"
 #include "capture/ownlib.h"
 #include "capture/gpu.h"
 #include "capture/guard.h"
@@ -656,6 +656,7 @@ static int on_record(void *ctx, void *data, size_t len)
 static void deliver(struct session *s)
 {
 	ct_device_note(&s->ev); /* before the filters: a filtered call still sets the device */
+	ct_gpu_note_call(&s->gpu_sink, &s->ev); /* and still made the graph nodes made inside it */
 	if (s->ev.api->flags & CT_API_LAUNCH)
 		ct_names_from_parent(&s->ev); /* a handle made before attach, named from its parent */
 	if (!keep(s, &s->ev)) {
@@ -1679,6 +1680,14 @@ static void gpu_report(struct session *s)
 	if (g->names_dropped)
 		ct_warn("%llu GPU activity names were not kept: their process had %d already (their kernels are unnamed)",
 			(unsigned long long)g->names_dropped, CT_NAMES_PER_PROC);
+	if (g->graph_records)
+		fprintf(stderr, "cudatracer: CUDA graphs: %llu graph node%s made or cloned, %llu device record%s run "
+			"from graph nodes, %llu without the call that captured their node\n",
+			(unsigned long long)g->graph_nodes, CT_S(g->graph_nodes), (unsigned long long)g->graph_records,
+			CT_S(g->graph_records), (unsigned long long)g->graph_uncaptured);
+	if (g->graph_nodes_dropped)
+		ct_warn("%llu CUDA graph nodes were not kept: their process had %u already (their records name no capture call)",
+			(unsigned long long)g->graph_nodes_dropped, CT_GRAPH_NODES_MAX);
 }
 
 static void teardown(struct session *s)

@@ -2,8 +2,9 @@
 /*
  * Batches for the tracer. One batch at a time under a mutex: CUPTI hands
  * over completed buffers one after the other (its worker thread, or the
- * thread that flushes), so the lock is never contended for long, and the
- * API thread that launches kernels never takes it.
+ * thread that flushes), so the lock is never contended for long; the API
+ * thread that launches kernels takes it only when it makes a CUDA graph
+ * node (ct_batch_send: once per node, at capture and at instantiate).
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -63,6 +64,17 @@ int ct_batch_put(uint16_t type, uint32_t aux, void *item, size_t len)
 
 	pthread_mutex_lock(&lock);
 	err = put_locked(type, aux, item, len);
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+int ct_batch_send(uint16_t type, uint32_t aux, void *item, size_t len)
+{
+	int err;
+
+	pthread_mutex_lock(&lock);
+	err = put_locked(type, aux, item, len);
+	flush_locked(); /* under the lock: in the ring before the caller goes on */
 	pthread_mutex_unlock(&lock);
 	return err;
 }

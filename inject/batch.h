@@ -17,6 +17,8 @@ void ct_gpu_batch(const void *buf, size_t len);
 
 /* Append one item (its head filled here from type, aux and len); false if it cannot fit any batch. */
 int ct_batch_put(uint16_t type, uint32_t aux, void *item, size_t len);
+/* Append one item and send the batch now, before the caller returns. */
+int ct_batch_send(uint16_t type, uint32_t aux, void *item, size_t len);
 /* The id of a name (sending it first if new); 0 for NULL. */
 uint32_t ct_batch_name(const char *name);
 /* A message for the user, sent at once. */

@@ -48,7 +48,10 @@
 	X(cuptiActivityEnableDriverApi, 0)    \
 	X(cuptiActivityRegisterTimestampCallback, 0) \
 	X(cuptiActivityFlushPeriod, 0)        \
-	X(cuptiSetThreadIdType, 0)
+	X(cuptiSetThreadIdType, 0)             \
+	X(cuptiEnableCallback, 0)             \
+	X(cuptiGetGraphNodeId, 0)             \
+	X(cuptiGetGraphId, 0)
 
 static struct {
 #define X(name, required) __typeof__(&name) name;
@@ -192,6 +195,7 @@ static void send_kernel(const CUpti_ActivityKernel10 *k)
 		.grid = { (uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ },
 		.block = { (uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ },
 		.shared_bytes = (uint32_t)(k->staticSharedMemory + k->dynamicSharedMemory),
+		.graph_id = k->graphId, .graph_node = k->graphNodeId,
 	};
 
 	ct_batch_put(CT_W_KERNEL, 0, &w, sizeof(w));
@@ -203,6 +207,7 @@ static void send_memcpy(const CUpti_ActivityMemcpy6 *m)
 		.start = m->start, .end = m->end, .bytes = m->bytes, .correlation = m->correlationId,
 		.rt_correlation = m->runtimeCorrelationId, .device = m->deviceId, .context = m->contextId,
 		.stream = m->streamId, .copy_kind = m->copyKind, .src_kind = m->srcKind, .dst_kind = m->dstKind,
+		.graph_id = m->graphId, .graph_node = m->graphNodeId,
 	};
 
 	ct_batch_put(CT_W_MEMCPY, 0, &w, sizeof(w));
@@ -213,6 +218,7 @@ static void send_memset(const CUpti_ActivityMemset4 *m)
 	struct ct_w_memset w = {
 		.start = m->start, .end = m->end, .bytes = m->bytes, .correlation = m->correlationId,
 		.device = m->deviceId, .context = m->contextId, .stream = m->streamId, .value = m->value,
+		.graph_id = m->graphId, .graph_node = m->graphNodeId,
 	};
 
 	ct_batch_put(CT_W_MEMSET, 0, &w, sizeof(w));
@@ -362,12 +368,83 @@ static void flush_at_exit(void)
 	ct_batch_flush();
 }
 
+/*
+ * CUDA graphs: a node made or cloned, told to the tracer now, from inside
+ * the call that made it (wire.h, GRAPHNODE), so that a kernel replayed
+ * from the graph names the call that captured it. Only the two resource
+ * callbacks are enabled; everything else CUPTI could call is ignored.
+ */
+static void CUPTIAPI graph_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				    const void *data)
+{
+	const CUpti_ResourceData *rd = data;
+	const CUpti_GraphData *g = rd ? rd->resourceDescriptor : NULL;
+	struct ct_w_graphnode w = { .ts = mono_ns(), .tid = (uint32_t)syscall(SYS_gettid) };
+
+	if (domain != CUPTI_CB_DOMAIN_RESOURCE || !g || !atomic_load(&active) || getpid() != started_in ||
+	    (cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED && cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED))
+		return;
+	if (cu.cuptiGetGraphNodeId(g->node, &w.node) != CUPTI_SUCCESS || !w.node)
+		return;
+	if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED &&
+	    (!g->originalNode || cu.cuptiGetGraphNodeId(g->originalNode, &w.original) != CUPTI_SUCCESS))
+		return;
+	if (g->graph)
+		cu.cuptiGetGraphId(g->graph, &w.graph_id);
+	ct_batch_send(CT_W_GRAPHNODE, 0, &w, sizeof(w));
+}
+
+static CUpti_SubscriberHandle graph_sub;
+static bool graph_subscribed;
+
+/*
+ * Keep a subscription for the graph callbacks. Optional: a CUPTI without
+ * them, or one another tool subscribed to since, leaves kernels of graphs
+ * tied to their graph launch only (said as a warning).
+ */
+static void enable_graph_nodes(void)
+{
+	static const CUpti_CallbackId cbids[] = { CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+						  CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED };
+	const char *step = "cuptiSubscribe";
+	CUptiResult r;
+
+	if (graph_subscribed)
+		return;
+	if (!cu.cuptiEnableCallback || !cu.cuptiGetGraphNodeId || !cu.cuptiGetGraphId) {
+		ct_batch_msg(CT_W_WARN, "this libcupti lacks cuptiEnableCallback, cuptiGetGraphNodeId or cuptiGetGraphId: "
+			     "kernels of CUDA graphs are tied to their graph launch only");
+		return;
+	}
+	r = cu.cuptiSubscribe(&graph_sub, (CUpti_CallbackFunc)graph_callback, NULL);
+	for (size_t i = 0; r == CUPTI_SUCCESS && i < sizeof(cbids) / sizeof(cbids[0]); i++) {
+		step = "cuptiEnableCallback";
+		r = cu.cuptiEnableCallback(1, graph_sub, CUPTI_CB_DOMAIN_RESOURCE, cbids[i]);
+		if (r != CUPTI_SUCCESS)
+			cu.cuptiUnsubscribe(graph_sub);
+	}
+	if (r != CUPTI_SUCCESS) {
+		ct_batch_msg(CT_W_WARN, "%s for CUDA graph nodes failed: %s (%d); kernels of CUDA graphs are tied to "
+			     "their graph launch only", step, result_text(r), (int)r);
+		return;
+	}
+	graph_subscribed = true;
+}
+
+static void disable_graph_nodes(void)
+{
+	if (graph_subscribed)
+		cu.cuptiUnsubscribe(graph_sub);
+	graph_subscribed = false;
+}
+
 static void disable_all(void)
 {
 	for (size_t i = 0; i < sizeof(device_kinds) / sizeof(device_kinds[0]); i++)
 		cu.cuptiActivityDisable(device_kinds[i]);
 	cu.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
 	cu.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+	disable_graph_nodes();
 }
 
 static int enable_records(void);
@@ -473,6 +550,7 @@ static int enable_records(void)
 		cu.cuptiActivityFlushPeriod(FLUSH_PERIOD_MS);
 	ct_batch_put(CT_W_HELLO, CT_GPU_WIRE_VERSION, &hello_sent, sizeof(hello_sent));
 	ct_batch_flush();
+	enable_graph_nodes();
 	return 0;
 fail:
 	return turn_off(step, r);

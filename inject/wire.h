@@ -14,7 +14,8 @@
 #ifndef CT_GPU_WIRE_H
 #define CT_GPU_WIRE_H
 
-#define CT_GPU_WIRE_VERSION 1
+/* 2: graph ids on device records, GRAPHNODE items. */
+#define CT_GPU_WIRE_VERSION 2
 /* The most one batch holds (the ring record's header is 32 bytes more). */
 #define CT_GPU_BATCH_MAX 8160
 /* The longest name sent, NUL included; longer ones are cut (and counted). */
@@ -34,6 +35,7 @@ enum ct_wire_type {
 	CT_W_MEMSET,
 	CT_W_API,       /* a runtime or driver call that launched device work */
 	CT_W_DROPPED,   /* records lost before they reached a batch */
+	CT_W_GRAPHNODE, /* a CUDA graph node made, or cloned at instantiate */
 	CT_W_MAX
 };
 
@@ -65,6 +67,8 @@ struct ct_w_kernel {
 	uint32_t name_id;     /* 0: no name */
 	uint32_t grid[3], block[3];
 	uint32_t shared_bytes;
+	uint32_t graph_id, pad; /* graph_id: CUPTI's graphId; 0: not run from a graph */
+	uint64_t graph_node;  /* CUPTI's graphNodeId (the executable graph's node); 0: none */
 };
 
 struct ct_w_memcpy {
@@ -75,12 +79,15 @@ struct ct_w_memcpy {
 	uint32_t device, context, stream;
 	uint8_t copy_kind;        /* CUpti_ActivityMemcpyKind */
 	uint8_t src_kind, dst_kind, pad;
+	uint32_t graph_id, pad2;  /* as the kernel's */
+	uint64_t graph_node;
 };
 
 struct ct_w_memset {
 	struct ct_w_head h;
 	uint64_t start, end, bytes;
-	uint32_t correlation, device, context, stream, value, pad;
+	uint32_t correlation, device, context, stream, value, graph_id;
+	uint64_t graph_node;      /* as the kernel's */
 };
 
 enum ct_wire_domain { CT_W_RUNTIME = 1, CT_W_DRIVER = 2 };
@@ -98,6 +105,29 @@ struct ct_w_dropped {
 	uint64_t names_cut;   /* names longer than CT_GPU_NAME_MAX */
 	uint64_t other;       /* records of kinds the library does not send on */
 };
+
+/*
+ * A graph node was made (CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED: a launch
+ * captured from a stream, cudaGraphAdd*Node, ...) or cloned
+ * (CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED: cudaGraphInstantiate copies every
+ * node into the executable graph, whose ids the device records carry). Sent
+ * from CUPTI's callback, on the thread and inside the call that made it,
+ * and handed to the tracer before that call returns: the tracer ties the
+ * node to the traced call of that thread whose span holds `ts`.
+ */
+struct ct_w_graphnode {
+	struct ct_w_head h;
+	uint64_t node;        /* cuptiGetGraphNodeId() */
+	uint64_t original;    /* a clone's original node; 0: made, not cloned */
+	uint64_t ts;          /* CLOCK_MONOTONIC ns, inside the call */
+	uint32_t graph_id;    /* cuptiGetGraphId() of the node's graph */
+	uint32_t tid;         /* gettid() in the process's namespace */
+};
+
+_Static_assert(sizeof(struct ct_w_kernel) == 88, "wire layout");
+_Static_assert(sizeof(struct ct_w_memcpy) == 72, "wire layout");
+_Static_assert(sizeof(struct ct_w_memset) == 64, "wire layout");
+_Static_assert(sizeof(struct ct_w_graphnode) == 40, "wire layout");
 
 /* The size of an item of `body` bytes after its head, rounded up to 8. */
 #define CT_W_ALIGN(n) (((n) + 7u) & ~7u)

@@ -30,6 +30,9 @@ add_dependencies(gpu_activity fake_cupti fake_gpu_cudart fake_gpu_cuda cudatrace
 
 ct_integration_test(test_gpu_activity "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_gpu_activity.py"
 	LABELS gpu)
+# CUDA graphs: nodes made inside traced calls, clones at instantiate, replays.
+ct_integration_test(test_gpu_graphs "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_gpu_graphs.py"
+	LABELS gpu)
 ct_integration_test(test_gpu_attach "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_gpu_attach.py"
 	LABELS gpu)
 ct_integration_test(test_device_tracking "${CMAKE_CURRENT_SOURCE_DIR}/integration/test_device_tracking.py"

@@ -48,6 +48,7 @@ static void proc_free(void *v)
 	ct_u64map_free_all(&p->threads, free);
 	ct_u64map_free_all(&p->sites, free);
 	ct_u64map_free_all(&p->kernels, free);
+	ct_u64map_free_all(&p->graph_nodes, free);
 	free(p);
 }
 
@@ -296,11 +297,46 @@ int ct_an_call(struct ct_an *a, const struct ct_an_rec *r)
 	return 0;
 }
 
+static const char *const op_name[] = { [CT_AN_KERNEL] = "(unnamed kernel)", [CT_AN_MEMCPY] = "memcpy",
+				       [CT_AN_MEMSET] = "memset" };
+
+static uint32_t name_id(struct ct_an *a, const char *s)
+{
+	return s ? ct_names_id(&a->names, s, strlen(s)) : 0;
+}
+
+/* A record of a CUDA graph node: its node's replays and GPU time, however late it came. */
+static int graph_node_add(struct ct_an *a, struct ct_an_proc *p, const struct ct_an_rec *r)
+{
+	uint64_t key = p->graph_nodes.n < CT_AN_NODES_MAX || ct_u64map_get(&p->graph_nodes, r->graph_node) ?
+			       r->graph_node : 0;
+	struct ct_an_node *n = ct_u64map_get(&p->graph_nodes, key);
+
+	if (!n) {
+		n = calloc(1, sizeof(*n));
+		if (!n || ct_u64map_put(&p->graph_nodes, key, n)) {
+			free(n);
+			return -ENOMEM;
+		}
+		n->graph_id = key ? r->graph_id : 0;
+		n->name = name_id(a, r->op == CT_AN_KERNEL && r->name ? r->name : op_name[r->op]);
+	}
+	if (!n->api && r->capture_api) {
+		n->api = name_id(a, r->capture_api);
+		n->site = name_id(a, r->site);
+	}
+	n->c.n++;
+	n->c.ns += r->end > r->ts ? r->end - r->ts : 0;
+	return 0;
+}
+
 int ct_an_gpu(struct ct_an *a, const struct ct_an_rec *r)
 {
 	struct ct_an_proc *p;
 
 	if (!(p = proc_of(a, r->pid)))
+		return -ENOMEM;
+	if (r->graph_node && graph_node_add(a, p, r))
 		return -ENOMEM;
 	/* Older than what was analysed already: a line later than the lag. */
 	if (a->watermark > a->o.lag_ns && r->end + a->o.lag_ns < a->watermark) {

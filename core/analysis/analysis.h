@@ -101,7 +101,8 @@ struct ct_an_rec {
 	const char *api;
 	uint8_t cls;            /* enum ct_api_class + 1 when the caller knows it; 0: by the API's name */
 	const char *kname;      /* a launch's kernel, NULL if not named */
-	const char *site;       /* where it was called from: the innermost Python frame, else native; NULL */
+	const char *site;       /* where it was called from: the innermost Python frame, else native; NULL
+				 * (GPU activity: where the call that captured its graph node was) */
 	bool in_fn;             /* the step function is on its Python stack ... */
 	uint32_t fn_line;       /* ... at this line */
 	bool nvtx_match;        /* one of its NVTX ranges matches the step pattern */
@@ -111,6 +112,9 @@ struct ct_an_rec {
 	uint64_t bytes, corr_ts;
 	uint32_t corr_tid;
 	bool pageable;
+	uint32_t graph_id;      /* run from a CUDA graph node: its ids (0: not) */
+	uint64_t graph_node;
+	const char *capture_api; /* the call that captured the node; NULL: not known */
 };
 int ct_an_call(struct ct_an *a, const struct ct_an_rec *r);
 /* An API's enum ct_api_class (apiclass.h), looked up once per name. */
@@ -162,6 +166,12 @@ struct ct_an_gpu {
 	uint8_t op;
 	bool pageable;
 };
+/* A CUDA graph node's GPU time over its replays (every record, not by step). */
+struct ct_an_node {
+	uint32_t graph_id, name, api, site; /* name: the kernel's, or "memcpy"/"memset"; 0: none */
+	struct ct_cost c;
+};
+#define CT_AN_NODES_MAX 65536 /* graph nodes counted a process; more go to node 0 */
 struct ct_an_thread {
 	uint64_t last_end;
 	uint32_t fn_line;
@@ -191,6 +201,7 @@ struct ct_an_proc {
 	struct ct_cost cause[CT_CAUSE_N];
 	struct ct_u64map sites;     /* cause << 56 | api << 28 | site -> struct ct_cost */
 	struct ct_u64map kernels;   /* name id -> struct ct_cost */
+	struct ct_u64map graph_nodes; /* graph node id -> struct ct_an_node */
 	uint64_t copy_bytes, pageable_bytes, pageable_ns;
 };
 

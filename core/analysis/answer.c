@@ -13,6 +13,7 @@
 
 #define TOP_SITES 5
 #define TOP_KERNELS 10
+#define TOP_NODES 10
 
 struct ranked {
 	uint64_t key;
@@ -218,6 +219,73 @@ static void text_proc(const struct ct_an *a, const struct ct_an_proc *p, FILE *f
 	}
 }
 
+struct node_ranked {
+	uint64_t id;
+	const struct ct_an_node *n;
+};
+
+static int cmp_nodes(const void *a, const void *b)
+{
+	const struct node_ranked *x = a, *y = b;
+
+	if (x->n->c.ns != y->n->c.ns)
+		return x->n->c.ns > y->n->c.ns ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* A process's CUDA graph nodes by GPU time; NULL with *n 0 when none. */
+static struct node_ranked *rank_nodes(const struct ct_an_proc *p, size_t *n)
+{
+	struct node_ranked *v = p->graph_nodes.n ? calloc(p->graph_nodes.n, sizeof(*v)) : NULL;
+	void *val;
+	uint64_t k;
+
+	*n = 0;
+	for (size_t i = 0; v && ct_u64map_next(&p->graph_nodes, &i, &k, &val);)
+		v[(*n)++] = (struct node_ranked){ k, val };
+	if (v)
+		qsort(v, *n, sizeof(*v), cmp_nodes);
+	return v;
+}
+
+/* "CUDA graph nodes by GPU time": each node's replays and the call that captured it. */
+static void text_graph_nodes(const struct ct_an *a, const struct ct_an_proc *p, FILE *f)
+{
+	size_t n;
+	struct node_ranked *r = rank_nodes(p, &n);
+
+	if (!n) {
+		free(r);
+		return;
+	}
+	fprintf(f, "  CUDA graph nodes by GPU time (%zu node%s; replays: records run from the node):\n", n,
+		n == 1 ? "" : "s");
+	for (size_t k = 0; k < n && k < TOP_NODES; k++) {
+		const struct ct_an_node *g = r[k].n;
+
+		fputs("    ", f);
+		ms(f, g->c.ns);
+		fprintf(f, " %6" PRIu64 "x ", g->c.n);
+		if (r[k].id)
+			fprintf(f, "node %" PRIu64 " of graph %" PRIu32 " ", r[k].id, g->graph_id);
+		else
+			fputs("(other nodes) ", f);
+		text_str(f, ct_names_str(&a->names, g->name));
+		if (g->api) {
+			fputs(", captured by ", f);
+			text_str(f, ct_names_str(&a->names, g->api));
+			fputs(" from ", f);
+			text_str(f, g->site ? ct_names_str(&a->names, g->site) : "(no stack recorded)");
+		} else {
+			fputs(", capture call not recorded", f);
+		}
+		fputs("\n", f);
+	}
+	if (n > TOP_NODES)
+		fprintf(f, "    ... %zu more (--answer json has them all)\n", n - TOP_NODES);
+	free(r);
+}
+
 static void text_notes(const struct ct_an *a, FILE *f)
 {
 	for (size_t i = 0; i < sizeof(lack_key) / sizeof(lack_key[0]); i++)
@@ -242,9 +310,13 @@ void ct_an_write_text(const struct ct_an *a, FILE *f)
 
 	fputs("\nWhy the GPU was idle (docs/analysis.md)\n", f);
 	text_notes(a, f);
-	for (size_t i = 0; v && i < n; i++)
+	for (size_t i = 0; v && i < n; i++) {
 		if (v[i]->n_steps_done || v[i]->period.len)
 			text_proc(a, v[i], f);
+		else if (v[i]->graph_nodes.n)
+			fprintf(f, "pid %" PRIu32 ": no steps found\n", v[i]->pid);
+		text_graph_nodes(a, v[i], f);
+	}
 	free(v);
 }
 
@@ -293,6 +365,35 @@ static void json_costs(const struct ct_an *a, const struct ct_an_proc *p, FILE *
 	fputs("]", f);
 }
 
+static void json_name(const struct ct_an *a, uint32_t id, FILE *f)
+{
+	if (id)
+		json_str(f, ct_names_str(&a->names, id));
+	else
+		fputs("null", f);
+}
+
+/* ,"graph_nodes":[{"node":..,"graph_id":..,"name":..,"api":..,"site":..,"ns":..,"n":..}] all of them */
+static void json_graph_nodes(const struct ct_an *a, const struct ct_an_proc *p, FILE *f)
+{
+	size_t n;
+	struct node_ranked *r = rank_nodes(p, &n);
+
+	fputs(",\"graph_nodes\":[", f);
+	for (size_t k = 0; k < n; k++) {
+		fprintf(f, "%s{\"node\":%" PRIu64 ",\"graph_id\":%" PRIu32 ",\"name\":", k ? "," : "", r[k].id,
+			r[k].n->graph_id);
+		json_name(a, r[k].n->name, f);
+		fputs(",\"api\":", f);
+		json_name(a, r[k].n->api, f);
+		fputs(",\"site\":", f);
+		json_name(a, r[k].n->site, f);
+		fprintf(f, ",\"ns\":%" PRIu64 ",\"n\":%" PRIu64 "}", r[k].n->c.ns, r[k].n->c.n);
+	}
+	fputs("]", f);
+	free(r);
+}
+
 static void json_proc(const struct ct_an *a, const struct ct_an_proc *p, FILE *f)
 {
 	size_t n;
@@ -319,7 +420,9 @@ static void json_proc(const struct ct_an *a, const struct ct_an_proc *p, FILE *f
 		fprintf(f, ",\"ns\":%" PRIu64 ",\"n\":%" PRIu64 "}", r[k].c.ns, r[k].c.n);
 	}
 	free(r);
-	fputs("]}", f);
+	fputs("]", f);
+	json_graph_nodes(a, p, f);
+	fputs("}", f);
 }
 
 void ct_an_write_json(const struct ct_an *a, FILE *f)
@@ -335,7 +438,7 @@ void ct_an_write_json(const struct ct_an *a, FILE *f)
 		a->seen.late, a->seen.dropped, a->seen.bad_lines, a->o.link_gbps);
 	k = 0;
 	for (size_t i = 0; v && i < n; i++)
-		if (v[i]->n_steps_done || v[i]->period.len) {
+		if (v[i]->n_steps_done || v[i]->period.len || v[i]->graph_nodes.n) {
 			if (k++)
 				fputs(",", f);
 			json_proc(a, v[i], f);

@@ -30,7 +30,7 @@ struct line {
 	bool has_fline;
 	/* Buffers: from here on not cleared for each line (written before read). */
 	char api[128], kname[NAME_MAX_BYTES], name[NAME_MAX_BYTES], site[NAME_MAX_BYTES + 64];
-	char fn[512], file[1024], module[512];
+	char fn[512], file[1024], module[512], capture_api[128];
 };
 
 static int frame_key(void *ctx, const char *key, struct ct_jp *j)
@@ -140,6 +140,20 @@ static int corr_key(void *ctx, const char *key, struct ct_jp *j)
 	return 1;
 }
 
+/* A GPU line's "captured_by": the call that made its CUDA graph node (its site into r.site). */
+static int capture_key(void *ctx, const char *key, struct ct_jp *j)
+{
+	struct line *l = ctx;
+
+	if (ct_jp_null(j))
+		return 0;
+	if (!strcmp(key, "api"))
+		return l->r.capture_api = l->capture_api, ct_jp_string(j, l->capture_api, sizeof(l->capture_api));
+	if (!strcmp(key, "site"))
+		return l->r.site = l->site, ct_jp_string(j, l->site, sizeof(l->site));
+	return 1;
+}
+
 /* A copy's side (CUPTI's memory kind): pageable host memory makes it staged. */
 static int host_kind(struct line *l, struct ct_jp *j)
 {
@@ -174,6 +188,8 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 	case 'c':
 		if (!strcmp(key, "correlation") && ct_jp_peek(j) == '{')
 			return ct_jp_object(j, corr_key, l);
+		if (!strcmp(key, "captured_by") && ct_jp_peek(j) == '{')
+			return ct_jp_object(j, capture_key, l);
 		break;
 	case 'd':
 		if (!strcmp(key, "dur_ns"))
@@ -184,6 +200,12 @@ static int line_key(void *ctx, const char *key, struct ct_jp *j)
 	case 'e':
 		if (!strcmp(key, "end_ns"))
 			return l->has_end = true, ct_jp_u64(j, &l->end);
+		break;
+	case 'g':
+		if (!strcmp(key, "graph_node"))
+			return ct_jp_u64(j, &l->r.graph_node);
+		if (!strcmp(key, "graph_id"))
+			return ct_jp_u32(j, &l->r.graph_id);
 		break;
 	case 'k':
 		if (!strcmp(key, "kind")) {
@@ -239,7 +261,7 @@ int ct_an_line(struct ct_an *a, const char *text, size_t len, const char *path, 
 
 	/* The big buffers are written before they are read; only the head is cleared. */
 	memset(&l, 0, offsetof(struct line, api));
-	l.api[0] = l.kname[0] = l.name[0] = l.site[0] = 0;
+	l.api[0] = l.kname[0] = l.name[0] = l.site[0] = l.capture_api[0] = 0;
 	l.a = a;
 	l.kind = L_CALL;
 	err = ct_jp_object(&j, line_key, &l);

@@ -12,28 +12,8 @@
 #include <cudatracer/event.h>
 #include "analysis/analysis.h"
 #include "analysis/apiclass.h"
+#include "decode/decode.h"
 #include "sinks/sink.h"
-
-/* "function (file:line)" of the innermost Python frame, else native frame. */
-static const char *site_of(const struct ct_event *ev, char *buf, size_t n)
-{
-	if (ev->py_stack && ev->py_stack->n) {
-		const struct ct_py_frame_info *f = &ev->py_stack->f[0];
-
-		snprintf(buf, n, "%s (%s:%" PRId32 ")", f->function ? f->function : "?", f->file ? f->file : "?", f->line);
-		return buf;
-	}
-	if (ev->stack && ev->stack->n) {
-		const struct ct_frame_info *f = &ev->stack->frames[0];
-
-		if (f->src_file)
-			snprintf(buf, n, "%s (%s:%" PRIu32 ")", f->function ? f->function : "?", f->src_file, f->src_line);
-		else
-			snprintf(buf, n, "%s (%s)", f->function ? f->function : "?", f->module ? f->module : "?");
-		return buf;
-	}
-	return NULL;
-}
 
 /* By name (apiclass.c), else by what the plugin's table says the API does. */
 static enum ct_api_class class_of(struct ct_an *a, const struct ct_event *ev)
@@ -60,7 +40,7 @@ int ct_an_event(struct ct_an *a, const struct ct_event *ev)
 		.pid = ev->pid, .tid = ev->tid, .ts = ev->ts_ns, .end = ev->ts_ns + (ev->entry_only ? 0 : ev->dur_ns),
 		.api = ev->api && ev->api->symbol ? ev->api->symbol : "?",
 		.kname = kf && kf->valid ? kf->str : NULL,
-		.site = site_of(ev, site, sizeof(site)),
+		.site = ct_event_site(ev, site, sizeof(site)),
 	};
 
 	/* A driver call inside a runtime call is that call again. */
@@ -85,6 +65,8 @@ int ct_an_gpu_event(struct ct_an *a, const struct ct_gpu_event *g)
 		.corr_tid = g->has_launch ? g->launch_tid : 0, .corr_ts = g->has_launch ? g->launch_ts_ns : 0,
 		.pageable = (g->src_kind && !strcmp(g->src_kind, "pageable")) ||
 			    (g->dst_kind && !strcmp(g->dst_kind, "pageable")),
+		.graph_id = g->graph_id, .graph_node = g->graph_node,
+		.capture_api = g->has_capture ? g->capture_api : NULL, .site = g->has_capture ? g->capture_site : NULL,
 	};
 
 	a->seen.gpu++;

@@ -5,6 +5,8 @@
  * broken table or a hostile record yields invalid fields, never a crash.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <string.h>
 #include "decode/decode.h"
@@ -416,6 +418,26 @@ const struct ct_field *ct_event_role(const struct ct_event *ev, enum ct_role rol
 	for (int i = 0; i < ev->n_fields; i++)
 		if (ev->fields[i].arg->role == role)
 			return &ev->fields[i];
+	return NULL;
+}
+
+const char *ct_event_site(const struct ct_event *ev, char *buf, size_t n)
+{
+	if (ev->py_stack && ev->py_stack->n) {
+		const struct ct_py_frame_info *f = &ev->py_stack->f[0];
+
+		snprintf(buf, n, "%s (%s:%" PRId32 ")", f->function ? f->function : "?", f->file ? f->file : "?", f->line);
+		return buf;
+	}
+	if (ev->stack && ev->stack->n) {
+		const struct ct_frame_info *f = &ev->stack->frames[0];
+
+		if (f->src_file)
+			snprintf(buf, n, "%s (%s:%" PRIu32 ")", f->function ? f->function : "?", f->src_file, f->src_line);
+		else
+			snprintf(buf, n, "%s (%s)", f->function ? f->function : "?", f->module ? f->module : "?");
+		return buf;
+	}
 	return NULL;
 }
 

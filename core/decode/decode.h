@@ -16,6 +16,14 @@ const char *ct_enum_name(const struct ct_enum *e, int64_t v);
 int ct_decode(const struct ct_plugin *p, const struct ct_record *r, int64_t wall_offset_ns,
 	      struct ct_event *ev);
 
+/*
+ * Where a call was made, as the analysis names a call site: "function
+ * (file:line)" of its innermost Python frame, else of its innermost native
+ * frame ("function (module)" without a line); NULL when it has no stack.
+ * Written into buf (n bytes).
+ */
+const char *ct_event_site(const struct ct_event *ev, char *buf, size_t n);
+
 /* Strings an API reads (a kernel's name) that the engine could read neither
  * at entry nor at return, since the start. */
 uint64_t ct_decode_strings_unread(void);

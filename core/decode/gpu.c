@@ -6,10 +6,12 @@
  * joined with the runtime or driver call that launched them (gpu.h).
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "decode/gpu.h"
+#include "decode/graphs.h"
 #include "decode/procgpu.h"
 #include "symbols/demangle.h"
 #include "util/u64map.h"
@@ -30,6 +32,7 @@ struct pending {
 struct gpu_proc {
 	uint32_t pid, ns_pid;
 	bool hello;
+	bool other_version;       /* its library speaks another wire version: skipped */
 	int64_t clock_offset;     /* CUPTI ts + this = CLOCK_MONOTONIC */
 	uint64_t chunks;
 	struct ct_u64map names;   /* id -> char * (demangled) */
@@ -37,6 +40,7 @@ struct gpu_proc {
 	struct call_slot *calls;  /* CT_GPU_CALL_WINDOW, direct-mapped by correlation id */
 	struct pending *pend;
 	size_t n_pend, cap_pend;
+	struct ct_graphs graphs;  /* CUDA graph nodes and the calls that made them */
 };
 
 static struct ct_u64map procs; /* pid -> gpu_proc */
@@ -87,6 +91,7 @@ static void proc_free(struct gpu_proc *p)
 	ct_u64map_free(&p->tids);
 	free(p->calls);
 	free(p->pend);
+	ct_graphs_free(&p->graphs);
 	free(p);
 }
 
@@ -166,8 +171,29 @@ static bool correlate(const struct gpu_proc *p, struct ct_gpu_event *ev, uint32_
 	return true;
 }
 
-static void emit(struct ct_gpu_sink *s, const struct ct_gpu_event *ev)
+/* A record run from a graph node: the call that made the node (graphs.h), looked up as it goes out. */
+static void graph_capture(struct ct_gpu_sink *s, const struct gpu_proc *p, struct ct_gpu_event *ev)
 {
+	const struct ct_graph_node *n = ct_graphs_made(&p->graphs, ev->graph_node);
+
+	if (n) {
+		ev->capture_node = n->made;
+		ev->has_capture = n->has_call;
+		ev->capture_tid = n->call.tid;
+		ev->capture_api = n->call.api;
+		ev->capture_mono_ns = n->call.mono_ns;
+		ev->capture_ts_ns = n->call.ts_ns;
+		ev->capture_site = n->call.site;
+	}
+	s->stats.graph_records++;
+	if (!ev->has_capture)
+		s->stats.graph_uncaptured++;
+}
+
+static void emit(struct ct_gpu_sink *s, const struct gpu_proc *p, struct ct_gpu_event *ev)
+{
+	if (ev->graph_node)
+		graph_capture(s, p, ev);
 	if (ev->kind == CT_GPU_KERNEL) {
 		s->stats.kernels++;
 		if (!ev->name)
@@ -194,11 +220,11 @@ static void device_record(struct ct_gpu_sink *s, struct gpu_proc *p, struct ct_g
 	struct pending *q;
 
 	if (correlate(p, ev, alt, s->wall_offset_ns) || !ev->correlation) {
-		emit(s, ev);
+		emit(s, p, ev);
 		return;
 	}
 	if (p->n_pend == CT_GPU_PENDING_MAX) {
-		emit(s, &p->pend[0].ev);
+		emit(s, p, &p->pend[0].ev);
 		pend_remove(p, 0);
 	}
 	if (p->n_pend == p->cap_pend) {
@@ -206,7 +232,7 @@ static void device_record(struct ct_gpu_sink *s, struct gpu_proc *p, struct ct_g
 
 		q = realloc(p->pend, cap * sizeof(*q));
 		if (!q) {
-			emit(s, ev);
+			emit(s, p, ev);
 			return;
 		}
 		p->pend = q;
@@ -225,7 +251,7 @@ static void pend_settle(struct ct_gpu_sink *s, struct gpu_proc *p, bool all)
 
 		if (correlate(p, &q->ev, q->alt_correlation, s->wall_offset_ns) || all ||
 		    p->chunks - q->chunk >= CT_GPU_PENDING_CHUNKS) {
-			emit(s, &q->ev);
+			emit(s, p, &q->ev);
 			pend_remove(p, i);
 		} else {
 			i++;
@@ -289,6 +315,7 @@ static const uint16_t item_min[CT_W_MAX] = {
 	[CT_W_NAME] = sizeof(struct ct_w_head) + 1, [CT_W_KERNEL] = sizeof(struct ct_w_kernel),
 	[CT_W_MEMCPY] = sizeof(struct ct_w_memcpy), [CT_W_MEMSET] = sizeof(struct ct_w_memset),
 	[CT_W_API] = sizeof(struct ct_w_api), [CT_W_DROPPED] = sizeof(struct ct_w_dropped),
+	[CT_W_GRAPHNODE] = sizeof(struct ct_w_graphnode),
 };
 
 static void item(struct ct_gpu_sink *s, struct gpu_proc *p, const struct ct_w_head *h)
@@ -303,6 +330,15 @@ static void item(struct ct_gpu_sink *s, struct gpu_proc *p, const struct ct_w_he
 		if (!p->hello)
 			s->stats.processes++;
 		p->hello = true;
+		/* Items of another version may be framed alike and mean otherwise. */
+		p->other_version = h->aux != CT_GPU_WIRE_VERSION;
+		if (p->other_version && s->message) {
+			char text[160];
+
+			snprintf(text, sizeof(text), "the injection library speaks wire version %u, this tracer %u: "
+				 "its records are skipped (install both from one build)", h->aux, CT_GPU_WIRE_VERSION);
+			s->message(s->ctx, p->pid, CT_W_ERROR, text);
+		}
 		p->ns_pid = w->ns_pid;
 		p->clock_offset = (w->flags & CT_W_CLOCK_MONOTONIC) ? 0 : w->clock_offset;
 		return;
@@ -319,6 +355,12 @@ static void item(struct ct_gpu_sink *s, struct gpu_proc *p, const struct ct_w_he
 			s->message(s->ctx, p->pid, h->aux <= CT_W_ERROR ? (enum ct_wire_level)h->aux : CT_W_ERROR, text);
 		return;
 	}
+	}
+	if (p->other_version) {
+		s->stats.malformed++;
+		return;
+	}
+	switch (h->type) {
 	case CT_W_NAME:
 		put_name(s, p, h->aux, (const char *)(h + 1), h->len - sizeof(*h));
 		return;
@@ -333,6 +375,8 @@ static void item(struct ct_gpu_sink *s, struct gpu_proc *p, const struct ct_w_he
 		memcpy(ev.grid, k->grid, sizeof(ev.grid));
 		memcpy(ev.block, k->block, sizeof(ev.block));
 		ev.shared_bytes = k->shared_bytes;
+		ev.graph_id = k->graph_id;
+		ev.graph_node = k->graph_node;
 		device_record(s, p, &ev, 0);
 		return;
 	}
@@ -344,6 +388,8 @@ static void item(struct ct_gpu_sink *s, struct gpu_proc *p, const struct ct_w_he
 		ev.copy_kind = ct_gpu_copy_kind(m->copy_kind);
 		ev.src_kind = ct_gpu_memory_kind(m->src_kind);
 		ev.dst_kind = ct_gpu_memory_kind(m->dst_kind);
+		ev.graph_id = m->graph_id;
+		ev.graph_node = m->graph_node;
 		device_record(s, p, &ev, m->rt_correlation);
 		return;
 	}
@@ -353,7 +399,21 @@ static void item(struct ct_gpu_sink *s, struct gpu_proc *p, const struct ct_w_he
 		common(p, &ev, CT_GPU_MEMSET, m->start, m->end, m->device, m->context, m->stream, m->correlation, wall);
 		ev.bytes = m->bytes;
 		ev.set_value = m->value;
+		ev.graph_id = m->graph_id;
+		ev.graph_node = m->graph_node;
 		device_record(s, p, &ev, 0);
+		return;
+	}
+	case CT_W_GRAPHNODE: {
+		const struct ct_w_graphnode *w = (const void *)h;
+		int err = ct_graphs_put(&p->graphs, w->node, w->original, w->graph_id, tracer_tid(p, w->tid), w->ts);
+
+		if (err == -EINVAL)
+			s->stats.malformed++;
+		else if (err)
+			s->stats.graph_nodes_dropped++;
+		else
+			s->stats.graph_nodes++;
 		return;
 	}
 	case CT_W_DROPPED: {
@@ -394,6 +454,14 @@ void ct_gpu_decode(struct ct_gpu_sink *s, uint32_t pid, uint32_t tid, const void
 		off += h.len;
 	}
 	pend_settle(s, p, false);
+}
+
+void ct_gpu_note_call(struct ct_gpu_sink *s, const struct ct_event *ev)
+{
+	struct gpu_proc *p = procs.n ? ct_u64map_get(&procs, ev->pid) : NULL;
+
+	if (p && ct_graphs_waiting(&p->graphs))
+		ct_graphs_call(&p->graphs, ev);
 }
 
 void ct_gpu_forget(struct ct_gpu_sink *s, uint32_t pid)

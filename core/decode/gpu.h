@@ -34,6 +34,10 @@ struct ct_gpu_stats {
 	uint64_t names_dropped; /* names not kept: their process had CT_NAMES_PER_PROC (demangle.h) */
 	uint64_t malformed;     /* items that broke the wire format: skipped */
 	uint64_t processes;     /* processes that said hello */
+	uint64_t graph_nodes;   /* CUDA graph nodes made or cloned (GRAPHNODE items) */
+	uint64_t graph_nodes_dropped; /* not kept: CT_GRAPH_NODES_MAX a process (graphs.h) */
+	uint64_t graph_records; /* device records run from a graph node */
+	uint64_t graph_uncaptured; /* of those, without the call that made their node */
 };
 
 struct ct_gpu_sink {
@@ -47,6 +51,9 @@ struct ct_gpu_sink {
 
 /* One batch from process `pid` (init namespace), `tid` the thread that sent it. */
 void ct_gpu_decode(struct ct_gpu_sink *s, uint32_t pid, uint32_t tid, const void *data, size_t len);
+/* A traced call ended (every call, before the filters): the CUDA graph
+ * nodes made inside it are tied to it (graphs.h). */
+void ct_gpu_note_call(struct ct_gpu_sink *s, const struct ct_event *ev);
 /* The process exited: what still waits for its call goes out, then its state is dropped. */
 void ct_gpu_forget(struct ct_gpu_sink *s, uint32_t pid);
 /* The end of the run: every process's waiting records go out; state dropped. */

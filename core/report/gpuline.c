@@ -46,6 +46,26 @@ static int corr_key(void *ctx, const char *key, struct ct_jp *j)
 	return 1;
 }
 
+/* "captured_by":{"node","tid","api","ts_ns","site"} (a trace since CUDA graph nodes: docs/events.md) */
+static int capture_key(void *ctx, const char *key, struct ct_jp *j)
+{
+	struct gl *l = ctx;
+	struct ct_gpu_event *ev = &l->g->ev;
+
+	l->g->ev.has_capture = true;
+	if (!strcmp(key, "node"))
+		return ct_jp_u64(j, &ev->capture_node);
+	if (!strcmp(key, "tid"))
+		return ct_jp_u32(j, &ev->capture_tid);
+	if (!strcmp(key, "ts_ns"))
+		return ct_jp_u64(j, &ev->capture_ts_ns);
+	if (!strcmp(key, "api"))
+		return opt_string(j, l->g->capture_api, sizeof(l->g->capture_api), &ev->capture_api);
+	if (!strcmp(key, "site"))
+		return opt_string(j, l->g->capture_site, sizeof(l->g->capture_site), &ev->capture_site);
+	return 1;
+}
+
 static int key(void *ctx, const char *k, struct ct_jp *j)
 {
 	struct gl *l = ctx;
@@ -100,6 +120,12 @@ static int key(void *ctx, const char *k, struct ct_jp *j)
 		return opt_string(j, l->g->dst_kind, sizeof(l->g->dst_kind), &ev->dst_kind);
 	if (!strcmp(k, "correlation") && ct_jp_peek(j) == '{')
 		return ct_jp_object(j, corr_key, l);
+	if (!strcmp(k, "graph_id"))
+		return ct_jp_u32(j, &ev->graph_id);
+	if (!strcmp(k, "graph_node"))
+		return ct_jp_u64(j, &ev->graph_node);
+	if (!strcmp(k, "captured_by") && ct_jp_peek(j) == '{')
+		return ct_jp_object(j, capture_key, l);
 	return 1;
 }
 
@@ -125,6 +151,8 @@ int ct_gpuline_read(struct ct_gpuline *g, const char *line, size_t len, int64_t 
 		g->ev.launch_api = g->launch_api;
 		g->ev.launch_mono_ns = g->ev.launch_ts_ns - (uint64_t)wall_offset_ns;
 	}
+	if (g->ev.has_capture)
+		g->ev.capture_mono_ns = g->ev.capture_ts_ns - (uint64_t)wall_offset_ns;
 	return 1;
 }
 

@@ -15,6 +15,7 @@
 struct ct_gpuline {
 	struct ct_gpu_event ev;
 	char name[4200], copy_kind[16], src_kind[24], dst_kind[24], launch_api[128];
+	char capture_api[128], capture_site[1024]; /* captured_by's (a trace without them: unset) */
 	struct ct_gpu_info gpu; /* gpu_uuid, gpu_bus; uuid[0] 0: none (ev.gpu is the caller's to set) */
 };
 

@@ -700,7 +700,8 @@ static int chrome_gpu(void *ctx, const struct ct_gpu_event *g)
 
 	if (!s->open)
 		return s->err ? s->err : -EIO;
-	if (!ct_sb_room(b, EVENT_MAX + 6 * (g->name ? strlen(g->name) : 0)))
+	if (!ct_sb_room(b, EVENT_MAX + 6 * ((g->name ? strlen(g->name) : 0) +
+					    (g->capture_site ? strlen(g->capture_site) : 0))))
 		return -ENOMEM;
 	err = gpu_track(s, g, &tid);
 	if (err)
@@ -727,6 +728,20 @@ static int chrome_gpu(void *ctx, const struct ct_gpu_event *g)
 	if (g->has_launch && g->launch_api) {
 		ct_sb_lit(b, ",\"launched_by\":");
 		ct_sb_json_str(b, g->launch_api);
+	}
+	if (g->graph_node) {
+		ct_sb_lit(b, ",\"graph_id\":");
+		ct_sb_u64(b, g->graph_id);
+		ct_sb_lit(b, ",\"graph_node\":");
+		ct_sb_u64(b, g->graph_node);
+	}
+	if (g->has_capture && g->capture_api) {
+		ct_sb_lit(b, ",\"captured_by\":");
+		ct_sb_json_str(b, g->capture_api);
+	}
+	if (g->has_capture && g->capture_site) {
+		ct_sb_lit(b, ",\"captured_at\":");
+		ct_sb_json_str(b, g->capture_site);
 	}
 	ct_sb_lit(b, "}}");
 	if (g->has_launch) {

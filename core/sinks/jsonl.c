@@ -599,6 +599,36 @@ static int jsonl_hang(void *ctx, const struct ct_hang *h)
 static const char *const gpu_ops[] = { [CT_GPU_KERNEL] = "kernel", [CT_GPU_MEMCPY] = "memcpy",
 					[CT_GPU_MEMSET] = "memset" };
 
+/* ,"graph_id":..,"graph_node":..,"captured_by":{...} or null: docs/events.md */
+static void put_graph(struct ct_sb *b, const struct ct_gpu_event *g, uint64_t skew)
+{
+	ct_sb_lit(b, ",\"graph_id\":");
+	ct_sb_u64(b, g->graph_id);
+	ct_sb_lit(b, ",\"graph_node\":");
+	ct_sb_u64(b, g->graph_node);
+	if (!g->has_capture) {
+		ct_sb_lit(b, ",\"captured_by\":null");
+		return;
+	}
+	ct_sb_lit(b, ",\"captured_by\":{\"node\":");
+	ct_sb_u64(b, g->capture_node);
+	ct_sb_lit(b, ",\"tid\":");
+	ct_sb_u64(b, g->capture_tid);
+	ct_sb_lit(b, ",\"api\":");
+	if (g->capture_api)
+		ct_sb_json_str(b, g->capture_api);
+	else
+		ct_sb_lit(b, "null");
+	ct_sb_lit(b, ",\"ts_ns\":");
+	ct_sb_u64(b, g->capture_ts_ns + skew);
+	ct_sb_lit(b, ",\"site\":");
+	if (g->capture_site)
+		ct_sb_json_str(b, g->capture_site);
+	else
+		ct_sb_lit(b, "null");
+	ct_sb_ch(b, '}');
+}
+
 /* {"ts_ns":..,"kind":"gpu","op":"kernel","pid":..,"device":..,...}: docs/events.md */
 static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 {
@@ -607,7 +637,9 @@ static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 	uint64_t skew = (uint64_t)s->skew_ns;
 
 	if (!ct_sb_room(b, JSONL_LINE_FIXED + nvtx_max(g->nvtx, g->n_nvtx) +
-				   6 * ((g->name ? strlen(g->name) : 0) + (g->launch_api ? strlen(g->launch_api) : 0))))
+				   6 * ((g->name ? strlen(g->name) : 0) + (g->launch_api ? strlen(g->launch_api) : 0) +
+					(g->capture_api ? strlen(g->capture_api) : 0) +
+					(g->capture_site ? strlen(g->capture_site) : 0))))
 		return -ENOMEM;
 	ct_sb_lit(b, "{\"ts_ns\":");
 	ct_sb_u64(b, g->ts_ns + skew);
@@ -691,6 +723,8 @@ static int jsonl_gpu(void *ctx, const struct ct_gpu_event *g)
 		ct_sb_u64(b, g->launch_ts_ns + skew);
 		ct_sb_ch(b, '}');
 	}
+	if (g->graph_node)
+		put_graph(b, g, skew);
 	CT_SB_APPLY(b, put_nvtx(b->p + b->len, g->nvtx, g->n_nvtx));
 	ct_sb_lit(b, "}\n");
 	return b->len >= JSONL_FLUSH ? jsonl_write(s) : 0;

@@ -58,7 +58,7 @@ def check_events(tr, out):
     # The session's wall offset, measured when it began: the meta line's, within a millisecond.
     wall = got[0]["ts_ns"] - g["t"] if got else head["wall_offset_ns"]
     t.check(abs(wall - head["wall_offset_ns"]) < 1000000, "clock: %d vs %d" % (wall, head["wall_offset_ns"]), tr)
-    t.check(g["kinds"] == (1 << 10 | 1 << 1 | 1 << 2) and g["runtime_calls"] == 3 and g["driver_calls"] == 2,
+    t.check(g["kinds"] == (1 << 10 | 1 << 1 | 1 << 2) and g["runtime_calls"] == 4 and g["driver_calls"] == 2,
             "the library enabled kernels, copies, sets and the launch calls by name: %r" % g, tr)
     launch = tr.calls("cudaLaunchKernel")
     t.check(len(launch) == 1 and launch[0]["tid"] == tid, "the launch itself: %r" % launch, tr)

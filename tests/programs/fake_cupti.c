@@ -9,6 +9,11 @@
  * FAKE_CUPTI_VERSION: what cuptiGetVersion says (default: the header's).
  * FAKE_CUPTI_CLAIMED=1: cuptiSubscribe answers that another subscriber has CUPTI.
  * FAKE_CUPTI_DROPPED=N: the first completed buffer reports N dropped records.
+ * FAKE_CUPTI_NO_GRAPHS=1: cuptiEnableCallback fails (no graph node callbacks).
+ *
+ * fake_cupti_graph_node() calls the subscriber's resource callback for a
+ * graph node made or cloned, as CUPTI does inside the CUDA call that makes
+ * it; a node's, a graph's handle is its id (cuptiGetGraphNodeId, cuptiGetGraphId).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +27,9 @@ static CUpti_BuffersCallbackCompleteFunc completed;
 static CUpti_TimestampCallbackFunc timestamp;
 static unsigned enabled_kinds, enabled_api[2];
 static size_t dropped_once;
+static CUpti_CallbackFunc subscriber;
+static void *subscriber_data;
+static unsigned resource_enabled; /* bit per CUPTI_CB_DOMAIN_RESOURCE cbid */
 
 EXPORT CUptiResult cuptiGetVersion(uint32_t *v)
 {
@@ -47,13 +55,54 @@ EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *sub, CUpti_CallbackFun
 {
 	if (getenv("FAKE_CUPTI_CLAIMED"))
 		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	if (subscriber) /* CUPTI takes one subscriber at a time */
+		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	subscriber = cb;
+	subscriber_data = ud;
 	*sub = (CUpti_SubscriberHandle)1;
 	return CUPTI_SUCCESS;
 }
 
 EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle sub)
 {
+	subscriber = NULL;
+	resource_enabled = 0;
 	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle sub, CUpti_CallbackDomain d,
+				       CUpti_CallbackId cbid)
+{
+	if (getenv("FAKE_CUPTI_NO_GRAPHS"))
+		return CUPTI_ERROR_NOT_SUPPORTED;
+	if (!subscriber || d != CUPTI_CB_DOMAIN_RESOURCE || cbid >= 32)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	resource_enabled = enable ? resource_enabled | 1u << cbid : resource_enabled & ~(1u << cbid);
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *id)
+{
+	*id = (uint64_t)(uintptr_t)node;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *id)
+{
+	*id = (uint32_t)(uintptr_t)graph;
+	return CUPTI_SUCCESS;
+}
+
+/* A graph node made (original 0) or cloned from original, in graph `graph`: the callback, if enabled. */
+EXPORT void fake_cupti_graph_node(uint64_t node, uint64_t original, uint32_t graph)
+{
+	CUpti_GraphData g = { .graph = (CUgraph)(uintptr_t)graph, .node = (CUgraphNode)(uintptr_t)node,
+			      .originalNode = (CUgraphNode)(uintptr_t)original };
+	CUpti_ResourceData rd = { .resourceDescriptor = &g };
+	CUpti_CallbackId cbid = original ? CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED : CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED;
+
+	if (subscriber && (resource_enabled & 1u << cbid))
+		subscriber(subscriber_data, CUPTI_CB_DOMAIN_RESOURCE, cbid, &rd);
 }
 
 EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
@@ -127,10 +176,10 @@ EXPORT CUptiResult cuptiGetTimestamp(uint64_t *t)
 EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, const char **name)
 {
 	static const char *const runtime[] = { NULL, "cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemsetAsync",
-					       "cudaGetDevice", "cudaStreamSynchronize" };
+					       "cudaGetDevice", "cudaStreamSynchronize", "cudaGraphLaunch" };
 	static const char *const driver[] = { NULL, "cuLaunchKernel", "cuCtxGetCurrent", "cuMemcpyHtoDAsync_v2" };
 	const char *const *t = d == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime : driver;
-	size_t n = d == CUPTI_CB_DOMAIN_RUNTIME_API ? 6 : 4;
+	size_t n = d == CUPTI_CB_DOMAIN_RUNTIME_API ? 7 : 4;
 
 	if (cbid >= n || !t[cbid])
 		return CUPTI_ERROR_INVALID_PARAMETER;

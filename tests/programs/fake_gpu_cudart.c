@@ -8,6 +8,29 @@
 
 static __thread int current;
 
+/* While a stream is captured (fake_cudart_capture): what a launch or a set adds to the graph. */
+static void (*capture_hook)(void);
+static void (*instantiate_hook)(void);
+
+void fake_cudart_capture(void (*on_capture)(void), void (*on_instantiate)(void))
+{
+	capture_hook = on_capture;
+	instantiate_hook = on_instantiate;
+}
+
+int cudaGraphInstantiate(void **exec, void *graph, unsigned long long flags)
+{
+	if (instantiate_hook)
+		instantiate_hook();
+	*exec = graph;
+	return 0;
+}
+
+int cudaGraphLaunch(void *exec, void *stream)
+{
+	return 0;
+}
+
 int cudaSetDevice(int d)
 {
 	current = d;
@@ -23,6 +46,8 @@ int cudaGetDevice(int *d)
 int cudaLaunchKernel(const void *func, unsigned long grid_xy, unsigned grid_z, unsigned long block_xy,
 		     unsigned block_z, void **args, size_t shared, void *stream)
 {
+	if (capture_hook)
+		capture_hook();
 	return 0;
 }
 
@@ -33,5 +58,7 @@ int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream
 
 int cudaMemsetAsync(void *p, int v, size_t n, void *stream)
 {
+	if (capture_hook)
+		capture_hook();
 	return 0;
 }

@@ -21,6 +21,12 @@
  *            over the same records, waits for "again" (the tracer has
  *            stopped), hands over another set, says whether the library
  *            is mapped;
+ *   graphs   a CUDA graph captured from a stream (each launch and set makes
+ *            a node inside the call, through the stand-in libcupti's
+ *            resource callback), a node made in no traced call, the graph
+ *            instantiated (every node cloned inside cudaGraphInstantiate)
+ *            and launched GRAPH_REPLAYS times, with a kernel or set record
+ *            per node and replay naming the clone;
  *   seccomp  the phases after it run under a seccomp filter;
  *   nvtx     an NVTX range pushed and left open, so that what the later
  *            phases launch runs in it (test_nvtx.py);
@@ -186,23 +192,118 @@ static void kernel(uint32_t corr, const char *name, uint64_t start, uint64_t dur
 
 static void emit_records(void *rt, const char *key);
 
-static void phase_gpu(void *rt)
+/* What the driver does at cuInit (once: the library starts once); false without CUDA_INJECTION64_PATH. */
+static bool inject_start(void)
 {
 	const char *inject = getenv("CUDA_INJECTION64_PATH");
 	void *lib;
 
-	if (!inject) {
-		printf("\"gpu\":null,");
-		return;
-	}
-	/* What the driver does at cuInit. */
+	if (!inject)
+		return false;
 	lib = dlopen(inject, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		fprintf(stderr, "gpu_activity: %s\n", dlerror());
 		exit(2);
 	}
 	((int (*)(void))need(lib, "InitializeInjection"))();
+	return true;
+}
+
+static void phase_gpu(void *rt)
+{
+	if (!inject_start()) {
+		printf("\"gpu\":null,");
+		return;
+	}
 	emit_records(rt, "gpu");
+}
+
+/* ---- graphs ---- */
+
+#define GRAPH_REPLAYS 5
+#define GRAPH_NODES 5    /* four captured, one made in no traced call */
+#define NODE_MADE 21     /* the nodes as made: 21..25, in graph 5 */
+#define NODE_EXEC 121    /* their clones at instantiate: 121..125, in graph 6 */
+
+static void (*graph_node)(uint64_t node, uint64_t original, uint32_t graph);
+static uint64_t next_node = NODE_MADE;
+
+static void on_capture(void)
+{
+	graph_node(next_node++, 0, 5);
+}
+
+static void on_instantiate(void)
+{
+	for (uint64_t i = 0; i < GRAPH_NODES; i++)
+		graph_node(NODE_EXEC + i, NODE_MADE + i, 6);
+}
+
+static void phase_graphs(void *rt)
+{
+	int (*launch)(const void *, unsigned long, unsigned, unsigned long, unsigned, void **, size_t, void *) =
+		need(rt, "cudaLaunchKernel");
+	int (*instantiate)(void **, void *, unsigned long long) = need(rt, "cudaGraphInstantiate");
+	int (*graph_launch)(void *, void *) = need(rt, "cudaGraphLaunch");
+	void (*capture)(void (*)(void), void (*)(void)) = need(rt, "fake_cudart_capture");
+	const char *cupti = getenv("CUDATRACER_CUPTI");
+	void *fake, *exec;
+	int (*emit)(const void *, size_t);
+	uint64_t t;
+
+	if (!inject_start() || !cupti || !(fake = dlopen(cupti, RTLD_NOW | RTLD_NOLOAD))) {
+		printf("\"graphs\":null,");
+		return;
+	}
+	graph_node = need(fake, "fake_cupti_graph_node");
+	emit = need(fake, "fake_cupti_emit");
+	/* Captured: each call makes its node inside itself (grid x tells the launches apart). */
+	capture(on_capture, on_instantiate);
+	launch((void *)0x401000, 1 | 1ul << 32, 1, 128, 1, NULL, 0, NULL);
+	launch((void *)0x402000, 2 | 1ul << 32, 1, 128, 1, NULL, 0, NULL);
+	memset_async((void *)0x2000, 7, 4096, NULL);
+	launch((void *)0x401000, 3 | 1ul << 32, 1, 128, 1, NULL, 0, NULL);
+	graph_node(next_node++, 0, 5); /* an empty node added by a call not traced */
+	instantiate(&exec, (void *)5, 0);
+	capture(NULL, NULL);
+	for (int r = 0; r < GRAPH_REPLAYS; r++)
+		graph_launch(exec, NULL);
+	/* The device side of the replays: one record per node and replay, named by the clone. */
+	t = mono() + 100000;
+	for (uint32_t r = 0; r < GRAPH_REPLAYS; r++) {
+		api(CUPTI_ACTIVITY_KIND_RUNTIME, 6, 500 + r, t, t + 100);
+		for (uint32_t i = 0; i < GRAPH_NODES; i++) {
+			uint64_t dur = 1000 * (i + 1) + 10 * r;
+
+			if (i == 2) {
+				CUpti_ActivityMemset4 *m = add(sizeof(*m));
+
+				m->kind = CUPTI_ACTIVITY_KIND_MEMSET;
+				m->value = 7;
+				m->bytes = 4096;
+				m->start = t + 1000;
+				m->end = t + 1000 + dur;
+				m->deviceId = 1;
+				m->contextId = 1;
+				m->streamId = 9;
+				m->correlationId = 500 + r;
+				m->graphId = 6;
+				m->graphNodeId = NODE_EXEC + i;
+			} else {
+				CUpti_ActivityKernel10 *k;
+
+				kernel(500 + r, i == 1 ? "_Z3bwdv" : "_Z3fwdv", t + 1000, dur, 9);
+				k = (CUpti_ActivityKernel10 *)(buf + used - sizeof(*k));
+				k->graphId = 6;
+				k->graphNodeId = NODE_EXEC + i;
+			}
+			t += dur + 1000;
+		}
+	}
+	emit(buf, used);
+	used = 0;
+	printf("\"graphs\":{\"tid\":%u,\"replays\":%d,\"nodes\":%d,\"made\":%d,\"exec\":%d},", tid(),
+	       GRAPH_REPLAYS, GRAPH_NODES, NODE_MADE, NODE_EXEC);
 }
 
 /*
@@ -381,6 +482,8 @@ int main(int argc, char **argv)
 			phase_names(drv);
 		else if (!strcmp(argv[i], "gpu"))
 			phase_gpu(rt);
+		else if (!strcmp(argv[i], "graphs"))
+			phase_graphs(rt);
 		else if (!strcmp(argv[i], "attach"))
 			phase_attach(rt);
 		else if (!strcmp(argv[i], "seccomp"))

@@ -4,7 +4,9 @@
  * joined with the call that launched it, a record that comes before its
  * call, a copy joined by its runtime call, CUPTI's own clock moved onto the
  * tracer's, messages, CUPTI's dropped count, and batches that break the
- * format (skipped and counted, never read past).
+ * format (skipped and counted, never read past); CUDA graph nodes tied to
+ * the traced call that made them, clones to their original, and GRAPHNODE
+ * items that break the format or the bounds.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <cudatracer/plugin.h>
 #include "decode/gpu.h"
+#include "decode/graphs.h"
 #include "symbols/demangle.h"
 #include "exponential_name.h"
 
@@ -23,7 +27,7 @@
 /* What the sink got: events copied, strings too (they live as long as the process's state). */
 struct got {
 	struct ct_gpu_event ev[16];
-	char name[16][512], api[16][64];
+	char name[16][512], api[16][64], capture_api[16][64], capture_site[16][128];
 	int n;
 	char msg[256];
 	uint32_t msg_pid;
@@ -40,6 +44,8 @@ static void on_event(void *ctx, const struct ct_gpu_event *g)
 	got.ev[i] = *g;
 	snprintf(got.name[i], sizeof(got.name[i]), "%s", g->name ? g->name : "(null)");
 	snprintf(got.api[i], sizeof(got.api[i]), "%s", g->launch_api ? g->launch_api : "(null)");
+	snprintf(got.capture_api[i], sizeof(got.capture_api[i]), "%s", g->capture_api ? g->capture_api : "(null)");
+	snprintf(got.capture_site[i], sizeof(got.capture_site[i]), "%s", g->capture_site ? g->capture_site : "(null)");
 }
 
 static void on_message(void *ctx, uint32_t pid, enum ct_wire_level level, const char *text)
@@ -366,6 +372,141 @@ static void test_malformed(void **state)
 	ct_gpu_finish(&s);
 }
 
+static void put_graphnode(struct batch *b, uint64_t node, uint64_t original, uint32_t graph, uint32_t tid,
+			  uint64_t ts)
+{
+	struct ct_w_graphnode w = { .node = node, .original = original, .ts = ts, .graph_id = graph, .tid = tid };
+
+	put(b, CT_W_GRAPHNODE, 0, &w, sizeof(w));
+}
+
+static void put_graph_kernel(struct batch *b, uint32_t corr, uint64_t start, uint32_t graph, uint64_t node)
+{
+	struct ct_w_kernel k = { .start = start, .end = start + 1000, .correlation = corr, .device = 1,
+				 .graph_id = graph, .graph_node = node };
+
+	put(b, CT_W_KERNEL, 0, &k, sizeof(k));
+}
+
+static const struct ct_api api_rt = { .symbol = "cudaLaunchKernel" }, api_drv = { .symbol = "cuLaunchKernel" },
+			    api_other = { .symbol = "cudaGraphInstantiate" };
+
+/* A traced call as the session hands it over once it ended. */
+static void call(struct ct_gpu_sink *s, const struct ct_api *api, uint32_t tid, uint64_t mono, uint64_t dur,
+		 uint32_t depth, const struct ct_py_frames *py)
+{
+	struct ct_event ev = { .api = api, .pid = PID, .tid = tid, .mono_ns = mono, .ts_ns = WALL + mono,
+			       .dur_ns = dur, .depth = depth, .py_stack = py };
+
+	ct_gpu_note_call(s, &ev);
+}
+
+/*
+ * Nodes made inside calls (the outermost call that holds the moment wins
+ * over a driver call inside it), one made outside any traced call (the next
+ * call of its thread that begins after it ends the wait), clones mapped to
+ * their original, a clone of a node never heard of, a node never heard of.
+ */
+static void test_graph_nodes_tied(void **state)
+{
+	struct ct_gpu_sink s = sink_new();
+	struct batch b = { .len = 0 };
+	struct ct_py_frames *py = calloc(1, sizeof(*py) + sizeof(py->f[0]));
+
+	py->n = 1;
+	py->f[0] = (struct ct_py_frame_info){ .function = "forward", .file = "/app/model.py", .line = 10 };
+	put_hello(&b, CT_W_CLOCK_MONOTONIC, 0);
+	put_graphnode(&b, 11, 0, 5, 42, 2000);
+	ct_gpu_decode(&s, PID, 42, b.b, b.len);
+	call(&s, &api_drv, 42, 1900, 200, 1, NULL);     /* the driver call inside: taken, then replaced */
+	call(&s, &api_rt, 43, 1800, 500, 0, NULL);      /* another thread's */
+	call(&s, &api_rt, 42, 1800, 500, 0, py);        /* the program's call */
+	b.len = 0;
+	put_graphnode(&b, 12, 0, 5, 42, 3000);          /* made in no traced call */
+	ct_gpu_decode(&s, PID, 42, b.b, b.len);
+	call(&s, &api_rt, 42, 2900, 50, 0, py);         /* ended before it */
+	call(&s, &api_other, 42, 3100, 50, 0, py);      /* began after it: the wait ends */
+	call(&s, &api_rt, 42, 2990, 5000, 0, py);       /* holds it, but the wait had ended: not taken */
+	b.len = 0;
+	put_graphnode(&b, 101, 11, 6, 42, 4000);
+	put_graphnode(&b, 102, 12, 6, 42, 4001);
+	put_graphnode(&b, 103, 999, 6, 42, 4002);
+	put_graphnode(&b, 201, 101, 7, 42, 4003);       /* a clone of a clone */
+	put_graph_kernel(&b, 0, 10000, 6, 101);
+	put_graph_kernel(&b, 0, 11000, 6, 102);
+	put_graph_kernel(&b, 0, 12000, 6, 103);
+	put_graph_kernel(&b, 0, 13000, 6, 555);
+	put_graph_kernel(&b, 0, 14000, 7, 201);
+	put_kernel(&b, 0, 15000, 0);
+	ct_gpu_decode(&s, PID, 42, b.b, b.len);
+	assert_int_equal(got.n, 6);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(got.ev[i].graph_id, i == 5 ? 0 : i == 4 ? 7 : 6);
+	assert_true(got.ev[0].has_capture);
+	assert_int_equal(got.ev[0].graph_node, 101);
+	assert_int_equal(got.ev[0].capture_node, 11);
+	assert_int_equal(got.ev[0].capture_tid, 42);
+	assert_int_equal(got.ev[0].capture_mono_ns, 1800);
+	assert_int_equal(got.ev[0].capture_ts_ns, WALL + 1800);
+	assert_string_equal(got.capture_api[0], "cudaLaunchKernel");
+	assert_string_equal(got.capture_site[0], "forward (/app/model.py:10)");
+	assert_false(got.ev[1].has_capture);
+	assert_int_equal(got.ev[1].capture_node, 12);
+	assert_false(got.ev[2].has_capture);
+	assert_int_equal(got.ev[2].capture_node, 999);
+	assert_false(got.ev[3].has_capture);
+	assert_int_equal(got.ev[3].capture_node, 0);
+	assert_true(got.ev[4].has_capture);
+	assert_int_equal(got.ev[4].capture_node, 11);
+	assert_string_equal(got.capture_site[4], "forward (/app/model.py:10)");
+	assert_int_equal(got.ev[5].graph_node, 0);
+	assert_false(got.ev[5].has_capture);
+	assert_int_equal(s.stats.graph_nodes, 6);
+	assert_int_equal(s.stats.graph_records, 5);
+	assert_int_equal(s.stats.graph_uncaptured, 3);
+	ct_gpu_finish(&s);
+	free(py);
+}
+
+/* GRAPHNODE items that break the format, a library of another wire version, and the bound on nodes kept. */
+static void test_graph_malformed(void **state)
+{
+	struct ct_gpu_sink s = sink_new();
+	struct batch b = { .len = 0 };
+	struct ct_w_graphnode w = { .node = 5, .tid = 1, .ts = 1 };
+	struct ct_w_hello old = { .ns_pid = PID, .flags = CT_W_CLOCK_MONOTONIC };
+
+	put_hello(&b, CT_W_CLOCK_MONOTONIC, 0);
+	put(&b, CT_W_GRAPHNODE, 0, &w, 32);             /* too short for one */
+	put_graphnode(&b, 0, 0, 1, 1, 1);               /* no node */
+	put_graphnode(&b, 7, 7, 1, 1, 1);               /* its own original */
+	ct_gpu_decode(&s, PID, 1, b.b, b.len);
+	assert_int_equal(s.stats.malformed, 3);
+	assert_int_equal(s.stats.graph_nodes, 0);
+
+	/* Past CT_GRAPH_NODES_MAX nodes (clones: none waits for a call): counted, not kept. */
+	for (uint64_t n = 1; n <= CT_GRAPH_NODES_MAX + 3;) {
+		b.len = 0;
+		while (b.len + sizeof(w) <= sizeof(b.b) && n <= CT_GRAPH_NODES_MAX + 3)
+			put_graphnode(&b, 1000000 + n++, 1, 1, 1, 1);
+		ct_gpu_decode(&s, PID, 1, b.b, b.len);
+	}
+	assert_int_equal(s.stats.graph_nodes, CT_GRAPH_NODES_MAX);
+	assert_int_equal(s.stats.graph_nodes_dropped, 3);
+
+	/* Another wire version: said, and its items skipped. */
+	b.len = 0;
+	put(&b, CT_W_HELLO, 1, &old, sizeof(old));
+	put_graph_kernel(&b, 0, 100, 1, 1000001);
+	ct_gpu_decode(&s, PID + 1, 1, b.b, b.len);
+	assert_int_equal(got.n, 0);
+	assert_int_equal(got.msg_level, CT_W_ERROR);
+	assert_string_equal(got.msg, "the injection library speaks wire version 1, this tracer 2: its records are "
+				     "skipped (install both from one build)");
+	assert_int_equal(s.stats.malformed, 4);
+	ct_gpu_finish(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +519,8 @@ int main(void)
 		cmocka_unit_test(test_clock_offset),
 		cmocka_unit_test(test_messages_and_drops),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_graph_nodes_tied),
+		cmocka_unit_test(test_graph_malformed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

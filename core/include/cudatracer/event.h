@@ -237,6 +237,22 @@ struct ct_gpu_event {
 	 * this, outermost first, as ct_event's; n_nvtx 0: none (or not known). */
 	const char *const *nvtx;
 	uint32_t n_nvtx;
+	/* Run from a CUDA graph (docs/gpu.md, "CUDA graphs"): CUPTI's ids of
+	 * the graph and of the node (the executable graph's); 0: not. */
+	uint32_t graph_id;
+	uint64_t graph_node;
+	/* The traced call that made the node this one was cloned from (a
+	 * launch captured from a stream, cudaGraphAddKernelNode, ...): the node
+	 * as made, the call's thread, API, entry (its event's mono_ns and ts_ns)
+	 * and site ("function (file:line)": its innermost Python frame, else
+	 * native; NULL without a stack). has_capture false when not known
+	 * (made before tracing began, or in a call not traced). */
+	bool has_capture;
+	uint64_t capture_node;
+	uint32_t capture_tid;
+	const char *capture_api;
+	uint64_t capture_mono_ns, capture_ts_ns;
+	const char *capture_site;
 };
 
 /*
