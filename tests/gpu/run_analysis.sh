@@ -9,7 +9,8 @@
 #  3. compare_profiler.py: GPU busy time and GPU time per kernel name
 #     against the profiler's (2%), step times against the program's own (5%),
 #     the planted causes named with their functions;
-#  4. fixtures for tests/fixtures/ (3 steps each, gzip -9) with their answers.
+#  4. fixtures for tests/fixtures/ (3 steps each, gzip -9) with their answers;
+#  5. CUDA graphs: torch_graphs.py replayed 20 times, check_graphs.py.
 # Results under $OUT.
 #   CT=.carry/ct STEPS=20 tests/gpu/run_analysis.sh
 set -uo pipefail
@@ -39,3 +40,10 @@ for w in ${WORKLOADS:-planted gpt}; do
 	ls -l "$f.jsonl.gz"
 	gzip -9 -f "$OUT/$w.jsonl" "$OUT/$w.prof.json"
 done
+# CUDA graphs: each replayed kernel tied to its node and the call captured into it.
+echo "== graphs"
+"${TRACE[@]}" -o "jsonl:$OUT/graphs.jsonl" -- python3 tests/gpu/torch_graphs.py 20 >"$OUT/graphs.expect.json"
+echo "traced exit $?"
+python3 tests/gpu/check_graphs.py "$OUT/graphs.jsonl" "$OUT/graphs.expect.json" | tee "$OUT/graphs.check.txt"
+"$CT/cudatracer" report "$OUT/graphs.jsonl" --answer text | tail -25
+gzip -9 -f "$OUT/graphs.jsonl"
