@@ -350,6 +350,25 @@ int ct_jp_skip(struct ct_jp *j)
 	return skip(j, 0);
 }
 
+/* A key: most are short and plain, read in one pass; others as any string. */
+static int key_string(struct ct_jp *j, char *key, size_t cap)
+{
+	const char *p, *q;
+
+	ws(j);
+	p = j->p;
+	if (p < j->end && *p == '"') {
+		q = plain_run(p + 1, j->end);
+		if (q < j->end && *q == '"' && (size_t)(q - p - 1) < cap) {
+			memcpy(key, p + 1, (size_t)(q - p - 1));
+			key[q - p - 1] = '\0';
+			j->p = q + 1;
+			return 0;
+		}
+	}
+	return ct_jp_string(j, key, cap);
+}
+
 int ct_jp_object(struct ct_jp *j, ct_jp_key_fn fn, void *ctx)
 {
 	char key[64];
@@ -360,7 +379,7 @@ int ct_jp_object(struct ct_jp *j, ct_jp_key_fn fn, void *ctx)
 	if (eat(j, '}'))
 		return 0;
 	do {
-		if (ct_jp_string(j, key, sizeof(key)) || !eat(j, ':'))
+		if (key_string(j, key, sizeof(key)) || !eat(j, ':'))
 			return -EINVAL;
 		ws(j);
 		r = fn(ctx, key, j);
