@@ -177,6 +177,16 @@ static int text_gpu(void *ctx, const struct ct_gpu_event *g)
 			return -ENOMEM;
 		fprintf(s->c.out, " in pid %u tid %u]", g->pid, g->launch_tid);
 	}
+	if (g->graph_node) {
+		fprintf(s->c.out, " [graph %u node %" PRIu64, g->graph_id, g->graph_node);
+		if (g->has_capture) {
+			fputs(", captured by ", s->c.out);
+			if (text_put_esc(s, g->capture_api ? g->capture_api : "?"))
+				return -ENOMEM;
+			fprintf(s->c.out, " in tid %u", g->capture_tid);
+		}
+		fputc(']', s->c.out);
+	}
 	fputc('\n', s->c.out);
 	return 0;
 }

@@ -29,7 +29,7 @@ NAMES = {0: "fwd()", 1: "bwd()", 2: None, 3: "fwd()", 4: "fwd()"}  # by node ind
 def run(env=None):
     args = ["--plugin", "cudart,cuda", "--gpu-activity", "--stacks", "-C", "tracer.cupti_path=" + FAKE_CUPTI]
     tr = t.run(args, command=[t.program("gpu_activity"), FAKE_DIR, "graphs"], env=env,
-               extra_sinks=t.SUMMARY_AND_CHROME_SINKS)
+               extra_sinks=t.SUMMARY_AND_CHROME_SINKS + "[sink.text]\ntype = text\npath = @TMP@/out.txt\n")
     t.check(tr.rc == 0, "exit %d" % tr.rc, tr)
     out = json.loads(tr.stdout)["graphs"]
     t.check(out is not None, "the graphs phase ran", tr)
@@ -143,6 +143,13 @@ def main():
     calls = check_records(tr, out)
     check_tables(tr, out, calls)
     check_old_trace(tr)
+    # The text sink's GPU lines name the graph, the node and the capture call.
+    text = open(os.path.join(tr.files, "out.txt")).read()
+    by = {}
+    for m in re.finditer(r"\[graph (\d+) node (\d+)(?:, captured by (\S+) in tid (\d+))?\]", text):
+        by[m.group(3)] = by.get(m.group(3), 0) + 1
+        t.check(m.group(4) in (None, str(out["tid"])), "text: capture tid %s" % m.group(4), tr)
+    t.check(by == {"cudaLaunchKernel": 15, "cudaMemsetAsync": 5, None: 5}, "text sink graph lines: %r" % by, tr)
 
     # A libcupti without the graph callbacks: said, and the records keep their node, with no capture call.
     tr, out = run(env={"FAKE_CUPTI_NO_GRAPHS": "1"})
