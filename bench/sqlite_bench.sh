@@ -5,7 +5,8 @@
 #     once to the sqlite sink and to the jsonl sink, ROUNDS rounds, the order
 #     rotated; each line is one run (rows_per_s_per_core while rows come,
 #     close_s the sink's close: the sqlite sink builds its indexes there); then
-#     ct-sqlite-floor, SQLite alone inserting such rows, 1, 4 and 8 per statement.
+#     ct-sqlite-floor, SQLite alone inserting such rows: schema version 2's
+#     narrow row (the sink's) and version 1's wide one.
 #  2. Size against jsonl and jsonl.gz (gzip -6) of the same run: those files,
 #     and a real traced run (tests/programs/cudart_calls_shared with --stacks,
 #     and cudart_loop_shared's 200,000 cudaMemset calls) written by both sinks at once.
@@ -23,10 +24,10 @@ one() {
 }
 rotate "$ROUNDS" "sqlite jsonl" one "$T/runs"
 cat "$T/runs"
-# SQLite alone on the same rows, 1, 4 and 8 rows per INSERT: the floor under the sink.
+# SQLite alone on such rows, version 2's and version 1's: the floor under the sink.
 floor() { "$B/bench/ct-sqlite-floor" "$1" "$T/floor.db"; }
 rm -f "$T/runs"
-rotate "$ROUNDS" "1 4 8" floor "$T/runs"
+rotate "$ROUNDS" "v2 v1" floor "$T/runs"
 cat "$T/runs"
 
 size() { stat -c %s "$1"; }

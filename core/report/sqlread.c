@@ -5,7 +5,7 @@
  * (docs/events.md), so that report and merge read both with one parser.
  * The file is hostile input: opened read-only and immutable (no lock, no
  * journal looked for), views and triggers off, the tables checked to be
- * tables of this schema's version, every value bounded in length; a line
+ * tables of the schema's version it says (1 or 2: sinks/sqlschema.h), every value bounded in length; a line
  * number in a message is the row's id in its table.
  */
 #include <errno.h>
@@ -34,12 +34,25 @@ struct ct_sqlread {
 	struct ct_sb line;
 };
 
-static const char calls_sql[] =
-	"SELECT c.id, ts_ns, plugin, api, pid, tid, comm, depth, device, device_from, gpu_uuid, gpu_bus, cgroup,"
-	" cgroup_id, container, pod, rank, local_rank, world_size, job_id, communicator, collective, bytes,"
-	" parent_plugin, parent_api, p.json, p.truncated, dur_ns, result, result_name, error, ret, args, s.json"
-	" FROM calls c LEFT JOIN stacks s ON s.id = c.stack_id LEFT JOIN py_stacks p ON p.id = c.py_stack_id"
-	" ORDER BY c.id";
+/* The calls of a database of version 1 (a table) or 2 (call_rows and its
+ * side tables, joined here as the view `calls` joins them: views are off). */
+#define CALLS_SQL(calls) \
+	"SELECT c.id, ts_ns, plugin, api, pid, tid, comm, depth, device, device_from, gpu_uuid, gpu_bus, cgroup," \
+	" cgroup_id, container, pod, rank, local_rank, world_size, job_id, communicator, collective, bytes," \
+	" parent_plugin, parent_api, p.json, p.truncated, dur_ns, result, result_name, error, ret, args, s.json" \
+	" FROM " calls " c LEFT JOIN stacks s ON s.id = c.stack_id LEFT JOIN py_stacks p ON p.id = c.py_stack_id" \
+	" ORDER BY c.id"
+
+static const struct {
+	const char *calls_sql;
+	const char *tables; /* the tables it must have, and how many */
+	int n_tables;
+} versions[] = {
+	[1] = { CALLS_SQL("calls"), "('meta','calls','gpu','stacks','py_stacks')", 5 },
+	[2] = { CALLS_SQL("(SELECT " CT_SQL_CALLS_COLUMNS CT_SQL_CALLS_FROM ")"),
+		"('meta','call_rows','apis','results','contexts','gpu','stacks','py_stacks')", 8 },
+};
+_Static_assert(sizeof(versions) / sizeof(versions[0]) == CT_SQL_VERSION + 1, "a reader for each version");
 enum { C_ID, C_TS, C_PLUGIN, C_API, C_PID, C_TID, C_COMM, C_DEPTH, C_DEVICE, C_DEVICE_FROM, C_GPU_UUID, C_GPU_BUS,
        C_CGROUP, C_CGROUP_ID, C_CONTAINER, C_POD, C_RANK, C_LOCAL_RANK, C_WORLD_SIZE, C_JOB_ID, C_COMMUNICATOR,
        C_COLLECTIVE, C_BYTES, C_PARENT_PLUGIN, C_PARENT_API, C_PY, C_PY_TRUNC, C_DUR, C_RESULT, C_RESULT_NAME,
@@ -290,28 +303,41 @@ static int meta_get(struct ct_sqlread *q, const char *k, char *buf, size_t n, in
 	return rc == SQLITE_ROW ? 0 : -ENOENT;
 }
 
+/* How many of the tables named (a list in SQL) the database has, as tables. */
+static int tables_found(struct ct_sqlread *q, const char *names)
+{
+	char sql[256];
+	sqlite3_stmt *st;
+	int n = -1;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN %s", names);
+	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 static int check(struct ct_tracefile *t, struct ct_sqlread *q)
 {
 	char format[64] = "";
 	int64_t version = 0, wall = 0, mono = 0;
-	sqlite3_stmt *st;
-	int rc, tables = 0;
+	int found = tables_found(q, "('meta')");
 
-	rc = sqlite3_prepare_v2(q->db,
-				"SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
-				"('meta','calls','gpu','stacks','py_stacks')", -1, &st, NULL);
-	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		tables = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_OK || tables != 5 || meta_get(q, "format", format, sizeof(format), NULL) ||
-	    strcmp(format, CT_SQL_FORMAT)) {
+	if (found != 1 || meta_get(q, "format", format, sizeof(format), NULL) || strcmp(format, CT_SQL_FORMAT)) {
 		ct_err("%s: %s is a SQLite database but not one of cudatracer's sqlite sink (docs/sqlite.md)%s%s",
-		       t->who, t->path, rc != SQLITE_OK ? ": " : "", rc != SQLITE_OK ? sqlite3_errmsg(q->db) : "");
+		       t->who, t->path, found < 0 ? ": " : "", found < 0 ? sqlite3_errmsg(q->db) : "");
 		return -EINVAL;
 	}
-	if (meta_get(q, "schema_version", NULL, 0, &version) || version != CT_SQL_VERSION) {
-		ct_err("%s: %s: schema version %" PRId64 ", this cudatracer reads version %d", t->who, t->path,
+	if (meta_get(q, "schema_version", NULL, 0, &version) || version < 1 || version > CT_SQL_VERSION) {
+		ct_err("%s: %s: schema version %" PRId64 ", this cudatracer reads versions 1 to %d", t->who, t->path,
 		       version, CT_SQL_VERSION);
+		return -EINVAL;
+	}
+	if (tables_found(q, versions[version].tables) != versions[version].n_tables) {
+		ct_err("%s: %s: its tables are not those of schema version %" PRId64 " (docs/sqlite.md)", t->who,
+		       t->path, version);
 		return -EINVAL;
 	}
 	if (meta_get(q, "wall_offset_ns", NULL, 0, &t->wall_offset_ns)) {
@@ -324,7 +350,7 @@ static int check(struct ct_tracefile *t, struct ct_sqlread *q)
 	meta_get(q, "mono_ns", NULL, 0, &mono);
 	t->wall_ns = (uint64_t)wall;
 	t->mono_ns = (uint64_t)mono;
-	if (sqlite3_prepare_v2(q->db, calls_sql, -1, &q->calls, NULL) != SQLITE_OK ||
+	if (sqlite3_prepare_v2(q->db, versions[version].calls_sql, -1, &q->calls, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(q->db, gpu_sql, -1, &q->gpu, NULL) != SQLITE_OK) {
 		ct_err("%s: %s: its tables are not this schema's: %s", t->who, t->path, sqlite3_errmsg(q->db));
 		return -EINVAL;

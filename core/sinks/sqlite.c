@@ -7,6 +7,9 @@
  * committed when the run ends, whatever ended it. The sink runs in the
  * reader's thread, as every sink does: an insert rate below the call rate
  * fills the ring, and what the kernel cannot reserve is counted as lost.
+ * A call is a narrow row of call_rows: what repeats from call to call is
+ * a row of a side table (apis, results, contexts) stored once and named by
+ * its id, since SQLite's cost per row grows with its columns.
  *
  * The file is opened by the core's safe opener (sinkio.c), emptied or new;
  * SQLite then opens it through /proc/self/fd/N, and the file it opened is
@@ -36,10 +39,13 @@
 #include "util/strbuf.h"
 #include "util/u64map.h"
 
-enum { ST_CALL, ST_GPU, ST_STACK, ST_FRAME, ST_PY, ST_PYFRAME, ST_PROC, ST_PROC_END, ST_META, ST_RANGE, ST_N };
+enum { ST_CALL, ST_API, ST_RESULT, ST_CONTEXT, ST_GPU, ST_STACK, ST_FRAME, ST_PY, ST_PYFRAME, ST_PROC, ST_PROC_END, ST_META, ST_RANGE, ST_N };
 
 static const char *const stmt_sql[ST_N] = {
-	[ST_CALL] = "INSERT INTO calls VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_CALL] = "INSERT INTO call_rows VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?)", /* SQ_CALL_COLS */
+	[ST_API] = "INSERT INTO apis VALUES(NULL,?,?,?)",
+	[ST_RESULT] = "INSERT INTO results VALUES(NULL,?,?,?)",
+	[ST_CONTEXT] = "INSERT INTO contexts VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_GPU] = "INSERT INTO gpu VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_STACK] = "INSERT INTO stacks VALUES(NULL,?,?)",
 	[ST_FRAME] = "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -50,6 +56,36 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_META] = "INSERT OR REPLACE INTO meta VALUES(?,?)",
 	[ST_RANGE] = "INSERT INTO ranges VALUES(NULL,?,?,?,?,?,?,?,?,?)",
 };
+
+/*
+ * A side table of call_rows (apis, results, contexts): each row stored once,
+ * found again by its content. `key` is that content as bytes (sq_key_*);
+ * `kept` maps their hash to a struct sq_kept, which holds the bytes, so that
+ * two contents of one hash are told apart. At most SQ_KEPT_MAX rows are
+ * kept (a traced program that renames its threads on every call makes a
+ * context per call): past that the map starts again, and a content seen
+ * again is stored again, under a new id.
+ */
+struct sq_kept {
+	int64_t id;
+	size_t len;
+	char key[];
+};
+
+struct sq_side {
+	struct ct_u64map kept;
+	struct ct_sb key;
+};
+
+#define SQ_KEPT_MAX 65536
+
+/* A number or NULL bound to a column of the call statement, as last bound. */
+struct sq_bound {
+	bool known, has;
+	int64_t v;
+};
+
+#define SQ_CALL_COLS 13
 
 struct sq_sink {
 	struct ct_sink_common c;
@@ -63,6 +99,9 @@ struct sq_sink {
 	struct ct_sb args, json;
 	struct ct_u64map stacks, py_stacks; /* hash of the JSON text -> id */
 	struct ct_u64map procs;  /* pid -> processes.id, while it lives */
+	struct sq_side apis, results, contexts; /* side tables of call_rows */
+	struct ct_u64map api_ids; /* address of a plugin's API row -> apis.id */
+	struct sq_bound bound[SQ_CALL_COLS + 1]; /* the call statement's, by column */
 	const char *plugins[CT_MAX_PLUGINS]; /* names of the plugins seen */
 	int n_plugins;
 };
@@ -194,21 +233,78 @@ static int meta_put(struct sq_sink *s, const char *key, const char *text, int64_
 	return sq_step(s, ST_META);
 }
 
-static uint64_t hash_bytes(const char *p, size_t n)
+/* Eight bytes at a time (a call's side-table keys are hashed on every
+ * row): p must be readable up to n rounded up to 8, the bytes past n zero. */
+static uint64_t hash_words(const char *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+	for (size_t i = 0; i < n; i += sizeof(w)) {
+		memcpy(&w, p + i, sizeof(w));
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
 	return h | 1; /* never 0 */
 }
 
+/* The hash of a buffer's bytes, zero-padded to whole words in the room
+ * its writer reserved past them (SQ_PAD). */
+#define SQ_PAD sizeof(uint64_t)
+
+static uint64_t hash_sb(struct ct_sb *b)
+{
+	memset(b->p + b->len, 0, SQ_PAD);
+	return hash_words(b->p, b->len);
+}
+
+/* The id of side's row with the content in side->key; 0: none yet (the
+ * caller inserts it, then sq_side_keep). */
+static int64_t sq_side_find(struct sq_side *side, uint64_t *h)
+{
+	struct sq_kept *k;
+
+	*h = hash_sb(&side->key);
+	k = ct_u64map_get(&side->kept, *h);
+	return k && k->len == side->key.len && !memcmp(k->key, side->key.p, k->len) ? k->id : 0;
+}
+
+static void sq_side_forget(struct sq_side *side)
+{
+	ct_u64map_free_all(&side->kept, free);
+}
+
+static void sq_side_free(struct sq_side *side)
+{
+	sq_side_forget(side);
+	ct_sb_free(&side->key);
+}
+
+/* The row just inserted, kept by its content (not kept: stored again when
+ * seen again; never wrong). */
+static void sq_side_keep(struct sq_side *side, uint64_t h, int64_t id)
+{
+	struct sq_kept *k = malloc(sizeof(*k) + side->key.len), *old;
+
+	if (!k)
+		return;
+	if (side->kept.n >= SQ_KEPT_MAX)
+		sq_side_forget(side);
+	k->id = id;
+	k->len = side->key.len;
+	memcpy(k->key, side->key.p, k->len);
+	old = ct_u64map_get(&side->kept, h);
+	if (ct_u64map_put(&side->kept, h, k))
+		free(k);
+	else
+		free(old);
+}
+
 /* Whether the JSON text in b (salted) was stored before: its id. */
-static bool stored(const struct ct_u64map *m, const struct ct_sb *b, uint64_t salt, uint64_t *h, int64_t *id)
+static bool stored(const struct ct_u64map *m, struct ct_sb *b, uint64_t salt, uint64_t *h, int64_t *id)
 {
 	void *v;
 
-	*h = hash_bytes(b->p, b->len) ^ salt << 1;
+	*h = hash_sb(b) ^ salt << 1;
 	v = ct_u64map_get(m, *h);
 	*id = (int64_t)(uintptr_t)v;
 	return v != NULL;
@@ -225,7 +321,7 @@ static int stack_id(struct sq_sink *s, const struct ct_callstack *cs, int64_t *i
 	int err;
 
 	b->len = 0;
-	if (!ct_sb_room(b, ct_stack_json_max(cs) + 1))
+	if (!ct_sb_room(b, ct_stack_json_max(cs) + SQ_PAD))
 		return -ENOMEM;
 	b->len = (size_t)(ct_stack_json_w(b->p, cs) - b->p);
 	b->p[b->len] = 0;
@@ -269,7 +365,7 @@ static int py_stack_id(struct sq_sink *s, const struct ct_py_frames *py, int64_t
 	int err;
 
 	b->len = 0;
-	if (!ct_sb_room(b, ct_py_stack_json_max(py) + 1))
+	if (!ct_sb_room(b, ct_py_stack_json_max(py) + SQ_PAD))
 		return -ENOMEM;
 	b->len = (size_t)(ct_py_stack_json_w(b->p, py) - b->p);
 	b->p[b->len] = 0;
@@ -367,18 +463,164 @@ static const char *comm_json(char *buf, size_t n, const struct ct_comm_info *c)
 	return buf;
 }
 
-/* Every column of a call is bound, NULL where it has no value: the hot
+/* A value of a side row: text (NULL: NULL), or an integer (!has: NULL). */
+struct sq_val {
+	bool is_text, has;
+	int64_t i;
+	const char *t;
+};
+
+#define SQ_TEXT(v) { true, false, 0, (v) }
+#define SQ_INT(h, v) { false, (h), (v), NULL }
+
+#define SQ_SIDE_COLS 16
+
+/* The bytes of a side row's content, built on every call: each value
+ * tagged, a text with its NUL, so that no two contents have the same bytes;
+ * room reserved once. */
+static int sq_side_key(struct ct_sb *b, const struct sq_val *v, int n)
+{
+	size_t len[SQ_SIDE_COLS], need = 0;
+	char *w;
+
+	for (int i = 0; i < n; i++) {
+		len[i] = v[i].is_text ? (v[i].t ? strlen(v[i].t) + 1 : 0) : (v[i].has ? sizeof(v[i].i) : 0);
+		need += 1 + len[i];
+	}
+	b->len = 0;
+	if (!ct_sb_room(b, need + SQ_PAD))
+		return -ENOMEM;
+	w = b->p;
+	for (int i = 0; i < n; i++) {
+		*w++ = !len[i] ? 'n' : v[i].is_text ? 't' : 'i';
+		if (len[i])
+			memcpy(w, v[i].is_text ? (const void *)v[i].t : &v[i].i, len[i]);
+		w += len[i];
+	}
+	b->len = need;
+	return 0;
+}
+
+/* The id of the side row holding the n values v, inserted if new. */
+static int sq_side_id(struct sq_sink *s, struct sq_side *side, int which, const struct sq_val *v, int n,
+		      int64_t *id)
+{
+	sqlite3_stmt *st = s->st[which];
+	uint64_t h;
+	int err;
+
+	if (sq_side_key(&side->key, v, n))
+		return -ENOMEM;
+	if ((*id = sq_side_find(side, &h)))
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (v[i].is_text)
+			bind_text(st, i + 1, v[i].t);
+		else
+			bind_opt(st, i + 1, v[i].has, v[i].i);
+	}
+	if ((err = sq_step(s, which)))
+		return err;
+	*id = sqlite3_last_insert_rowid(s->db);
+	sq_side_keep(side, h, *id);
+	return 0;
+}
+
+/* An API's id, found first by the address of its row in its plugin's table
+ * (the plugins are loaded before the sinks open and unloaded after they
+ * close: an address is one API for the sink's life), else by its content. */
+static int api_id(struct sq_sink *s, const struct ct_event *ev, int64_t *id)
+{
+	void *known = ct_u64map_get(&s->api_ids, (uintptr_t)ev->api);
+	int err;
+
+	if (known) {
+		*id = (int64_t)(uintptr_t)known;
+		return 0;
+	}
+	const struct sq_val v[] = { SQ_TEXT(ev->plugin->name), SQ_TEXT(ev->api->symbol),
+				    SQ_INT(true, !!(ev->api->flags & (CT_API_COLLECTIVE | CT_API_P2P))) };
+
+	if ((err = sq_side_id(s, &s->apis, ST_API, v, 3, id)))
+		return err;
+	ct_u64map_put(&s->api_ids, (uintptr_t)ev->api, (void *)(uintptr_t)*id); /* not kept: found by content */
+	return 0;
+}
+
+static int result_id(struct sq_sink *s, const struct ct_event *ev, int64_t *id)
+{
+	bool has = !ev->entry_only && ev->has_result;
+	const struct sq_val v[] = { SQ_INT(has, ev->result), SQ_TEXT(has ? ev->result_name : NULL),
+				    SQ_INT(true, ev->is_error) };
+
+	return sq_side_id(s, &s->results, ST_RESULT, v, 3, id);
+}
+
+/* Where the call ran: the thread's name, the calls it was made in (depth,
+ * the other plugin's), its device, GPU, cgroup and job. */
+static int context_id(struct sq_sink *s, const struct ct_event *ev, int64_t *id)
+{
+	const struct ct_cgroup *cg = ev->cgroup;
+	const struct ct_proc_env *env = ev->env;
+	const struct sq_val v[] = {
+		SQ_TEXT(ev->comm),
+		SQ_INT(true, ev->depth),
+		SQ_TEXT(ev->parent_plugin),
+		SQ_TEXT(ev->parent_api),
+		SQ_INT(ev->device >= 0, ev->device),
+		SQ_TEXT(ct_device_from_name(ev->device_from)),
+		SQ_TEXT(ev->gpu ? ev->gpu->uuid : NULL),
+		SQ_TEXT(ev->gpu && ev->gpu->bus[0] ? ev->gpu->bus : NULL),
+		SQ_TEXT(cg ? cg->path : NULL),
+		SQ_INT(cg, cg ? (int64_t)cg->id : 0),
+		SQ_TEXT(cg ? cg->container : NULL),
+		SQ_TEXT(cg ? cg->pod : NULL),
+		SQ_INT(env && env->rank >= 0, env ? env->rank : 0),
+		SQ_INT(env && env->local_rank >= 0, env ? env->local_rank : 0),
+		SQ_INT(env && env->world_size >= 0, env ? env->world_size : 0),
+		SQ_TEXT(env && env->job_id[0] ? env->job_id : NULL),
+	};
+
+	_Static_assert(sizeof(v) / sizeof(v[0]) <= SQ_SIDE_COLS, "a side row of more than SQ_SIDE_COLS columns");
+	return sq_side_id(s, &s->contexts, ST_CONTEXT, v, (int)(sizeof(v) / sizeof(v[0])), id);
+}
+
+/* A number (or NULL: !has) into column i of the call statement, bound only
+ * if it differs from the value bound there before: bindings outlive a
+ * reset, and most of a call's columns (the NULLs, the pid, the side ids)
+ * are the last call's. */
+static void call_bind(struct sq_sink *s, int i, bool has, int64_t v)
+{
+	struct sq_bound *b = &s->bound[i];
+
+	if (b->known && b->has == has && (!has || b->v == v))
+		return;
+	*b = (struct sq_bound){ true, has, has ? v : 0 };
+	bind_opt(s->st[ST_CALL], i, has, v);
+}
+
+/* Text into column i of the call statement (read in place until the step). */
+static void call_bind_text(struct sq_sink *s, int i, const char *v, size_t n)
+{
+	if (!v) {
+		call_bind(s, i, false, 0);
+		return;
+	}
+	s->bound[i].known = false;
+	sqlite3_bind_text(s->st[ST_CALL], i, v, (int)n, SQLITE_STATIC);
+}
+
+/* A call as a row of call_rows, what repeats named by its side rows' ids.
+ * Every column has a value bound, NULL where it has none: the hot
  * statement is not cleared between rows. */
 static int sq_event(void *ctx, const struct ct_event *ev)
 {
 	struct sq_sink *s = ctx;
-	sqlite3_stmt *st = s->st[ST_CALL];
 	uint32_t flags = ev->api->flags;
 	bool timed = !ev->entry_only, coll = flags & (CT_API_COLLECTIVE | CT_API_P2P);
-	const struct ct_cgroup *cg = ev->cgroup;
-	const struct ct_proc_env *env = ev->env;
-	int64_t sid = 0, pid = 0;
-	char ret[24], comm[128];
+	int64_t sid = 0, pid = 0, api = 0, res = 0, where = 0;
+	char comm[128];
+	const char *cj;
 	int err;
 
 	if ((err = sq_row_begin(s)) || (err = proc_seen(s, ev)))
@@ -387,43 +629,25 @@ static int sq_event(void *ctx, const struct ct_event *ev)
 		return err;
 	if (ev->py_stack && (err = py_stack_id(s, ev->py_stack, &pid)))
 		return err;
+	if ((err = api_id(s, ev, &api)) || (err = result_id(s, ev, &res)) || (err = context_id(s, ev, &where)))
+		return err;
 	if ((err = ct_args_json(&s->args, ev)))
 		return err;
 	plugin_seen(s, ev->plugin->name);
-	if (timed && ev->has_ret_handle)
-		snprintf(ret, sizeof(ret), "0x%" PRIx64, ev->ret_handle);
-	bind_i64(st, 1, (int64_t)(ev->ts_ns + (uint64_t)s->meta.skew_ns));
-	bind_opt(st, 2, timed, (int64_t)ev->dur_ns);
-	bind_i64(st, 3, ev->pid);
-	bind_i64(st, 4, ev->tid);
-	bind_text(st, 5, ev->comm);
-	bind_i64(st, 6, ev->depth);
-	bind_text(st, 7, ev->plugin->name);
-	bind_text(st, 8, ev->api->symbol);
-	bind_opt(st, 9, timed && ev->has_result, ev->result);
-	bind_text(st, 10, timed && ev->has_result ? ev->result_name : NULL);
-	bind_i64(st, 11, ev->is_error);
-	bind_text(st, 12, timed && ev->has_ret_handle ? ret : NULL);
-	bind_opt(st, 13, ev->device >= 0, ev->device);
-	bind_text(st, 14, ct_device_from_name(ev->device_from));
-	bind_text(st, 15, ev->gpu ? ev->gpu->uuid : NULL);
-	bind_text(st, 16, cg ? cg->path : NULL);
-	bind_opt(st, 17, cg, cg ? (int64_t)cg->id : 0);
-	bind_text(st, 18, cg ? cg->container : NULL);
-	bind_text(st, 19, cg ? cg->pod : NULL);
-	bind_opt(st, 20, env && env->rank >= 0, env ? env->rank : 0);
-	bind_opt(st, 21, env && env->local_rank >= 0, env ? env->local_rank : 0);
-	bind_opt(st, 22, env && env->world_size >= 0, env ? env->world_size : 0);
-	bind_text(st, 23, env && env->job_id[0] ? env->job_id : NULL);
-	bind_text(st, 24, comm_json(comm, sizeof(comm), ev->comm_info));
-	bind_i64(st, 25, coll);
-	bind_opt(st, 26, coll || ct_api_has_bytes(flags), (int64_t)ct_event_bytes(ev));
-	bind_text(st, 27, ev->parent_plugin);
-	bind_text(st, 28, ev->parent_api);
-	bind_text(st, 29, s->args.p);
-	bind_opt(st, 30, sid, sid);
-	bind_opt(st, 31, pid, pid);
-	bind_text(st, 32, ev->gpu && ev->gpu->bus[0] ? ev->gpu->bus : NULL);
+	cj = comm_json(comm, sizeof(comm), ev->comm_info);
+	bind_i64(s->st[ST_CALL], 1, (int64_t)(ev->ts_ns + (uint64_t)s->meta.skew_ns));
+	call_bind(s, 2, timed, (int64_t)ev->dur_ns);
+	call_bind(s, 3, true, ev->pid);
+	call_bind(s, 4, true, ev->tid);
+	call_bind(s, 5, true, api);
+	call_bind(s, 6, true, res);
+	call_bind(s, 7, true, where);
+	call_bind(s, 8, timed && ev->has_ret_handle, (int64_t)ev->ret_handle);
+	call_bind(s, 9, coll || ct_api_has_bytes(flags), (int64_t)ct_event_bytes(ev));
+	call_bind_text(s, 10, cj, cj ? strlen(cj) : 0);
+	call_bind_text(s, 11, s->args.p, s->args.len);
+	call_bind(s, 12, sid, sid);
+	call_bind(s, 13, pid, pid);
 	if ((err = sq_step(s, ST_CALL)))
 		return err;
 	return sq_row_end(s);
@@ -653,6 +877,10 @@ static void sq_destroy(void *ctx)
 	ct_u64map_free(&s->stacks);
 	ct_u64map_free(&s->py_stacks);
 	ct_u64map_free(&s->procs);
+	sq_side_free(&s->apis);
+	ct_u64map_free(&s->api_ids);
+	sq_side_free(&s->results);
+	sq_side_free(&s->contexts);
 }
 
 const struct ct_sink_ops ct_sink_sqlite = {

@@ -170,7 +170,7 @@ def read_db(path):
     try:
         ok = db.execute("PRAGMA integrity_check").fetchall()
         assert ok == [("ok",)], "%s: integrity_check: %r" % (path, ok)
-        assert db.execute("PRAGMA user_version").fetchone() == (1,), "user_version"
+        assert db.execute("PRAGMA user_version").fetchone() == (2,), "user_version"
         db.row_factory = sqlite3.Row
         return [dict(r) for r in db.execute("SELECT * FROM calls ORDER BY id")]
     finally:

@@ -5,7 +5,8 @@ fast): the database holds the jsonl's calls row for row with the same decoded
 values; report and merge read it as they read the jsonl; the queries of
 docs/sqlite.md, run by the sqlite3 shell, give the numbers the jsonl implies; an
 existing file is refused or replaced as the other file sinks do; a database that
-is not the sink's is refused by report."""
+is not the sink's is refused by report; a database of schema version 1 (calls
+one wide table) is read as before."""
 import atexit
 import collections
 import json
@@ -20,6 +21,17 @@ import tempfile
 import cttest
 
 PROG = "cudart_calls_shared"
+
+# Version 1's calls table, as the sink wrote it before version 2 (the other
+# tables did not change).
+V1_CALLS = """CREATE TABLE calls(id INTEGER PRIMARY KEY, ts_ns INTEGER NOT NULL, dur_ns INTEGER,
+ pid INTEGER NOT NULL, tid INTEGER NOT NULL, comm TEXT, depth INTEGER NOT NULL,
+ plugin TEXT NOT NULL, api TEXT NOT NULL, result INTEGER, result_name TEXT,
+ error INTEGER NOT NULL, ret TEXT, device INTEGER, device_from TEXT, gpu_uuid TEXT,
+ cgroup TEXT, cgroup_id INTEGER, container TEXT, pod TEXT, rank INTEGER, local_rank INTEGER,
+ world_size INTEGER, job_id TEXT, communicator TEXT, collective INTEGER NOT NULL, bytes INTEGER,
+ parent_plugin TEXT, parent_api TEXT, args TEXT NOT NULL, stack_id INTEGER, py_stack_id INTEGER,
+ gpu_bus TEXT);"""
 
 
 def tracer(args, **kw):
@@ -61,6 +73,12 @@ def same_rows(db, head, events, trace):
         cttest.check(have == want, "row %d: %r\n  jsonl: %r" % (r["id"], have, want), trace)
         cttest.check(json.loads(r["args"]) == e["args"], "row %d args %s != %r" % (r["id"], r["args"], e["args"]),
                      trace)
+    # the repeated text stored once: a row of apis per API called, of results per outcome
+    apis = {(e["plugin"], e["api"]) for e in events}
+    outcomes = {(e.get("result"), e.get("result_name"), int(e.get("error", False))) for e in events}
+    cttest.check(rows(db, "SELECT count(*) AS n FROM apis")[0]["n"] == len(apis) > 20 and
+                 rows(db, "SELECT count(*) AS n FROM results")[0]["n"] == len(outcomes),
+                 "side tables: %d APIs, %d outcomes" % (len(apis), len(outcomes)), trace)
     # stacks: one row per distinct stack, its frames in order, each call pointing at its own
     stacks = {r["id"]: r for r in rows(db, "SELECT * FROM stacks")}
     distinct = {json.dumps(e["stack"]) for e in events if "stack" in e}
@@ -84,7 +102,7 @@ def same_rows(db, head, events, trace):
         cttest.check(meta[k] == head[k], "meta %s %r, jsonl %r" % (k, meta[k], head[k]), trace)
     # each sink reads the two clocks when it opens: a moment apart
     cttest.check(abs(meta["wall_offset_ns"] - head["wall_offset_ns"]) < 100000, "wall_offset_ns", trace)
-    cttest.check(meta["format"] == "cudatracer-sqlite" and meta["schema_version"] == 1, "format", trace)
+    cttest.check(meta["format"] == "cudatracer-sqlite" and meta["schema_version"] == 2, "format", trace)
     cttest.check(meta["events"] == len(events) and meta["lost"] == 0 and meta["plugins"] == "cudart",
                  "meta totals %r" % meta, trace)
     cttest.check("sqlite:" + db in meta["command"], "command %r" % meta["command"], trace)
@@ -95,6 +113,33 @@ def same_rows(db, head, events, trace):
                  "processes %r" % procs, trace)
     idx = {r["name"] for r in rows(db, "SELECT name FROM sqlite_schema WHERE type = 'index'")}
     cttest.check({"calls_ts", "calls_pid", "calls_api", "gpu_name"} <= idx, "indexes %r" % idx, trace)
+
+
+def v1_database(tmp, db, trace):
+    """The run as the sink wrote it in version 1, made by SQL: the wide calls
+    table filled from the view, the other tables as they are, version 1 in meta.
+    The view has version 1's columns, in its order."""
+    old = os.path.join(tmp, "v1.db")
+    c = sqlite3.connect(old)
+    try:
+        c.execute("ATTACH ? AS run", (db,))
+        for name, sql in c.execute("SELECT name, sql FROM run.sqlite_schema WHERE type = 'table' AND name NOT IN "
+                                   "('call_rows', 'apis', 'results', 'contexts')").fetchall():
+            c.execute(sql)
+            c.execute("INSERT INTO main.%s SELECT * FROM run.%s" % (name, name))
+        c.execute(V1_CALLS)
+        wide = [r[1] for r in c.execute("PRAGMA main.table_info(calls)")]
+        view = [r[1] for r in c.execute("PRAGMA run.table_info(calls)")]
+        cttest.check(view == wide and len(wide) == 33, "the view's columns %r, version 1's %r" % (view, wide), trace)
+        c.execute("INSERT INTO main.calls SELECT * FROM run.calls")
+        c.execute("UPDATE main.meta SET value = 1 WHERE key = 'schema_version'")
+        c.commit()
+        c.execute("PRAGMA main.user_version = 1")
+    finally:
+        c.close()
+    cttest.check(rows(old, "SELECT count(*) AS n FROM calls")[0]["n"] == rows(db, "SELECT count(*) AS n FROM calls")[0]["n"],
+                 "version 1's copy", trace)
+    return old
 
 
 def report_same(tmp, jl, db, trace):
@@ -240,20 +285,26 @@ def foreign(tmp, trace):
     cttest.check(p.returncode != 0 and "is a SQLite database but not one of cudatracer's" in p.stderr and
                  other in p.stderr, "another program's database: %s" % p.stderr, trace)
 
-    view = edited(os.path.join(tmp, "view.db"), "ALTER TABLE calls RENAME TO c2; CREATE VIEW calls AS WITH RECURSIVE "
-                  "r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT * FROM c2, r;", run_db)
+    view = edited(os.path.join(tmp, "view.db"), "ALTER TABLE call_rows RENAME TO c2; CREATE VIEW call_rows AS WITH "
+                  "RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT c2.* FROM c2, r;", run_db)
     p = tracer(["report", view])
-    cttest.check(p.returncode != 0 and view in p.stderr, "a view in place of calls: %s" % p.stderr, trace)
+    cttest.check(p.returncode != 0 and "%s: its tables are not those of schema version 2" % view in p.stderr,
+                 "a view in place of call_rows: %s" % p.stderr, trace)
+
+    newer = edited(os.path.join(tmp, "v3.db"), "UPDATE meta SET value = 3 WHERE key = 'schema_version';", run_db)
+    p = tracer(["report", newer])
+    cttest.check(p.returncode != 0 and "%s: schema version 3, this cudatracer reads versions 1 to 2" % newer in p.stderr,
+                 "a later version: %s" % p.stderr, trace)
 
     # a row of more than 4 MiB (two values of 2.5 MiB) is skipped and said; a value of 5 MiB is an error
-    big = edited(os.path.join(tmp, "big.db"), "UPDATE calls SET comm = printf('%.*c', 2621440, 'x'), "
-                 "job_id = printf('%.*c', 2621440, 'y') WHERE id = 3;", run_db)
+    big = edited(os.path.join(tmp, "big.db"), "UPDATE call_rows SET communicator = printf('%.*c', 2621440, 'x'), "
+                 "args = printf('%.*c', 2621440, 'y') WHERE id = 3;", run_db)
     p = tracer(["report", big, "-o", "jsonl:" + big + ".jsonl"])
     n = len(cttest.read_jsonl(big + ".jsonl"))
     cttest.check(p.returncode == 0 and "%s:3: a row of more than 4194304 bytes is skipped" % big in p.stderr and
                  n == rows(big, "SELECT count(*) AS n FROM calls")[0]["n"] - 1, "a long row: %d\n%s" % (n, p.stderr),
                  trace)
-    edited(big, "UPDATE calls SET comm = printf('%.*c', 5242880, 'x') WHERE id = 4;")
+    edited(big, "UPDATE call_rows SET communicator = printf('%.*c', 5242880, 'x') WHERE id = 4;")
     p = tracer(["report", big])
     cttest.check(p.returncode != 0 and "reading %s failed: string or blob too big" % big in p.stderr,
                  "a long value: %s" % p.stderr, trace)
@@ -266,6 +317,7 @@ def main():
     jl, db, head, events, trace = record(tmp)
     same_rows(db, head, events, trace)
     report_same(tmp, jl, db, trace)
+    report_same(tmp, jl, v1_database(tmp, db, trace), trace)
     queries(db, events, trace)
     existing(tmp, trace)
     disk_full(tmp, trace)

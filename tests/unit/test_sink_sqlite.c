@@ -4,7 +4,8 @@
  * report's reader (report/sqlread.c), is the text the jsonl sink writes for
  * the same calls and GPU activity, line for line; a transaction is committed
  * every `batch` rows and at each tick, so another reader sees them before the
- * run ends; stacks are stored once.
+ * run ends; stacks are stored once, and so is the text calls repeat (the API,
+ * the result, the thread's context), found again by its content.
  */
 #include <sqlite3.h>
 #include "test_sink_fixture.h"
@@ -94,6 +95,9 @@ static void feed(struct fx_sink *s)
 	ev[0].gpu = &gpu0;
 	ev[3].has_ret_handle = true;
 	ev[3].ret_handle = 0xabc;
+	ev[1].depth = 1; /* made inside another plugin's call */
+	ev[1].parent_plugin = "cuda";
+	ev[1].parent_api = "cuMemcpy";
 	for (int i = 0; i < 4; i++)
 		fx_sink_event(s, &ev[i]);
 	for (int i = 0; i < 3; i++)
@@ -130,6 +134,34 @@ static void test_reads_back_as_jsonl(void **state)
 	unlink(jl.path);
 }
 
+/* A context seen again is the same row of contexts; one the sink stopped
+ * remembering (past 65,536 others) is stored again, and the view reads
+ * both the same. */
+static void test_side_rows(void **state)
+{
+	struct ct_run_stats st = { 0 };
+	struct ct_event ev = fx_event(FX_MALLOC, 10, 10, 100, 2000, 0, U(0x1000), U(64));
+	struct fx_sink db;
+	char comm[16];
+
+	fx_sink_open(&db, "sqlite", NULL);
+	for (int i = 0; i < 100000; i++) {
+		snprintf(comm, sizeof(comm), "t%d", i % 3 ? i : 0); /* t0 every third call */
+		ev.comm = comm;
+		fx_sink_event(&db, &ev);
+	}
+	close_keep(&db, &st);
+	assert_int_equal(count(db.path, "SELECT count(*) FROM calls"), 100000);
+	assert_int_equal(count(db.path, "SELECT count(*) FROM calls WHERE comm = 't0'"), 33334);
+	assert_int_equal(count(db.path, "SELECT count(*) FROM calls WHERE comm = 't99998'"), 1);
+	assert_int_equal(count(db.path, "SELECT count(*) FROM apis"), 1);
+	assert_int_equal(count(db.path, "SELECT count(*) FROM results"), 1);
+	/* 66,667 distinct: t0 once until the 65,536 kept are forgotten, then once more */
+	assert_int_equal(count(db.path, "SELECT count(*) FROM contexts"), 66668);
+	assert_int_equal(count(db.path, "SELECT count(*) FROM contexts WHERE comm = 't0'"), 2);
+	unlink(db.path);
+}
+
 /* Rows are committed every `batch` rows and at each tick: another reader sees
  * them while the run goes on, not only at its end. */
 static void test_batches(void **state)
@@ -156,6 +188,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reads_back_as_jsonl),
 		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_side_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
