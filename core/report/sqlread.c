@@ -43,13 +43,24 @@ struct ct_sqlread {
 	" FROM " calls " c LEFT JOIN stacks s ON s.id = c.stack_id LEFT JOIN py_stacks p ON p.id = c.py_stack_id" \
 	" ORDER BY c.id"
 
+/* The GPU records; a version 1 database has no CUDA graph columns. */
+#define GPU_SQL(graph) \
+	"SELECT id, ts_ns, op, pid, device, gpu_uuid, gpu_bus, context, stream, end_ns, dur_ns, name, grid_x, grid_y," \
+	" grid_z, block_x, block_y, block_z, shared_bytes, bytes, copy_kind, value, correlation, launch_tid," \
+	" launch_api, launch_ts_ns, " graph " FROM gpu ORDER BY id"
+enum { G_ID, G_TS, G_OP, G_PID, G_DEVICE, G_UUID, G_BUS, G_CONTEXT, G_STREAM, G_END, G_DUR, G_NAME, G_GRID,
+       G_BLOCK = G_GRID + 3, G_SHARED = G_BLOCK + 3, G_BYTES, G_COPY_KIND, G_VALUE, G_CORR, G_LTID, G_LAPI,
+       G_LTS, G_GRAPH, G_NODE, G_CNODE, G_CTID, G_CAPI, G_CTS, G_CSITE, G_N };
+
 static const struct {
-	const char *calls_sql;
+	const char *calls_sql, *gpu_sql;
 	const char *tables; /* the tables it must have, and how many */
 	int n_tables;
 } versions[] = {
-	[1] = { CALLS_SQL("calls"), "('meta','calls','gpu','stacks','py_stacks')", 5 },
+	[1] = { CALLS_SQL("calls"), GPU_SQL("NULL, NULL, NULL, NULL, NULL, NULL, NULL"),
+		"('meta','calls','gpu','stacks','py_stacks')", 5 },
 	[2] = { CALLS_SQL("(SELECT " CT_SQL_CALLS_COLUMNS CT_SQL_CALLS_FROM ")"),
+		GPU_SQL("graph_id, graph_node, captured_node, captured_tid, captured_api, captured_ts_ns, captured_site"),
 		"('meta','call_rows','apis','results','contexts','gpu','stacks','py_stacks')", 8 },
 };
 _Static_assert(sizeof(versions) / sizeof(versions[0]) == CT_SQL_VERSION + 1, "a reader for each version");
@@ -57,14 +68,6 @@ enum { C_ID, C_TS, C_PLUGIN, C_API, C_PID, C_TID, C_COMM, C_DEPTH, C_DEVICE, C_D
        C_CGROUP, C_CGROUP_ID, C_CONTAINER, C_POD, C_RANK, C_LOCAL_RANK, C_WORLD_SIZE, C_JOB_ID, C_COMMUNICATOR,
        C_COLLECTIVE, C_BYTES, C_PARENT_PLUGIN, C_PARENT_API, C_PY, C_PY_TRUNC, C_DUR, C_RESULT, C_RESULT_NAME,
        C_ERROR, C_RET, C_ARGS, C_STACK, C_N };
-
-static const char gpu_sql[] =
-	"SELECT id, ts_ns, op, pid, device, gpu_uuid, gpu_bus, context, stream, end_ns, dur_ns, name, grid_x, grid_y,"
-	" grid_z, block_x, block_y, block_z, shared_bytes, bytes, copy_kind, value, correlation, launch_tid,"
-	" launch_api, launch_ts_ns FROM gpu ORDER BY id";
-enum { G_ID, G_TS, G_OP, G_PID, G_DEVICE, G_UUID, G_BUS, G_CONTEXT, G_STREAM, G_END, G_DUR, G_NAME, G_GRID,
-       G_BLOCK = G_GRID + 3, G_SHARED = G_BLOCK + 3, G_BYTES, G_COPY_KIND, G_VALUE, G_CORR, G_LTID, G_LAPI,
-       G_LTS, G_N };
 
 static bool is_null(sqlite3_stmt *st, int c)
 {
@@ -226,13 +229,28 @@ static void gpu_line(struct ct_sb *b, sqlite3_stmt *st)
 	}
 	num(b, ",\"correlation\":{\"id\":", st, G_CORR);
 	if (is_null(st, G_LTID)) {
-		ct_sb_lit(b, ",\"tid\":null,\"api\":null,\"ts_ns\":null}}");
-		return;
+		ct_sb_lit(b, ",\"tid\":null,\"api\":null,\"ts_ns\":null}");
+	} else {
+		num(b, ",\"tid\":", st, G_LTID);
+		str_or_null(b, ",\"api\":", st, G_LAPI);
+		num(b, ",\"ts_ns\":", st, G_LTS);
+		ct_sb_ch(b, '}');
 	}
-	num(b, ",\"tid\":", st, G_LTID);
-	str_or_null(b, ",\"api\":", st, G_LAPI);
-	num(b, ",\"ts_ns\":", st, G_LTS);
-	ct_sb_lit(b, "}}");
+	if (!is_null(st, G_NODE)) { /* as jsonl's put_graph writes it */
+		num(b, ",\"graph_id\":", st, G_GRAPH);
+		num(b, ",\"graph_node\":", st, G_NODE);
+		if (is_null(st, G_CNODE)) {
+			ct_sb_lit(b, ",\"captured_by\":null");
+		} else {
+			num(b, ",\"captured_by\":{\"node\":", st, G_CNODE);
+			num(b, ",\"tid\":", st, G_CTID);
+			str_or_null(b, ",\"api\":", st, G_CAPI);
+			num(b, ",\"ts_ns\":", st, G_CTS);
+			str_or_null(b, ",\"site\":", st, G_CSITE);
+			ct_sb_ch(b, '}');
+		}
+	}
+	ct_sb_ch(b, '}');
 }
 
 int ct_sqlread_next(struct ct_tracefile *t, const char **line, size_t *len)
@@ -351,7 +369,7 @@ static int check(struct ct_tracefile *t, struct ct_sqlread *q)
 	t->wall_ns = (uint64_t)wall;
 	t->mono_ns = (uint64_t)mono;
 	if (sqlite3_prepare_v2(q->db, versions[version].calls_sql, -1, &q->calls, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(q->db, gpu_sql, -1, &q->gpu, NULL) != SQLITE_OK) {
+	    sqlite3_prepare_v2(q->db, versions[version].gpu_sql, -1, &q->gpu, NULL) != SQLITE_OK) {
 		ct_err("%s: %s: its tables are not this schema's: %s", t->who, t->path, sqlite3_errmsg(q->db));
 		return -EINVAL;
 	}

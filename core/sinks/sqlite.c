@@ -46,7 +46,7 @@ static const char *const stmt_sql[ST_N] = {
 	[ST_API] = "INSERT INTO apis VALUES(NULL,?,?,?)",
 	[ST_RESULT] = "INSERT INTO results VALUES(NULL,?,?,?)",
 	[ST_CONTEXT] = "INSERT INTO contexts VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_GPU] = "INSERT INTO gpu VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_GPU] = "INSERT INTO gpu VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_STACK] = "INSERT INTO stacks VALUES(NULL,?,?)",
 	[ST_FRAME] = "INSERT INTO frames VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_PY] = "INSERT INTO py_stacks VALUES(NULL,?,?,?)",
@@ -698,6 +698,17 @@ static int sq_gpu(void *ctx, const struct ct_gpu_event *g)
 		bind_i64(st, 22, g->launch_tid);
 		bind_text(st, 23, g->launch_api);
 		bind_i64(st, 24, (int64_t)(g->launch_ts_ns + (uint64_t)s->meta.skew_ns));
+	}
+	if (g->graph_node) { /* run from a CUDA graph: its node and the call that captured it */
+		bind_i64(st, 26, g->graph_id);
+		bind_i64(st, 27, (int64_t)g->graph_node);
+		if (g->has_capture) {
+			bind_i64(st, 28, (int64_t)g->capture_node);
+			bind_i64(st, 29, g->capture_tid);
+			bind_text(st, 30, g->capture_api);
+			bind_i64(st, 31, (int64_t)(g->capture_ts_ns + (uint64_t)s->meta.skew_ns));
+			bind_text(st, 32, g->capture_site);
+		}
 	}
 	if ((err = sq_step(s, ST_GPU)))
 		return err;

@@ -61,7 +61,9 @@
 	" gpu_uuid TEXT, context INTEGER, stream INTEGER, name TEXT, grid_x INTEGER, grid_y INTEGER," \
 	" grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, shared_bytes INTEGER," \
 	" bytes INTEGER, copy_kind TEXT, value INTEGER, correlation INTEGER, launch_tid INTEGER," \
-	" launch_api TEXT, launch_ts_ns INTEGER, gpu_bus TEXT);" \
+	" launch_api TEXT, launch_ts_ns INTEGER, gpu_bus TEXT, graph_id INTEGER, graph_node INTEGER," \
+	" captured_node INTEGER, captured_tid INTEGER, captured_api TEXT, captured_ts_ns INTEGER," \
+	" captured_site TEXT);" \
 	"CREATE TABLE ranges(id INTEGER PRIMARY KEY, ts_ns INTEGER NOT NULL, end_ns INTEGER," \
 	" pid INTEGER NOT NULL, tid INTEGER NOT NULL, domain TEXT, name TEXT, depth INTEGER," \
 	" mark INTEGER NOT NULL DEFAULT 0, open INTEGER NOT NULL DEFAULT 0);" \

@@ -29,7 +29,8 @@ NAMES = {0: "fwd()", 1: "bwd()", 2: None, 3: "fwd()", 4: "fwd()"}  # by node ind
 def run(env=None):
     args = ["--plugin", "cudart,cuda", "--gpu-activity", "--stacks", "-C", "tracer.cupti_path=" + FAKE_CUPTI]
     tr = t.run(args, command=[t.program("gpu_activity"), FAKE_DIR, "graphs"], env=env,
-               extra_sinks=t.SUMMARY_AND_CHROME_SINKS + "[sink.text]\ntype = text\npath = @TMP@/out.txt\n")
+               extra_sinks=t.SUMMARY_AND_CHROME_SINKS + "[sink.text]\ntype = text\npath = @TMP@/out.txt\n"
+               "[sink.sqlite]\ntype = sqlite\npath = @TMP@/run.db\n")
     t.check(tr.rc == 0, "exit %d" % tr.rc, tr)
     out = json.loads(tr.stdout)["graphs"]
     t.check(out is not None, "the graphs phase ran", tr)
@@ -105,6 +106,10 @@ def check_tables(tr, out, calls):
     got = report_json(os.path.join(tr.files, "events.jsonl"))["processes"]
     t.check(len(got) == 1 and got[0]["graph_nodes"] == want,
             "report's graph nodes:\n%r\nwant\n%r" % (got and got[0].get("graph_nodes"), want), tr)
+    # The same from the sqlite sink's database of the same run.
+    db = report_json(os.path.join(tr.files, "run.db"))["processes"]
+    t.check(len(db) == 1 and db[0]["graph_nodes"] == want,
+            "report of the database: graph nodes\n%r\nwant\n%r" % (db and db[0].get("graph_nodes"), want), tr)
     with open(os.path.join(tr.files, "summary.txt")) as f:
         summary = f.read()
     t.check("  CUDA graph nodes by GPU time (5 nodes; replays: records run from the node):\n" in summary,
