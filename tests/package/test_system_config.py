@@ -76,7 +76,7 @@ generated = os.path.join(cttest.BUILD, "packaging", "cudatracer.ini")
 with open(generated) as f:
     text = f.read()
 active = [l for l in text.splitlines() if l.strip() and l.lstrip()[0] not in "#;"]
-cttest.check(active == ["[tracer]", "[filter]", "[stacks]"], "the default config sets something: %s" % active)
+cttest.check(active == ["[tracer]", "[filter]", "[stacks]", "[analysis]"], "the default config sets something: %s" % active)
 cttest.check(max(len(l) for l in text.splitlines()) < 200, "a line past inih's 200-byte limit")
 md = subprocess.run([cttest.TRACER, "--config-help=markdown"], capture_output=True, text=True).stdout
 for key in re.findall(r"^\| `(\w+)` \|", md, re.M):
