@@ -1177,8 +1177,13 @@ static int open_engine(struct session *s, bool filter, enum ct_attach_mode mode)
 		ct_err("cannot map the capture engine's ring buffer: %s", strerror(-err));
 		return err;
 	}
-	if (s->gpu)
-		return ct_gpu_source_open(&s->gpu_src, ct_engine_ring_fd(&s->engine), eo.pids_fd, filter);
+	if (s->gpu) {
+		uint64_t wakeup;
+		int wake_fd = ct_engine_wake(&s->engine, &wakeup);
+
+		return ct_gpu_source_open(&s->gpu_src, ct_engine_ring_fd(&s->engine), wake_fd, wakeup, eo.pids_fd,
+					  filter);
+	}
 	return 0;
 }
 

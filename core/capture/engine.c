@@ -525,6 +525,12 @@ int ct_engine_ring_fd(const struct ct_engine *e)
 	return bpf_map__fd(e->skel->maps.events);
 }
 
+int ct_engine_wake(const struct ct_engine *e, uint64_t *bytes)
+{
+	*bytes = e->skel->rodata->ct_wakeup_bytes;
+	return bpf_map__fd(e->skel->maps.wake);
+}
+
 void ct_engine_py_fds(const struct ct_engine *e, int *procs, int *stacks, int *codes)
 {
 	*procs = bpf_map__fd(e->skel->maps.py_procs);

@@ -79,6 +79,10 @@ void ct_engine_stop(struct ct_engine *e);
 /* Paused (SIGUSR1): the same as a stop, undone by a resume; the probes stay attached. */
 void ct_engine_pause(struct ct_engine *e, bool paused);
 int ct_engine_ring_fd(const struct ct_engine *e);
+/* How the ring wakes its reader: the per-CPU count of bytes sent since a
+ * CPU last woke it (the map's fd, returned) and the count that wakes it
+ * (*bytes; 0: every record), for another program writing the same ring. */
+int ct_engine_wake(const struct ct_engine *e, uint64_t *bytes);
 /* How the probes are attached, in words (the startup line, --explain). */
 const char *ct_engine_links_name(const struct ct_engine *e);
 /* The Python frames' maps (bpf/pystack.bpf.h): py_procs, py_stacks, py_codes. */

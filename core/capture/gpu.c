@@ -65,7 +65,8 @@ int ct_gpu_find_library(struct ct_gpu_source *g, const char *conf_path)
 	return -ENOENT;
 }
 
-int ct_gpu_source_open(struct ct_gpu_source *g, int ring_fd, int pids_fd, bool filter_pids)
+int ct_gpu_source_open(struct ct_gpu_source *g, int ring_fd, int wake_fd, uint64_t wakeup_bytes, int pids_fd,
+		       bool filter_pids)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = CT_GPU_BATCH_SYMBOL);
 	int err;
@@ -74,7 +75,9 @@ int ct_gpu_source_open(struct ct_gpu_source *g, int ring_fd, int pids_fd, bool f
 	if (!g->skel)
 		return -errno;
 	g->skel->rodata->ct_filter_pids = filter_pids;
+	g->skel->rodata->ct_wakeup_bytes = wakeup_bytes;
 	if ((err = bpf_map__reuse_fd(g->skel->maps.events, ring_fd)) ||
+	    (err = bpf_map__reuse_fd(g->skel->maps.wake, wake_fd)) ||
 	    (pids_fd >= 0 && (err = bpf_map__reuse_fd(g->skel->maps.pids, pids_fd))) ||
 	    (err = ct_bpf_load_quiet(g->skel->skeleton))) {
 		ct_err("loading the GPU activity probe failed: %s (run with -v to see the verifier's log)",

@@ -37,7 +37,8 @@ struct ct_gpu_source {
 int ct_gpu_trust_library(const char *path, const char *what);
 int ct_gpu_find_library(struct ct_gpu_source *g, const char *conf_path);
 /* Load the probe into the engine's ring (its fd) and the watcher's pid map; attach it. */
-int ct_gpu_source_open(struct ct_gpu_source *g, int ring_fd, int pids_fd, bool filter_pids);
+int ct_gpu_source_open(struct ct_gpu_source *g, int ring_fd, int wake_fd, uint64_t wakeup_bytes, int pids_fd,
+		       bool filter_pids);
 /* Its counters (enum ct_gpu_stat), summed over CPUs. */
 int ct_gpu_source_stats(const struct ct_gpu_source *g, uint64_t *out);
 void ct_gpu_source_close(struct ct_gpu_source *g);

@@ -32,7 +32,11 @@
  *            phases launch runs in it (test_nvtx.py);
  *   steps    (after gpu) 4 NVTX ranges "step": in each a launch, its
  *            kernel of 2 ms on the GPU 100 us after it, and 5 ms of sleep
- *            (test_analysis_live.py).
+ *            (test_analysis_live.py);
+ *   flood    (after gpu) what the injection library costs per record
+ *            (bench/gpu_records.sh): FLOOD_BUFFERS (default 200) buffers of
+ *            a launch's records, its API record and its kernel, as full as
+ *            CUPTI fills them, handed over; prints ns of CPU per record.
  *
  * It prints one JSON object: what the test must find (tids, times).
  */
@@ -408,6 +412,45 @@ static void phase_steps(void *rt)
 	printf("\"steps\":4,");
 }
 
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void phase_flood(void)
+{
+	const char *cupti = getenv("CUDATRACER_CUPTI"), *nb = getenv("FLOOD_BUFFERS");
+	void *fake = cupti ? dlopen(cupti, RTLD_NOW | RTLD_NOLOAD) : NULL;
+	int (*emit)(const void *, size_t) = fake ? dlsym(fake, "fake_cupti_emit") : NULL;
+	long buffers = nb ? atol(nb) : 200;
+	uint64_t t = mono(), cpu = 0, records = 0;
+	uint32_t corr = 1000;
+
+	if (!emit) {
+		printf("\"flood\":null,");
+		return;
+	}
+	for (long b = 0; b < buffers; b++) {
+		uint64_t c0;
+
+		/* A buffer as full as this one holds: a launch's API record and kernel each. */
+		while (used + sizeof(CUpti_ActivityAPI) + sizeof(CUpti_ActivityKernel10) <= sizeof(buf)) {
+			api(CUPTI_ACTIVITY_KIND_RUNTIME, 1, corr, t, t + 2000);
+			kernel(corr, "_Z6vecAddPfPKfi", t + 3000, 5000, 7);
+			corr++, t += 10000, records += 2;
+		}
+		c0 = cpu_ns();
+		emit(buf, used);
+		cpu += cpu_ns() - c0;
+		used = 0;
+	}
+	printf("\"flood\":{\"records\":%llu,\"cpu_ns\":%llu,\"ns_per_record\":%.1f},", (unsigned long long)records,
+	       (unsigned long long)cpu, records ? (double)cpu / (double)records : 0.0);
+}
+
 /* One line from the test on stdin, waited for in poll(): the wait a tracer's call comes in through. */
 static void wait_line(const char *want)
 {
@@ -492,6 +535,8 @@ int main(int argc, char **argv)
 			nvtxRangePushA("gpu-phase");
 		else if (!strcmp(argv[i], "steps"))
 			phase_steps(rt);
+		else if (!strcmp(argv[i], "flood"))
+			phase_flood();
 	}
 	printf("\"pid\":%d}\n", getpid());
 	return 0;
