@@ -64,13 +64,7 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* Bytes each CPU has sent since it last woke the reader. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} wake SEC(".maps");
+#include "wake.bpf.h"
 
 #include "pids.bpf.h"
 #include "cgroup.bpf.h"
@@ -372,29 +366,13 @@ static __always_inline void ct_parent(const struct ct_stack *st, __u32 d, struct
  */
 static __always_inline void ct_emit(struct ct_frame *f, const struct ct_spec *s)
 {
-	__u64 len = (__u64)s->rec_words * 8, flags = 0;
+	__u64 len = (__u64)s->rec_words * 8, flags;
 
 	if (f->str_len)
 		len = __builtin_offsetof(struct ct_record, str) + f->str_len;
 	if (len > sizeof(f->rec)) /* never, but the verifier wants the bound */
 		len = sizeof(f->rec);
-	if (ct_wakeup_bytes) {
-		/* Bytes this CPU has sent since it last woke the reader: a CPU-local
-		 * count, where asking the ring how much waits would read the
-		 * reader's position, a cache line the reader keeps writing. */
-		__u32 zero = 0;
-		__u64 *pending = bpf_map_lookup_elem(&wake, &zero);
-
-		if (pending) {
-			*pending += len + 8;
-			if (*pending >= ct_wakeup_bytes) {
-				*pending = 0;
-				flags = BPF_RB_FORCE_WAKEUP;
-			} else {
-				flags = BPF_RB_NO_WAKEUP;
-			}
-		}
-	}
+	flags = ct_wake_flags(len);
 	/* System-wide (--lib), a process user space does not follow yet (pids)
 	 * wakes the reader at once: it reads the process's maps while it
 	 * lives, to name its kernels and frames (follow_exit). A job of a few

@@ -35,32 +35,8 @@ struct {
 	__type(value, __u64);
 } gpu_stats SEC(".maps");
 
-/* The engine's, reused: bytes each CPU has sent since it last woke the reader. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} wake SEC(".maps");
-
+#include "wake.bpf.h" /* the engine's map, reused */
 #include "pids.bpf.h"
-
-static __always_inline __u64 wake_flags(__u64 len)
-{
-	__u32 zero = 0;
-	__u64 *pending;
-
-	if (!ct_wakeup_bytes)
-		return 0;
-	pending = bpf_map_lookup_elem(&wake, &zero);
-	if (!pending)
-		return 0;
-	*pending += len + 8;
-	if (*pending < ct_wakeup_bytes)
-		return BPF_RB_NO_WAKEUP;
-	*pending = 0;
-	return BPF_RB_FORCE_WAKEUP;
-}
 
 static __always_inline void count(__u32 which)
 {
@@ -89,7 +65,7 @@ static __always_inline void count(__u32 which)
 		c->tid = (__u32)id;                                                         \
 		c->call = CT_CALL_GPU;                                                      \
 		c->flags = 0;                                                               \
-		bpf_ringbuf_submit(c, wake_flags(size));                                    \
+		bpf_ringbuf_submit(c, ct_wake_flags(size));                                    \
 		return 0;                                                                   \
 	} while (0)
 
