@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "plugin/trust.h"
 #include "util/log.h"
+#include "util/procfs.h"
 #include "capture/target.h"
 #include "capture/inproc.h"
 #include "capture/ownlib.h"
@@ -112,24 +113,18 @@ int ct_inproc_check_program(const struct ct_engine_plugin *pl, int n, const char
 	return 0;
 }
 
-/* Whether the process maps the interposer: 1, 0, or -errno (it cannot be read). */
+/* Whether the process maps the interposer: 1, 0, or -errno (its maps cannot be read). */
 static int maps_interposer(uint32_t pid)
 {
 	static const char want[] = "/" CT_INPROC_CORE "\n";
-	char path[32], *line = NULL;
-	size_t cap = 0, k = sizeof(want) - 1;
-	ssize_t n;
-	int found = 0;
-	FILE *f;
+	size_t len;
+	char *maps = ct_proc_read(pid, "maps", 64u << 20, &len);
+	int found;
 
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (!found && (n = getline(&line, &cap, f)) > 0)
-		found = (size_t)n >= k && !memcmp(line + n - k, want, k);
-	free(line);
-	fclose(f);
+	if (!maps)
+		return errno ? -errno : -EIO;
+	found = memmem(maps, len, want, sizeof(want) - 1) != NULL;
+	free(maps);
 	return found;
 }
 

@@ -458,9 +458,9 @@ void ct_gpu_decode(struct ct_gpu_sink *s, uint32_t pid, uint32_t tid, const void
 
 void ct_gpu_note_call(struct ct_gpu_sink *s, const struct ct_event *ev)
 {
-	struct gpu_proc *p = procs.n ? ct_u64map_get(&procs, ev->pid) : NULL;
+	struct gpu_proc *p = ct_graphs_any_waiting() ? ct_u64map_get(&procs, ev->pid) : NULL;
 
-	if (p && ct_graphs_waiting(&p->graphs))
+	if (p)
 		ct_graphs_call(&p->graphs, ev);
 }
 

@@ -16,10 +16,25 @@ static void node_free(void *v)
 	free(n);
 }
 
+/* Nodes waiting for their call, in every process. */
+static size_t waiting_all;
+
+bool ct_graphs_any_waiting(void)
+{
+	return waiting_all != 0;
+}
+
 static void wait_remove(struct ct_graphs *g, size_t i)
 {
+	uintptr_t k = (uintptr_t)ct_u64map_get(&g->wait_tids, g->wait[i].tid);
+
+	if (k > 1)
+		ct_u64map_put(&g->wait_tids, g->wait[i].tid, (void *)(k - 1));
+	else
+		ct_u64map_del(&g->wait_tids, g->wait[i].tid);
 	memmove(&g->wait[i], &g->wait[i + 1], (g->n_wait - i - 1) * sizeof(g->wait[0]));
 	g->n_wait--;
+	waiting_all--;
 }
 
 static void wait_add(struct ct_graphs *g, uint64_t node, uint32_t tid, uint64_t ts)
@@ -35,7 +50,10 @@ static void wait_add(struct ct_graphs *g, uint64_t node, uint32_t tid, uint64_t 
 		g->wait = w;
 		g->cap_wait = cap;
 	}
+	if (ct_u64map_put(&g->wait_tids, tid, (void *)((uintptr_t)ct_u64map_get(&g->wait_tids, tid) + 1)))
+		return; /* no memory: the node stays without its call */
 	g->wait[g->n_wait++] = (struct ct_graph_wait){ node, ts, tid };
+	waiting_all++;
 }
 
 int ct_graphs_put(struct ct_graphs *g, uint64_t node, uint64_t original, uint32_t graph_id, uint32_t tid,
@@ -81,6 +99,8 @@ void ct_graphs_call(struct ct_graphs *g, const struct ct_event *ev)
 	uint64_t end = ev->mono_ns + (ev->entry_only ? 0 : ev->dur_ns);
 	size_t i = 0;
 
+	if (!ct_u64map_get(&g->wait_tids, ev->tid))
+		return;
 	while (i < g->n_wait) {
 		const struct ct_graph_wait *w = &g->wait[i];
 		bool holds = ev->mono_ns <= w->ts && w->ts <= end;
@@ -109,6 +129,8 @@ const struct ct_graph_node *ct_graphs_made(const struct ct_graphs *g, uint64_t n
 void ct_graphs_free(struct ct_graphs *g)
 {
 	ct_u64map_free_all(&g->nodes, node_free);
+	ct_u64map_free(&g->wait_tids);
+	waiting_all -= g->n_wait;
 	free(g->wait);
 	memset(g, 0, sizeof(*g));
 }

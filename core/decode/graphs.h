@@ -52,6 +52,7 @@ struct ct_graphs {
 	struct ct_u64map nodes; /* node id -> struct ct_graph_node */
 	struct ct_graph_wait *wait;
 	size_t n_wait, cap_wait;
+	struct ct_u64map wait_tids; /* tid -> how many of its nodes wait (a call of another thread looks at none) */
 	uint64_t dropped;     /* nodes not kept: CT_GRAPH_NODES_MAX, or no memory */
 };
 
@@ -64,11 +65,9 @@ int ct_graphs_put(struct ct_graphs *g, uint64_t node, uint64_t original, uint32_
 		  uint64_t ts);
 /* A traced call of this process ended: the nodes waiting on its thread may be its. */
 void ct_graphs_call(struct ct_graphs *g, const struct ct_event *ev);
-/* Whether any node waits for its call (a call costs nothing otherwise). */
-static inline bool ct_graphs_waiting(const struct ct_graphs *g)
-{
-	return g->n_wait != 0;
-}
+/* Whether any node of any process waits for its call: a call costs a
+ * load and a branch otherwise, not a lookup of its process. */
+bool ct_graphs_any_waiting(void);
 /* The node as made, with its call if known, for a device record's node id; NULL: never heard of. */
 const struct ct_graph_node *ct_graphs_made(const struct ct_graphs *g, uint64_t node);
 void ct_graphs_free(struct ct_graphs *g);
