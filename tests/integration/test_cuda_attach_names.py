@@ -13,7 +13,6 @@ the handle has its parent's name. The closing line counts both.
 """
 import os
 import re
-import signal
 import subprocess
 
 import cttest as t
@@ -29,17 +28,10 @@ def main():
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     line = p.stdout.readline()
     t.check(line.startswith("ready"), "kname_attach did not start: %r" % line)
-    tr, out, err = t.trace_pid(p.pid, ["--plugin", "cudart,cuda"])
-    p.stdin.write("go\n")
-    p.stdin.flush()
-    line = p.stdout.readline()
-    t.check(line == "launched %d\n" % (COUNT + 1), "kname_attach: %r" % line)
     # The tracer ends while the process lives: the stubs are named from
     # its maps, which go with it.
-    tr.send_signal(signal.SIGINT)
-    stderr = "".join(err) + tr.communicate(timeout=60)[1]
-    p.stdin.write("end\n")
-    p.stdin.flush()
+    tr, out, stderr, line = t.trace_pid_while(p, ["--plugin", "cudart,cuda"])
+    t.check(line == "launched %d\n" % (COUNT + 1), "kname_attach: %r" % line)
     t.check(p.wait(timeout=60) == 0, "kname_attach exited %d" % p.returncode)
     t.check(tr.returncode == 0, "tracer exited %d:\n%s" % (tr.returncode, stderr))
     ev = t.read_jsonl(out)

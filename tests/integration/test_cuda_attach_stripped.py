@@ -15,7 +15,6 @@ unnamed launch.
 """
 import os
 import re
-import signal
 import subprocess
 
 import cttest as t
@@ -33,15 +32,9 @@ def check(rt):
     t.check(no_symtab(lib), "%s keeps a symbol table: the test would prove nothing" % lib)
     p = subprocess.Popen([t.program("kname_wait"), lib], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     t.check(p.stdout.readline() == "ready\n", "kname_wait did not start")
-    tr, out, err = t.trace_pid(p.pid, ["--plugin", "cudart"])
-    p.stdin.write("go\n")
-    p.stdin.flush()
-    t.check(p.stdout.readline() == "launched\n", "kname_wait did not launch")
     # The tracer ends while the process lives: its maps name the library.
-    tr.send_signal(signal.SIGINT)
-    stderr = "".join(err) + tr.communicate(timeout=60)[1]
-    p.stdin.write("end\n")
-    p.stdin.flush()
+    tr, out, stderr, line = t.trace_pid_while(p, ["--plugin", "cudart"])
+    t.check(line == "launched\n", "kname_wait did not launch")
     t.check(p.wait(timeout=60) == 0, "kname_wait exited %d" % p.returncode)
     t.check(tr.returncode == 0, "tracer exited %d:\n%s" % (tr.returncode, stderr))
     names = [e["args"].get("func") for e in t.read_jsonl(out) if e.get("api") == "cudaLaunchKernel"]

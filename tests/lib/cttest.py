@@ -7,6 +7,7 @@ assert), and 77 with one line saying why when it must skip.
 import atexit
 import json
 import shutil
+import signal
 import os
 import subprocess
 import sys
@@ -81,6 +82,22 @@ def trace_pid(pid, args=(), env=None):
     tr = subprocess.Popen([TRACER, "-v", "-p", str(pid), "-o", "jsonl:" + out] + list(args),
                           stderr=subprocess.PIPE, text=True, env=env)
     return tr, out, wait_tracing(tr)
+
+
+def trace_pid_while(p, args):
+    """Attach to a waiting program (p: a Popen with pipes, that reads "go",
+    does its work and says one line, then waits for "end"), and stop the
+    tracer while it still lives, so that its maps still name its files.
+    Returns (tracer, jsonl path, tracer's stderr, the program's line)."""
+    tr, out, err = trace_pid(p.pid, args)
+    p.stdin.write("go\n")
+    p.stdin.flush()
+    line = p.stdout.readline()
+    tr.send_signal(signal.SIGINT)
+    stderr = "".join(err) + tr.communicate(timeout=60)[1]
+    p.stdin.write("end\n")
+    p.stdin.flush()
+    return tr, out, stderr, line
 
 
 def read_jsonl(path, meta=False):
